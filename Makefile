@@ -1,0 +1,39 @@
+# mnemo — the commands a person needs. Everything runs from the repo root in ./.venv.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export DAGSTER_HOME := $(CURDIR)/.dagster
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test ui bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first and pinned: the CPU build on local disk, never the multi-GB CUDA one.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP) ## create the virtualenv and install mnemo with its pinned dependencies
+
+$(DAGSTER_HOME)/dagster.yaml: dagster.yaml
+	@mkdir -p $(DAGSTER_HOME)
+	@ln -sf $(CURDIR)/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+
+demo: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## ingest the bundled example vault and ask it a question
+	$(BIN)/python scripts/run_ingest.py example
+	$(BIN)/mnemo recall "Who leads Project Heron and what is it about?" --namespace example --k 3
+
+test: $(STAMP) ## run the test suite
+	$(BIN)/python -m pytest
+
+ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## start the Dagster UI on http://127.0.0.1:3000
+	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+clean: ## remove the example's stored memory and Dagster's run history
+	rm -rf .mnemo .dagster

@@ -1,0 +1,1 @@
+"""Thin Dagster assets over the mnemo core."""

@@ -1,0 +1,128 @@
+"""The ingest assets: sources -> documents -> chunks -> vectors, extractions -> graph."""
+
+import dagster as dg
+
+from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents
+from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
+
+namespaces = dg.DynamicPartitionsDefinition(name="namespace")
+GROUP = "ingest"
+GRAPH_POOL = "graph_writer"
+
+
+def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20) -> str:
+    """A Markdown table preview of at most `limit` rows."""
+    if not rows:
+        return "_none_"
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows[:limit]:
+        cells = [str(row.get(c, "")).replace("|", "\\|").replace("\n", " ")[:120] for c in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(rows) > limit:
+        lines.append(f"\n… and {len(rows) - limit} more")
+    return "\n".join(lines)
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"})
+def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
+    """Notes and conversations scanned incrementally from the namespace's sources."""
+    namespace = context.partition_key
+    config = mnemo_config.load()
+    result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace))
+    for problem in result.problems:
+        log = context.log.error if problem.fatal else context.log.warning
+        log(f"{problem.path}: {problem.reason}" + (" (skipped)" if problem.fatal else " (kept)"))
+    problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
+    return dg.MaterializeResult(metadata={
+        "documents": len(result.documents),
+        "new": len(result.new),
+        "changed": len(result.changed),
+        "renamed": len(result.renamed),
+        "deleted": len(result.deleted),
+        "unchanged": result.unchanged,
+        "problems": len(problems),
+        "problem_files": dg.MetadataValue.md(_table(problems, ["path", "reason", "skipped"])),
+        "preview": dg.MetadataValue.md(_table([d.__dict__ for d in result.documents], ["path", "title", "kind"], 10)),
+    })
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"}, deps=[documents])
+def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
+    """Heading-aware passages of each document, with stable content-addressed ids."""
+    config = mnemo_config.load()
+    found, stats = build_chunks(mnemo_config.files(context.partition_key), config.chunking.max_words)
+    return dg.MaterializeResult(metadata={
+        "chunks": stats.chunks,
+        "documents": stats.documents,
+        "rechunked_documents": stats.rechunked_documents,
+        "reused_documents": stats.reused_documents,
+        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found], ["path", "heading", "text"], 10)),
+    })
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"lancedb"}, deps=[chunks])
+def chunk_vectors(
+    context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, vectors: VectorResource,
+    embedder: EmbedderResource,
+) -> dg.MaterializeResult:
+    """Chunk embeddings and the full-text index in LanceDB; only new or changed chunks are embedded."""
+    namespace = context.partition_key
+    model = embedder.embedder()
+    stats = vectors.store(namespace).sync("chunks", chunk_rows(mnemo_config.files(namespace).read_chunks()), model)
+    context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
+    return dg.MaterializeResult(metadata={
+        "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,
+        "rows": stats.total, "embedder": model.name, "dimensions": model.dim,
+    })
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"}, deps=[chunks])
+def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
+    """Entities, aliases, typed relations and mentions extracted from the namespace's notes."""
+    facts = extract_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology())
+    counts = facts.count()
+    relations = facts.relations()
+    return dg.MaterializeResult(metadata={
+        "entities": counts["Entity"],
+        "aliases": counts["Alias"],
+        "relations": len(relations),
+        "mentions": counts.get("MENTIONS", 0),
+        "counts": dg.MetadataValue.json(counts),
+        "preview": dg.MetadataValue.md(_table(relations, ["src", "type", "dst", "role"], 15)),
+    })
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[extractions], pool=GRAPH_POOL)
+def entity_graph(
+    context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource
+) -> dg.MaterializeResult:
+    """The Kùzu graph of notes, chunks, entities, aliases and days, reconciled with the extractions."""
+    namespace = context.partition_key
+    facts = mnemo_config.files(namespace).read_facts()
+    stats = graph.store(namespace).apply(facts, run_id=context.run_id)
+    changed = {k: v for k, v in stats.inserted.items() if v} | {f"-{k}": v for k, v in stats.deleted.items() if v}
+    return dg.MaterializeResult(metadata={
+        "writes": stats.writes,
+        "inserted": sum(stats.inserted.values()),
+        "updated": sum(stats.updated.values()),
+        "deleted": sum(stats.deleted.values()),
+        "changes": dg.MetadataValue.json(changed),
+        "graph": dg.MetadataValue.json(facts.count()),
+    })
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"lancedb"}, deps=[extractions])
+def entity_vectors(
+    context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, vectors: VectorResource,
+    embedder: EmbedderResource,
+) -> dg.MaterializeResult:
+    """Entity embeddings (name, type, aliases, properties) for semantic lookup and grounding."""
+    namespace = context.partition_key
+    facts = mnemo_config.files(namespace).read_facts()
+    stats = vectors.store(namespace).sync("entities", entity_rows(facts), embedder.embedder())
+    return dg.MaterializeResult(metadata={
+        "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted, "rows": stats.total,
+    })
+
+
+ingest_assets = [documents, chunks, chunk_vectors, extractions, entity_graph, entity_vectors]

@@ -1,0 +1,148 @@
+"""The one configuration file (`mnemo.yaml`): data directory, namespaces and their sources,
+the embedder and the optional LLM endpoint."""
+
+import os
+import re
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from mnemo.errors import ConfigError
+
+CONFIG_ENV = "MNEMO_CONFIG"
+DEFAULT_CONFIG = "mnemo.yaml"
+NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+SOURCE_KINDS = ("obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox")
+
+
+def validate_namespace(name: str) -> str:
+    if not isinstance(name, str) or not NAMESPACE_PATTERN.match(name):
+        raise ConfigError(
+            f"invalid namespace name {name!r}: use 1-64 lower-case letters, digits, '-' or '_', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceConfig(_Strict):
+    kind: Literal["obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox"]
+    path: Path
+    name: str = ""
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """A short stable name for the source, used in document ids."""
+        return self.name or f"{self.kind}:{self.path.name}"
+
+
+class NamespaceConfig(_Strict):
+    sources: tuple[SourceConfig, ...] = ()
+    self_name: str | None = Field(default=None, alias="self")
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class EmbedderConfig(_Strict):
+    kind: Literal["minilm", "hashing", "openai"] = "minilm"
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    dimensions: int = 384
+    batch_size: int = Field(default=64, ge=1, le=4096)
+
+
+class LLMConfig(_Strict):
+    base_url: str
+    model: str
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = Field(default=60.0, gt=0)
+    concurrency: int = Field(default=2, ge=1, le=64)
+    max_retries: int = Field(default=2, ge=0, le=10)
+
+
+class ChunkingConfig(_Strict):
+    max_words: int = Field(default=180, ge=20, le=2000)
+
+
+class MnemoConfig(_Strict):
+    data_dir: Path = Path(".mnemo")
+    namespaces: dict[str, NamespaceConfig] = Field(default_factory=dict)
+    embedder: EmbedderConfig = EmbedderConfig()
+    llm: LLMConfig | None = None
+    chunking: ChunkingConfig = ChunkingConfig()
+    path: Path | None = Field(default=None, exclude=True)
+
+    @field_validator("namespaces")
+    @classmethod
+    def _check_names(cls, value: dict[str, NamespaceConfig]) -> dict[str, NamespaceConfig]:
+        for name in value:
+            if not NAMESPACE_PATTERN.match(name):
+                raise ValueError(
+                    f"invalid namespace name {name!r}: use lower-case letters, digits, '-' or '_'"
+                )
+        return value
+
+    def namespace(self, name: str) -> NamespaceConfig:
+        validate_namespace(name)
+        return self.namespaces.get(name, NamespaceConfig())
+
+    def namespace_dir(self, name: str) -> Path:
+        return self.data_dir / validate_namespace(name)
+
+
+def resolve_config_path(explicit: str | Path | None = None) -> Path:
+    """The config file to use: an explicit path, else $MNEMO_CONFIG, else ./mnemo.yaml."""
+    return Path(explicit or os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG).expanduser().resolve()
+
+
+def _describe(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        lines.append(f"  {where}: {item['msg']}")
+    return "\n".join(lines)
+
+
+def parse_config(data: object, path: Path) -> MnemoConfig:
+    """Validate raw config data; relative paths are taken relative to the config file."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of settings")
+    try:
+        config = MnemoConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: invalid configuration\n{_describe(exc)}") from None
+    base = path.parent
+    namespaces = {
+        name: ns.model_copy(
+            update={"sources": tuple(s.model_copy(update={"path": base / s.path}) for s in ns.sources)}
+        )
+        for name, ns in config.namespaces.items()
+    }
+    return config.model_copy(update={"data_dir": base / config.data_dir, "namespaces": namespaces, "path": path})
+
+
+def load_config(explicit: str | Path | None = None) -> MnemoConfig:
+    """Read the configuration file, failing with a message that names the file and the problem."""
+    path = resolve_config_path(explicit)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: configuration file not found (set {CONFIG_ENV} or pass --config)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    return parse_config(data, path)

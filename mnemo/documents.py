@@ -1,0 +1,229 @@
+"""Document, Chunk and Link types, content-addressed ids, and heading-aware chunking."""
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+
+DocumentKind = Literal["note", "journal", "chat"]
+_MD = MarkdownIt("commonmark")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def content_hash(*parts: str) -> str:
+    """A short, stable hex digest of the given parts (sha256, 24 hex chars)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x1f")
+    return digest.hexdigest()[:24]
+
+
+def slugify(text: str) -> str:
+    """`Café Lusitano` -> `cafe_lusitano`: lower-case ASCII words joined by underscores."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+    return slug or content_hash(text)[:12]
+
+
+def entity_id(kind: str, name: str) -> str:
+    """The canonical id of an entity: `<kind>_<slug>` (`person_alice_chen`)."""
+    return f"{kind}_{slugify(name)}"
+
+
+def normalize_name(text: str) -> str:
+    """Case-, accent- and punctuation-insensitive form of a name, for alias matching."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return " ".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+
+
+@dataclass(frozen=True)
+class Link:
+    """A reference from a document to another note: `[[target#heading^block|display]]`."""
+
+    target: str
+    display: str | None = None
+    heading: str | None = None
+    block: str | None = None
+    embed: bool = False
+    property: str | None = None
+
+
+@dataclass
+class Document:
+    """One source file (or conversation), parsed into what the rest of mnemo needs."""
+
+    id: str
+    namespace: str
+    source: str
+    path: str
+    title: str
+    kind: DocumentKind
+    body: str
+    content_hash: str
+    aliases: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+    created: str | None = None
+    modified: str | None = None
+    day: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def to_row(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["properties"] = json.dumps(self.properties, sort_keys=True, ensure_ascii=False, default=str)
+        row["links"] = json.dumps([asdict(link) for link in self.links], ensure_ascii=False)
+        return row
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Document":
+        values = dict(row)
+        values["properties"] = json.loads(values["properties"])
+        values["links"] = [Link(**link) for link in json.loads(values["links"])]
+        for key in ("aliases", "tags", "problems"):
+            values[key] = list(values.get(key) or [])
+        return cls(**values)
+
+
+@dataclass
+class Chunk:
+    """A passage of a document: the unit of embedding and retrieval."""
+
+    id: str
+    namespace: str
+    doc_id: str
+    position: int
+    heading: str
+    text: str
+    path: str
+    title: str
+    kind: str
+    timestamp: str | None = None
+    prev_id: str | None = None
+    next_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def context_text(self) -> str:
+        """The text that is embedded: the note's title and heading path, then the passage."""
+        head = " > ".join(p for p in (self.title, self.heading) if p)
+        return f"{head}\n{self.text}" if head else self.text
+
+    def to_row(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["metadata"] = json.dumps(self.metadata, sort_keys=True, ensure_ascii=False)
+        return row
+
+
+@dataclass(frozen=True)
+class _Section:
+    heading: str
+    text: str
+
+
+def _sections(body: str) -> list[_Section]:
+    """Split Markdown into heading-scoped blocks, keeping each block's original source lines."""
+    lines = body.splitlines()
+    tokens = _MD.parse(body)
+    path: list[tuple[int, str]] = []
+    sections: list[_Section] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == "heading_open":
+            level = int(token.tag[1:])
+            title = tokens[i + 1].content.strip()
+            path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, title)]
+            i += 3
+            continue
+        if token.level == 0 and token.map and token.nesting in (0, 1):
+            start, end = token.map
+            text = "\n".join(lines[start:end]).strip()
+            if text:
+                sections.append(_Section(" > ".join(t for _, t in path), text))
+            i = _skip_block(tokens, i)
+            continue
+        i += 1
+    return sections
+
+
+def _skip_block(tokens: list[Any], i: int) -> int:
+    """Index after the top-level block that starts at tokens[i]."""
+    if tokens[i].nesting == 0:
+        return i + 1
+    depth = 0
+    while i < len(tokens):
+        depth += tokens[i].nesting
+        i += 1
+        if depth == 0:
+            return i
+    return i
+
+
+def _split_long(text: str, max_words: int) -> list[str]:
+    words = text.split()
+    if len(words) <= max_words:
+        return [text]
+    pieces, current = [], []
+    for sentence in _SENTENCE_END.split(text):
+        if current and len(" ".join(current).split()) + len(sentence.split()) > max_words:
+            pieces.append(" ".join(current))
+            current = []
+        current.append(sentence)
+        while len(" ".join(current).split()) > max_words:
+            flat = " ".join(current).split()
+            pieces.append(" ".join(flat[:max_words]))
+            current = [" ".join(flat[max_words:])]
+    if current and " ".join(current).strip():
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def _merge_sections(sections: list[_Section], max_words: int) -> list[_Section]:
+    """Pack consecutive blocks under the same heading into passages of at most max_words."""
+    merged: list[_Section] = []
+    for section in sections:
+        for piece in _split_long(section.text, max_words):
+            last = merged[-1] if merged else None
+            if (
+                last is not None
+                and last.heading == section.heading
+                and len(last.text.split()) + len(piece.split()) <= max_words
+            ):
+                merged[-1] = _Section(last.heading, f"{last.text}\n\n{piece}")
+            else:
+                merged.append(_Section(section.heading, piece))
+    return merged
+
+
+def chunk_document(doc: Document, max_words: int = 180) -> list[Chunk]:
+    """Heading/paragraph-aware chunks with ids that depend on content, not on position.
+
+    A chunk's id hashes the namespace, the document id, its heading path, its text and the
+    number of identical passages before it, so editing one paragraph leaves the ids of the
+    others unchanged, and a renamed note (same document id) keeps all of them.
+    """
+    sections = _merge_sections(_sections(doc.body), max_words)
+    seen: dict[tuple[str, str], int] = {}
+    chunks: list[Chunk] = []
+    for position, section in enumerate(sections):
+        key = (section.heading, section.text)
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        chunk_id = "chunk_" + content_hash(doc.namespace, doc.id, section.heading, section.text, str(occurrence))
+        chunks.append(
+            Chunk(
+                id=chunk_id, namespace=doc.namespace, doc_id=doc.id, position=position,
+                heading=section.heading, text=section.text, path=doc.path, title=doc.title,
+                kind=doc.kind, timestamp=doc.day or doc.created or doc.modified,
+            )
+        )
+    for before, after in zip(chunks, chunks[1:]):
+        after.prev_id = before.id
+        before.next_id = after.id
+    return chunks

@@ -1,0 +1,34 @@
+"""The small error hierarchy every part of mnemo raises from."""
+
+
+class MnemoError(Exception):
+    """Base class of every error mnemo raises on purpose."""
+
+
+class ConfigError(MnemoError):
+    """The configuration file is missing, unreadable or invalid."""
+
+
+class SourceError(MnemoError):
+    """One source file could not be read or parsed; the run goes on without it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class OntologyError(MnemoError):
+    """The ontology file itself is invalid."""
+
+
+class OntologyViolation(MnemoError):
+    """An extracted element does not conform to the ontology."""
+
+
+class StoreLocked(MnemoError):
+    """The graph database is held by another process."""
+
+
+class LLMError(MnemoError):
+    """The configured LLM endpoint failed or answered something unusable."""

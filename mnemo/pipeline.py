@@ -1,0 +1,98 @@
+"""The ingest steps as plain functions over a namespace's files and stores.
+
+Each asset of the ingest job calls one of these. Every step reconciles its output with
+its input, so re-running any step, in any state, converges to the same stores.
+"""
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from mnemo.config import NamespaceConfig
+from mnemo.documents import Chunk, Document, chunk_document
+from mnemo.extract.facts import GraphFacts
+from mnemo.extract.structural import StructuralExtractor
+from mnemo.sources.scan import ScanResult, scan_namespace
+from mnemo.stores.files import NamespaceFiles
+from ontology import Ontology
+
+
+def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig) -> ScanResult:
+    """Scan the namespace's sources incrementally; write documents, manifest and problems."""
+    result = scan_namespace(files.namespace, namespace.sources, files.read_manifest(), files.read_documents())
+    files.write_documents(result.documents)
+    files.write_problems([{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems])
+    files.write_manifest(result.manifest)
+    return result
+
+
+@dataclass
+class ChunkStats:
+    documents: int
+    chunks: int
+    rechunked_documents: int
+    reused_documents: int
+
+
+def _doc_key(doc: Document) -> str:
+    return f"{doc.content_hash}:{doc.path}"
+
+
+def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
+    """Chunk new and changed documents; keep the chunks of the rest as they were."""
+    docs = files.read_documents()
+    previous: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in files.read_chunks():
+        previous[chunk.doc_id].append(chunk)
+    chunks: list[Chunk] = []
+    rechunked = 0
+    for doc in docs:
+        old = previous.get(doc.id, [])
+        if old and all(c.metadata.get("doc_key") == _doc_key(doc) and c.metadata.get("max_words") == max_words for c in old):
+            chunks.extend(sorted(old, key=lambda c: c.position))
+            continue
+        rechunked += 1
+        for chunk in chunk_document(doc, max_words):
+            chunk.metadata.update({"doc_key": _doc_key(doc), "max_words": max_words})
+            chunks.append(chunk)
+    files.write_chunks(chunks)
+    return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
+
+
+def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """Rows of the `chunks` vector table (no None values: LanceDB infers types from data)."""
+    return [
+        {
+            "id": c.id, "namespace": c.namespace, "doc_id": c.doc_id, "position": c.position, "path": c.path,
+            "title": c.title, "heading": c.heading, "kind": c.kind, "text": c.text, "embed_text": c.context_text,
+            "timestamp": c.timestamp or "", "prev_id": c.prev_id or "", "next_id": c.next_id or "",
+            "metadata": json.dumps({k: v for k, v in c.metadata.items() if k not in ("doc_key", "max_words")}, sort_keys=True),
+        }
+        for c in chunks
+    ]
+
+
+def extract_facts(files: NamespaceFiles, ontology: Ontology) -> GraphFacts:
+    """Run the structural extractor over the whole namespace and store the result."""
+    facts = StructuralExtractor(ontology, files.namespace).extract(files.read_documents(), files.read_chunks())
+    files.write_facts(facts)
+    return facts
+
+
+def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:
+    """Rows of the `entities` vector table: name, type, aliases and properties as text."""
+    rows = []
+    for entity in sorted(facts.nodes["Entity"].values(), key=lambda r: r["id"]):
+        aliases = list(entity["aliases"] or [])
+        described = f"{entity['name']} ({entity['kind']})"
+        if aliases:
+            described += "; also called " + ", ".join(aliases)
+        properties = json.loads(entity["properties"] or "{}")
+        if properties:
+            described += "; " + "; ".join(f"{k}: {v}" for k, v in sorted(properties.items()))
+        rows.append({
+            "id": entity["id"], "kind": entity["kind"], "name": entity["name"], "aliases": json.dumps(aliases),
+            "doc_id": entity["doc_id"] or "", "embed_text": described,
+        })
+    return rows

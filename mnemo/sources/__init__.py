@@ -1,0 +1,1 @@
+"""Source formats, each turning files into Documents, and the incremental scanner."""

@@ -1,0 +1,195 @@
+"""Incremental scanning of a namespace's sources against the previous run's manifest.
+
+The manifest holds one row per source file: (source, path, mtime_ns, size, file_hash,
+doc_ids). A file whose mtime and size are unchanged is not read again; a file whose bytes
+are unchanged is not parsed again; a file that disappeared while a new file with the same
+bytes appeared is a rename and keeps its document ids.
+"""
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mnemo.config import SourceConfig
+from mnemo.documents import Document
+from mnemo.errors import SourceError
+from mnemo.sources import obsidian
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+Parser = Callable[[bytes, str, str, str, str | None], list[Document]]
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    reason: str
+    fatal: bool
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    source: str
+    path: str
+    mtime_ns: int
+    size: int
+    file_hash: str
+    doc_ids: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        return {**self.__dict__, "doc_ids": list(self.doc_ids)}
+
+
+@dataclass
+class ScanResult:
+    documents: list[Document] = field(default_factory=list)
+    manifest: list[ManifestEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def _decode(data: bytes, rel: str) -> str:
+    if not data.strip():
+        raise SourceError(rel, "empty file, nothing to ingest")
+    if b"\x00" in data[:8192]:
+        raise SourceError(rel, "binary content (NUL bytes), not a text note")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(rel, f"invalid UTF-8 at byte {exc.start}") from None
+
+
+def parse_obsidian(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
+    text = _decode(data, rel)
+    return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified)]
+
+
+PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
+    "obsidian": (parse_obsidian, obsidian.SUFFIXES),
+}
+
+
+def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
+    parts = rel.split("/")
+    if any(p.startswith(".") for p in parts[:-1]):
+        return True
+    return any(rel == e or rel.startswith(e.rstrip("/") + "/") for e in excludes)
+
+
+def walk_files(root: Path, suffixes: tuple[str, ...], excludes: tuple[str, ...], problems: list[Problem]) -> Iterator[tuple[str, Path]]:
+    """Files below root with the given suffixes; symlinks leading outside root are refused."""
+    real_root = root.resolve()
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if not name.lower().endswith(suffixes) or _excluded(rel, excludes):
+                continue
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(real_root) or not target.is_file():
+                    problems.append(Problem(rel, "symlink pointing outside the source folder (not followed)", True))
+                    continue
+            yield rel, path
+
+
+def scan_source(
+    namespace: str, source: SourceConfig, previous: dict[str, ManifestEntry],
+    previous_docs: dict[str, Document], result: ScanResult,
+) -> None:
+    if source.kind not in PARSERS:
+        result.problems.append(Problem(str(source.path), f"source kind {source.kind!r} is not supported yet", True))
+        return
+    parse, suffixes = PARSERS[source.kind]
+    root = source.path
+    if not root.is_dir():
+        result.problems.append(Problem(str(root), "source folder does not exist", True))
+        return
+    excludes = tuple(source.exclude) + obsidian.default_excludes(root)
+    label = source.label
+    fresh: list[tuple[ManifestEntry, list[Document]]] = []
+    for rel, path in walk_files(root, suffixes, excludes, result.problems):
+        key = f"{label}\x1f{rel}"
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            result.problems.append(Problem(rel, f"cannot stat file ({exc.strerror})", True))
+            continue
+        old = previous.pop(key, None)
+        if old and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size and _have(old, previous_docs):
+            _keep(old, previous_docs, result)
+            continue
+        if stat.st_size > MAX_FILE_BYTES:
+            result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit", True))
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            result.problems.append(Problem(rel, f"cannot read file ({exc.strerror})", True))
+            continue
+        file_hash = hashlib.sha256(data).hexdigest()[:24]
+        if old and old.file_hash == file_hash and _have(old, previous_docs):
+            _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
+            continue
+        modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
+        try:
+            docs = parse(data, namespace, label, rel, modified)
+        except SourceError as exc:
+            result.problems.append(Problem(exc.path, exc.reason, True))
+            continue
+        result.problems.extend(Problem(rel, p, False) for d in docs for p in d.problems)
+        entry = ManifestEntry(label, rel, stat.st_mtime_ns, stat.st_size, file_hash, tuple(d.id for d in docs))
+        (result.changed if old else result.new).append(rel)
+        fresh.append((entry, docs))
+    _settle_renames(label, previous, fresh, result)
+
+
+def _have(entry: ManifestEntry, docs: dict[str, Document]) -> bool:
+    return all(d in docs for d in entry.doc_ids)
+
+
+def _keep(entry: ManifestEntry, previous_docs: dict[str, Document], result: ScanResult) -> None:
+    result.manifest.append(entry)
+    result.documents.extend(previous_docs[d] for d in entry.doc_ids)
+    result.unchanged += 1
+
+
+def _settle_renames(
+    label: str, previous: dict[str, ManifestEntry], fresh: list[tuple[ManifestEntry, list[Document]]],
+    result: ScanResult,
+) -> None:
+    """New files whose bytes equal a vanished file of the same source inherit its doc ids."""
+    vanished = {e.file_hash: k for k, e in previous.items() if e.source == label}
+    for entry, docs in fresh:
+        old_key = vanished.pop(entry.file_hash, None) if entry.path in result.new else None
+        if old_key is not None and len(previous[old_key].doc_ids) == len(docs):
+            old = previous.pop(old_key)
+            docs = [replace(d, id=old_id) for d, old_id in zip(docs, old.doc_ids)]
+            entry = replace(entry, doc_ids=old.doc_ids)
+            result.new.remove(entry.path)
+            result.renamed.append((old.path, entry.path))
+        result.manifest.append(entry)
+        result.documents.extend(docs)
+
+
+def scan_namespace(
+    namespace: str, sources: tuple[SourceConfig, ...], manifest: list[ManifestEntry], documents: list[Document]
+) -> ScanResult:
+    """Scan every source of a namespace; reuse what the manifest shows is unchanged."""
+    previous = {f"{e.source}\x1f{e.path}": e for e in manifest}
+    previous_docs = {d.id: d for d in documents}
+    result = ScanResult()
+    for source in sources:
+        scan_source(namespace, source, previous, previous_docs, result)
+    result.deleted = sorted(e.path for e in previous.values())
+    result.documents.sort(key=lambda d: (d.source, d.path, d.id))
+    result.manifest.sort(key=lambda e: (e.source, e.path))
+    return result

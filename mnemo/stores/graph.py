@@ -1,0 +1,229 @@
+"""The graph store: one adapter over Kùzu for DDL, reconciling writes and reads.
+
+Kùzu lets one process open a database at a time, so the database is opened only for a
+unit of work and closed again. Writes reconcile the graph with the desired GraphFacts:
+every node and edge carries a content hash `h`, so a re-run with unchanged facts writes
+nothing, and a half-done run is repaired by the next one.
+"""
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import polars as pl
+
+from mnemo.errors import OntologyError, StoreLocked
+from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
+from ontology import Ontology
+
+NODE_SCHEMAS: dict[str, dict[str, str]] = {
+    "Note": {
+        "id": "STRING", "path": "STRING", "title": "STRING", "kind": "STRING", "source": "STRING",
+        "tags": "STRING[]", "properties": "STRING", "day": "STRING", "created": "STRING",
+        "content_hash": "STRING", "present": "BOOLEAN", "h": "STRING",
+    },
+    "Chunk": {
+        "id": "STRING", "doc_id": "STRING", "position": "INT64", "heading": "STRING", "text": "STRING",
+        "timestamp": "STRING", "h": "STRING",
+    },
+    "Entity": {
+        "id": "STRING", "kind": "STRING", "name": "STRING", "aliases": "STRING[]", "properties": "STRING",
+        "doc_id": "STRING", "origin": "STRING", "h": "STRING",
+    },
+    "Alias": {"id": "STRING", "name": "STRING", "norm": "STRING", "entity_id": "STRING", "doc_id": "STRING", "h": "STRING"},
+    "Day": {"id": "STRING", "h": "STRING"},
+}
+STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
+    "HAS_CHUNK": (("Note", "Chunk"),),
+    "NEXT": (("Chunk", "Chunk"), ("Day", "Day")),
+    "LINKS_TO": (("Note", "Note"),),
+    "MENTIONS": (("Chunk", "Entity"),),
+    "PAGE_OF": (("Note", "Entity"),),
+    "ON_DAY": (("Note", "Day"),),
+    "ALIAS_OF": (("Alias", "Entity"),),
+}
+_EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
+EDGE_PROPS = [c for c in EDGE_COLUMNS if c not in ("src", "dst")] + ["run_id"]
+_LOCK_HINTS = ("lock", "Lock")
+BATCH = 5000
+
+
+@dataclass
+class ApplyStats:
+    inserted: dict[str, int] = field(default_factory=dict)
+    updated: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def writes(self) -> int:
+        return sum(self.inserted.values()) + sum(self.updated.values()) + sum(self.deleted.values())
+
+
+def _polars_type(kind: str) -> Any:
+    return {"STRING": pl.String, "STRING[]": pl.List(pl.String), "INT64": pl.Int64, "BOOLEAN": pl.Boolean, "DOUBLE": pl.Float64}[kind]
+
+
+class GraphStore:
+    """A namespace's Kùzu database, opened per unit of work."""
+
+    def __init__(self, path: Path, ontology: Ontology, buffer_pool_mb: int = 256) -> None:
+        self.path = Path(path)
+        self.ontology = ontology
+        self.buffer_pool_mb = buffer_pool_mb
+
+    @property
+    def edge_tables(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        relations = {r.table: (("Entity", "Entity"),) for r in self.ontology.relation_types.values()}
+        clashes = set(relations) & (set(STRUCTURAL_EDGES) | set(NODE_SCHEMAS))
+        if clashes:
+            raise OntologyError(f"relation types {sorted(clashes)} clash with mnemo's structural graph tables")
+        return {**STRUCTURAL_EDGES, **relations}
+
+    def _open(self, read_only: bool) -> kuzu.Database:
+        try:
+            return kuzu.Database(str(self.path), read_only=read_only, buffer_pool_size=self.buffer_pool_mb * 1024 * 1024)
+        except RuntimeError as exc:
+            if any(h in str(exc) for h in _LOCK_HINTS):
+                raise StoreLocked(f"graph database {self.path} is in use by another process") from exc
+            raise
+
+    @contextmanager
+    def connect(self, read_only: bool = False, wait_seconds: float = 0.0) -> Iterator[kuzu.Connection]:
+        """Open the database for one unit of work; wait up to wait_seconds for a lock."""
+        if read_only and not self.path.exists():
+            raise FileNotFoundError(f"graph database {self.path} does not exist yet (run the ingest job first)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                db = self._open(read_only)
+                break
+            except StoreLocked:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.1)
+        conn = kuzu.Connection(db)
+        try:
+            if not read_only:
+                self._ensure_schema(conn)
+            yield conn
+        finally:
+            conn.close()
+            db.close()
+
+    def _ensure_schema(self, conn: kuzu.Connection) -> None:
+        for table, columns in NODE_SCHEMAS.items():
+            cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
+            conn.execute(f"CREATE NODE TABLE IF NOT EXISTS {table}({cols}, PRIMARY KEY (id))")
+        props = ", ".join(f"{name} {_EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
+        for table, pairs in self.edge_tables.items():
+            ends = ", ".join(f"FROM {a} TO {b}" for a, b in pairs)
+            conn.execute(f"CREATE REL TABLE IF NOT EXISTS {table}({ends}, {props})")
+
+    # -- writes -------------------------------------------------------------------------
+
+    def apply(self, facts: GraphFacts, run_id: str = "") -> ApplyStats:
+        """Make the graph equal to `facts`, touching only what differs."""
+        stats = ApplyStats()
+        with self.connect() as conn:
+            current_edges = {key: _pairs(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) RETURN r.id, r.h") for key in self._edge_keys()}
+            for key, current in current_edges.items():
+                desired = facts.edges.get(key, {})
+                doomed = [i for i, h in current.items() if desired.get(i, {}).get("h") != h]
+                _run_batches(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) WHERE r.id IN $ids DELETE r", doomed)
+                stats.deleted[key[0]] = stats.deleted.get(key[0], 0) + len(doomed)
+            for table in NODE_SCHEMAS:
+                self._apply_nodes(conn, table, facts.nodes.get(table, {}), stats)
+            for key, current in current_edges.items():
+                desired = facts.edges.get(key, {})
+                fresh = [row for i, row in desired.items() if current.get(i) != row["h"]]
+                self._copy_edges(conn, key, fresh, run_id)
+                stats.inserted[key[0]] = stats.inserted.get(key[0], 0) + len(fresh)
+        return stats
+
+    def _edge_keys(self) -> list[tuple[str, str, str]]:
+        return [(table, a, b) for table, pairs in self.edge_tables.items() for a, b in pairs]
+
+    def _apply_nodes(self, conn: kuzu.Connection, table: str, desired: dict[str, dict[str, Any]], stats: ApplyStats) -> None:
+        current = _pairs(conn, f"MATCH (n:{table}) RETURN n.id, n.h")
+        stale = [i for i in current if i not in desired]
+        _run_batches(conn, f"MATCH (n:{table}) WHERE n.id IN $ids DETACH DELETE n", stale)
+        changed = [row for i, row in desired.items() if i in current and current[i] != row["h"]]
+        assignments = ", ".join(f"n.{c} = row.{c}" for c in NODE_SCHEMAS[table] if c != "id")
+        for start in range(0, len(changed), BATCH):
+            conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": changed[start:start + BATCH]})
+        new = [row for i, row in desired.items() if i not in current]
+        if new:
+            schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
+            frame = pl.DataFrame([{c: row[c] for c in schema} for row in new], schema=schema)
+            conn.execute(f"COPY {table} FROM frame")
+        stats.deleted[table] = len(stale)
+        stats.updated[table] = len(changed)
+        stats.inserted[table] = len(new)
+
+    def _copy_edges(self, conn: kuzu.Connection, key: tuple[str, str, str], rows: list[dict[str, Any]], run_id: str) -> None:
+        if not rows:
+            return
+        table, src, dst = key
+        schema = {"src": pl.String, "dst": pl.String, **{c: _polars_type(_EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS}}
+        frame = pl.DataFrame([{**{c: row.get(c, "") for c in schema}, "run_id": run_id} for row in rows], schema=schema)
+        conn.execute(f"COPY {table} FROM frame (from='{src}', to='{dst}')")
+
+    # -- reads --------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        """Rows per node table and per edge table."""
+        if not self.path.exists():
+            return {}
+        with self.connect(read_only=True, wait_seconds=5) as conn:
+            counts = {t: _scalar(conn, f"MATCH (n:{t}) RETURN count(n)") for t in NODE_SCHEMAS}
+            for table, pairs in self.edge_tables.items():
+                counts[table] = sum(_scalar(conn, f"MATCH (:{a})-[r:{table}]->(:{b}) RETURN count(r)") for a, b in pairs)
+        return counts
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """A canonical, sorted dump of every node and edge (without run ids), for comparisons."""
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        with self.connect(read_only=True, wait_seconds=5) as conn:
+            for table, columns in NODE_SCHEMAS.items():
+                cols = ", ".join(f"n.{c}" for c in columns)
+                out[table] = sorted(_rows(conn, f"MATCH (n:{table}) RETURN {cols}"), key=repr)
+            for table, a, b in self._edge_keys():
+                cols = ", ".join(f"r.{c}" for c in EDGE_PROPS if c != "run_id")
+                out[f"{table}:{a}->{b}"] = sorted(_rows(conn, f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id, y.id, {cols}"), key=repr)
+        return out
+
+    def query(self, cypher: str, params: dict[str, Any] | None = None, wait_seconds: float = 2.0) -> list[dict[str, Any]]:
+        """Run one read-only, parameterized query and return rows as dicts."""
+        with self.connect(read_only=True, wait_seconds=wait_seconds) as conn:
+            result = conn.execute(cypher, params or {})
+            names = result.get_column_names()
+            rows = []
+            while result.has_next():
+                rows.append(dict(zip(names, result.get_next())))
+            return rows
+
+
+def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    result = conn.execute(cypher, params or {})
+    rows = []
+    while result.has_next():
+        rows.append(tuple(result.get_next()))
+    return rows
+
+
+def _pairs(conn: kuzu.Connection, cypher: str) -> dict[str, str]:
+    return {row[0]: row[1] for row in _rows(conn, cypher)}
+
+
+def _scalar(conn: kuzu.Connection, cypher: str) -> int:
+    return int(_rows(conn, cypher)[0][0])
+
+
+def _run_batches(conn: kuzu.Connection, cypher: str, ids: list[str]) -> None:
+    for start in range(0, len(ids), BATCH):
+        conn.execute(cypher, {"ids": ids[start:start + BATCH]})

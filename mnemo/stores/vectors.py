@@ -1,0 +1,124 @@
+"""The vector store: a namespace's LanceDB tables (`chunks`, `entities`) with a native FTS index.
+
+`sync` reconciles a table with the desired rows: only rows whose embedded text changed are
+embedded again, rows whose other fields changed keep their vector, and rows that are no
+longer wanted are deleted. A second sync with the same rows embeds and writes nothing.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from mnemo.documents import content_hash
+from mnemo.stores.embedders import Embedder
+
+TEXT_COLUMN = "embed_text"
+_KEYS = ("id", "embed_hash", "meta_hash")
+
+
+@dataclass
+class SyncStats:
+    embedded: int = 0
+    updated: int = 0
+    deleted: int = 0
+    total: int = 0
+
+
+def sql_quote(value: str) -> str:
+    """A SQL string literal for LanceDB filters (single quotes doubled)."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def id_filter(ids: list[str]) -> str:
+    return "id IN (" + ", ".join(sql_quote(i) for i in ids) + ")"
+
+
+class VectorStore:
+    """LanceDB tables of one namespace, in its own directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def _db(self) -> Any:
+        self.path.mkdir(parents=True, exist_ok=True)
+        return lancedb.connect(str(self.path))
+
+    def table(self, name: str) -> Any | None:
+        db = self._db()
+        return db.open_table(name) if name in db.list_tables().tables else None
+
+    def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = 512) -> SyncStats:
+        """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
+        stats = SyncStats(total=len(rows))
+        desired = {}
+        for row in rows:
+            row = dict(row)
+            row["embed_hash"] = content_hash(embedder.name, row[TEXT_COLUMN])
+            row["meta_hash"] = content_hash(json.dumps({k: v for k, v in row.items() if k != "embed_hash"}, sort_keys=True, default=str))
+            desired[row["id"]] = row
+        table = self.table(name)
+        current = _current(table)
+        doomed = [i for i in current if i not in desired]
+        to_embed = [r for i, r in desired.items() if i not in current or current[i][0] != r["embed_hash"]]
+        to_update = [r for i, r in desired.items() if i in current and current[i][0] == r["embed_hash"] and current[i][1] != r["meta_hash"]]
+        if table is not None and doomed:
+            for start in range(0, len(doomed), 1000):
+                table.delete(id_filter(doomed[start:start + 1000]))
+        for start in range(0, len(to_embed), batch):
+            part = to_embed[start:start + batch]
+            vectors = embedder.encode([r[TEXT_COLUMN] for r in part])
+            table = self._upsert(name, table, part, vectors)
+        if to_update and table is not None:
+            kept = _vectors(table, [r["id"] for r in to_update])
+            table = self._upsert(name, table, to_update, np.stack([kept[r["id"]] for r in to_update]))
+        if table is not None and (doomed or to_embed or to_update or not _has_fts(table)):
+            table.create_fts_index(TEXT_COLUMN, replace=True)
+        stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
+        return stats
+
+    def _upsert(self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray) -> Any:
+        records = [{**r, "vector": v.astype(np.float32).tolist()} for r, v in zip(rows, vectors)]
+        data = pa.Table.from_pylist(records)
+        if table is None:
+            return self._db().create_table(name, data=data)
+        table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        return table
+
+    def count(self, name: str) -> int:
+        table = self.table(name)
+        return 0 if table is None else table.count_rows()
+
+    def dimension(self, name: str) -> int | None:
+        table = self.table(name)
+        if table is None:
+            return None
+        return table.schema.field("vector").type.list_size
+
+    def dump(self, name: str) -> list[tuple[str, str, str]]:
+        """Sorted (id, embed_hash, meta_hash) of every row, for comparisons."""
+        return sorted((i, e, m) for i, (e, m) in _current(self.table(name)).items())
+
+
+def _current(table: Any | None) -> dict[str, tuple[str, str]]:
+    if table is None:
+        return {}
+    data = table.search().select(list(_KEYS)).limit(None).to_arrow().to_pylist()
+    return {r["id"]: (r["embed_hash"], r["meta_hash"]) for r in data}
+
+
+def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
+    found: dict[str, np.ndarray] = {}
+    for start in range(0, len(ids), 1000):
+        part = ids[start:start + 1000]
+        rows = table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow().to_pylist()
+        found.update({r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows})
+    return found
+
+
+def _has_fts(table: Any) -> bool:
+    return any(TEXT_COLUMN in getattr(index, "columns", []) for index in table.list_indices())

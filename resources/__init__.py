@@ -1,0 +1,69 @@
+"""Dagster resources: the only things that touch files, stores, models and endpoints."""
+
+
+import dagster as dg
+from pydantic import PrivateAttr
+
+from mnemo.config import MnemoConfig, load_config
+from mnemo.stores.embedders import Embedder, build_embedder
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+from ontology import Ontology, load_ontology
+
+
+class MnemoConfigResource(dg.ConfigurableResource):
+    """The mnemo.yaml configuration (path: this field, else $MNEMO_CONFIG, else ./mnemo.yaml)."""
+
+    config_path: str = ""
+    ontology_path: str = ""
+
+    def load(self) -> MnemoConfig:
+        return load_config(self.config_path or None)
+
+    def ontology(self) -> Ontology:
+        return load_ontology(self.ontology_path or None)
+
+    def files(self, namespace: str) -> NamespaceFiles:
+        return NamespaceFiles(self.load().data_dir, namespace)
+
+
+class GraphResource(dg.ConfigurableResource):
+    """The namespace's Kùzu graph database (opened per unit of work)."""
+
+    config: MnemoConfigResource
+
+    def store(self, namespace: str) -> GraphStore:
+        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology())
+
+
+class VectorResource(dg.ConfigurableResource):
+    """The namespace's LanceDB tables."""
+
+    config: MnemoConfigResource
+
+    def store(self, namespace: str) -> VectorStore:
+        return VectorStore(self.config.files(namespace).vectors_path)
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    """The embedding model named by the configuration (packaged MiniLM by default)."""
+
+    config: MnemoConfigResource
+    _embedder: Embedder | None = PrivateAttr(default=None)
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = build_embedder(self.config.load().embedder)
+        return self._embedder
+
+
+def default_resources(config_path: str = "") -> dict[str, dg.ConfigurableResource]:
+    """The resource set the ingest assets need, all reading one configuration file."""
+    config = MnemoConfigResource(config_path=config_path)
+    return {
+        "mnemo_config": config,
+        "graph": GraphResource(config=config),
+        "vectors": VectorResource(config=config),
+        "embedder": EmbedderResource(config=config),
+    }

@@ -1,0 +1,25 @@
+"""Sensors: keep namespace partitions in step with the configuration."""
+
+import dagster as dg
+
+from assets.ingest import namespaces
+from jobs import ingest_job
+from mnemo.errors import ConfigError
+from resources import MnemoConfigResource
+
+
+@dg.sensor(job=ingest_job, minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING)
+def namespaces_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource) -> dg.SensorResult | dg.SkipReason:
+    """Adds a partition for each namespace in mnemo.yaml and runs its first ingest."""
+    try:
+        configured = sorted(mnemo_config.load().namespaces)
+    except ConfigError as exc:
+        return dg.SkipReason(str(exc))
+    known = set(context.instance.get_dynamic_partitions(namespaces.name))
+    added = [ns for ns in configured if ns not in known]
+    if not added:
+        return dg.SkipReason("every configured namespace already has a partition")
+    return dg.SensorResult(
+        run_requests=[dg.RunRequest(partition_key=ns, run_key=f"first-ingest-{ns}") for ns in added],
+        dynamic_partitions_requests=[namespaces.build_add_request(added)],
+    )
