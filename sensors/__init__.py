@@ -8,7 +8,12 @@ from mnemo.errors import ConfigError
 from resources import MnemoConfigResource
 
 
-@dg.sensor(job=ingest_job, minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING)
+@dg.sensor(
+    job=ingest_job,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Adds a partition for each namespace in mnemo.yaml and runs its first ingest.",
+)
 def namespaces_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource) -> dg.SensorResult | dg.SkipReason:
     """Adds a partition for each namespace in mnemo.yaml and runs its first ingest."""
     try:

@@ -1,0 +1,97 @@
+"""Shared fixtures: temporary workspaces with real stores, and the real corpora when present."""
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+from definitions import build_defs
+from mnemo.config import load_config
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+from ontology import load_ontology
+from resources import default_resources
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_VAULT = REPO / "examples" / "vault"
+SHARED = Path(os.environ.get("MNEMO_SHARED", REPO.parent / "shared"))
+CORPORA = SHARED / "corpora"
+
+
+def corpus(*parts: str) -> Path:
+    """A path in ../shared/corpora; the test is skipped when it is absent."""
+    path = CORPORA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real corpus not available: {path}")
+    return path
+
+
+@dataclass
+class Workspace:
+    """A temporary mnemo setup: a config file, a data dir, sources, and a Dagster instance."""
+
+    root: Path
+    config_path: Path
+    instance: dg.DagsterInstance
+
+    @property
+    def config(self):  # noqa: ANN201 - MnemoConfig
+        return load_config(self.config_path)
+
+    def files(self, namespace: str = "test") -> NamespaceFiles:
+        return NamespaceFiles(self.config.data_dir, namespace)
+
+    def graph(self, namespace: str = "test") -> GraphStore:
+        return GraphStore(self.files(namespace).graph_path, load_ontology())
+
+    def vectors(self, namespace: str = "test") -> VectorStore:
+        return VectorStore(self.files(namespace).vectors_path)
+
+    def ingest(self, namespace: str = "test") -> dg.ExecuteInProcessResult:
+        if namespace not in self.instance.get_dynamic_partitions("namespace"):
+            self.instance.add_dynamic_partitions("namespace", [namespace])
+        defs = build_defs(default_resources(str(self.config_path)))
+        result = defs.get_job_def("ingest_job").execute_in_process(partition_key=namespace, instance=self.instance)
+        assert result.success
+        return result
+
+    def metadata(self, result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object]:
+        for event in result.get_asset_materialization_events():
+            materialization = event.step_materialization_data.materialization
+            if materialization.asset_key.to_user_string() == asset:
+                return {k: v.value for k, v in materialization.metadata.items()}
+        raise KeyError(asset)
+
+
+def make_workspace(root: Path, sources: dict[str, list[dict[str, str]]], embedder: str = "hashing") -> Workspace:
+    config = {
+        "data_dir": str(root / "data"),
+        "namespaces": {ns: {"sources": srcs} for ns, srcs in sources.items()},
+        "embedder": {"kind": embedder},
+    }
+    path = root / "mnemo.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return Workspace(root, path, dg.DagsterInstance.ephemeral())
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    """A private copy of the example vault."""
+    target = tmp_path / "vault"
+    shutil.copytree(EXAMPLE_VAULT, target)
+    return target
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, vault: Path) -> Workspace:
+    """A workspace whose namespace `test` reads the copied example vault (hashing embedder)."""
+    return make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
