@@ -54,6 +54,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """`expected ',' or ']', but got ':' at line 3` (line numbers of the file, not the block)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    return f"{problem} at line {mark.line + 2}" if mark is not None else str(problem)
+
+
 def split_frontmatter(text: str) -> Frontmatter:
     """Separate YAML frontmatter from the body; a broken block is reported, never fatal."""
     if not _OPENING.match(text):
@@ -65,8 +72,7 @@ def split_frontmatter(text: str) -> Frontmatter:
     try:
         data = yaml.load(raw, Loader=_NoAliasLoader) if raw.strip() else {}
     except yaml.YAMLError as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return Frontmatter({}, body, f"invalid YAML frontmatter: {reason}")
+        return Frontmatter({}, body, f"invalid YAML frontmatter: {_yaml_reason(exc)}")
     except RecursionError:
         return Frontmatter({}, body, "invalid YAML frontmatter: nested too deeply")
     if data is None:
