@@ -1,0 +1,74 @@
+"""Chunking: heading-aware passages, stable content-addressed ids, prev/next order."""
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnemo.documents import Document, chunk_document
+
+
+def doc(body: str, doc_id: str = "doc_1") -> Document:
+    return Document(id=doc_id, namespace="t", source="v", path="n.md", title="N", kind="note", body=body, content_hash="h")
+
+
+BODY = "# Title\nIntro paragraph.\n\n## Plans\nFirst plan.\n\nSecond plan.\n\n## Notes\n- a\n- b\n"
+
+
+def test_sections_follow_headings() -> None:
+    chunks = chunk_document(doc(BODY))
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("Title", "Intro paragraph."),
+        ("Title > Plans", "First plan.\n\nSecond plan."),
+        ("Title > Notes", "- a\n- b"),
+    ]
+    assert [c.position for c in chunks] == [0, 1, 2]
+    assert chunks[0].prev_id is None and chunks[0].next_id == chunks[1].id
+    assert chunks[2].prev_id == chunks[1].id and chunks[2].next_id is None
+    assert chunks[1].context_text.startswith("N > Title > Plans\n")
+
+
+def test_editing_one_section_changes_only_its_id() -> None:
+    before = chunk_document(doc(BODY))
+    after = chunk_document(doc(BODY.replace("- b", "- b, changed")))
+    assert [c.id for c in before][:2] == [c.id for c in after][:2]
+    assert before[2].id != after[2].id
+
+
+def test_ids_depend_on_document_and_namespace() -> None:
+    assert chunk_document(doc(BODY))[0].id != chunk_document(doc(BODY, "doc_2"))[0].id
+
+
+def test_long_paragraphs_are_split_under_the_limit() -> None:
+    long_text = " ".join(f"Sentence number {i} is here." for i in range(200))
+    chunks = chunk_document(doc(long_text), max_words=50)
+    assert len(chunks) > 10
+    assert all(len(c.text.split()) <= 50 for c in chunks)
+
+
+def test_identical_paragraphs_get_distinct_ids() -> None:
+    chunks = chunk_document(doc("# A\nsame\n\n# B\nother\n\n# A\nsame\n"))
+    assert len({c.id for c in chunks}) == len(chunks) == 3
+
+
+markdown = st.lists(
+    st.one_of(
+        st.from_regex(r"#{1,3} [A-Za-z ]{1,12}", fullmatch=True),
+        st.text(alphabet="abcdefghij .,!?\n", min_size=1, max_size=120),
+        st.from_regex(r"- [a-z ]{1,20}", fullmatch=True),
+    ),
+    max_size=12,
+).map("\n\n".join)
+
+
+@settings(max_examples=200)
+@given(markdown, st.integers(min_value=20, max_value=200))
+def test_chunking_is_deterministic_and_loses_no_words(body: str, max_words: int) -> None:
+    first = chunk_document(doc(body), max_words)
+    assert [c.id for c in first] == [c.id for c in chunk_document(doc(body), max_words)]
+    assert len({c.id for c in first}) == len(first)
+    heading_words = {w for line in body.splitlines() if re.match(r"#{1,6} ", line) for w in line.split()}
+    body_words = [w for w in body.split() if w not in heading_words]
+    chunk_words = " ".join(c.text for c in first).split()
+    assert set(body_words) <= set(chunk_words)
+    assert all(len(c.text.split()) <= max_words for c in first)

@@ -1,0 +1,35 @@
+"""The ingest job on a real vault written by someone else (skipped when ../shared is absent)."""
+
+import shutil
+from pathlib import Path
+
+from mnemo.checks import dangling, relation_violations
+from tests.conftest import corpus, make_workspace
+
+
+def test_kepano_vault(tmp_path: Path) -> None:
+    vault = tmp_path / "kepano"
+    shutil.copytree(corpus("obsidian-kepano"), vault)
+    ws = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
+    result = ws.ingest()
+    docs = ws.metadata(result, "documents")
+    # Counted by hand: 103 .md files, of which 52 are in Templates/ (the folder .obsidian/templates.json
+    # names): Categories 21 + Clippings 3 + Daily 2 + Notes 5 + References 19 + Readme.md = 51.
+    assert docs["documents"] == 51
+    assert docs["problems"] == 0
+    counts = ws.graph().counts()
+    assert counts["Day"] == 2  # Daily/2023-09-12.md, Daily/2023-09-30.md
+    assert counts["Alias"] == 1  # "BOTW" for The Legend of Zelda Breath of the Wild
+    assert counts["Entity"] == 38
+    assert counts["Chunk"] == ws.vectors().count("chunks") == ws.metadata(result, "chunks")["chunks"]
+    graph = ws.graph()
+    # Notes/2023 Japan Trip.md: categories [[Trips]] (event), loc [[Kyoto]], [[Japan]].
+    trip = graph.query(
+        "MATCH (:Entity {id: 'event_2023_japan_trip'})-[:LOCATED_IN]->(p:Entity) RETURN p.id AS id ORDER BY id"
+    )
+    assert [r["id"] for r in trip] == ["place_japan", "place_kyoto"]
+    # References/Kyoto.md: categories [[Places]], loc [[Japan]] (a note that does not exist).
+    assert graph.query("MATCH (:Entity {id: 'place_kyoto'})-[:LOCATED_IN]->(p) RETURN p.origin AS o") == [{"o": "link"}]
+    assert graph.query("MATCH (e:Entity {id: 'person_kevin_kelly'}) RETURN e.kind AS k") == [{"k": "person"}]
+    assert relation_violations(graph) == []
+    assert not any(dangling(graph).values())
