@@ -22,9 +22,12 @@ def main(argv: list[str]) -> int:
     instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions("namespace"))
     instance.add_dynamic_partitions("namespace", [ns for ns in wanted if ns not in known])
-    job = defs.get_job_def("ingest_job")
+    job = defs.resolve_job_def("ingest_job")
     for namespace in wanted:
-        result = job.execute_in_process(partition_key=namespace, instance=instance)
+        result = job.execute_in_process(
+            partition_key=namespace, instance=instance,
+            run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+        )
         for event in result.get_asset_materialization_events():
             materialization = event.step_materialization_data.materialization
             summary = {k: v.value for k, v in materialization.metadata.items() if isinstance(v.value, int)}

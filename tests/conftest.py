@@ -60,7 +60,7 @@ class Workspace:
         if namespace not in self.instance.get_dynamic_partitions("namespace"):
             self.instance.add_dynamic_partitions("namespace", [namespace])
         defs = build_defs(default_resources(str(self.config_path)))
-        result = defs.get_job_def("ingest_job").execute_in_process(partition_key=namespace, instance=self.instance)
+        result = defs.resolve_job_def("ingest_job").execute_in_process(partition_key=namespace, instance=self.instance)
         assert result.success
         return result
 

@@ -34,7 +34,7 @@ def test_build_defs_accepts_test_resources(tmp_path: Path) -> None:
     from resources import default_resources
 
     built = build_defs(default_resources(str(tmp_path / "mnemo.yaml")))
-    assert built.get_job_def("ingest_job") is not None
+    assert built.resolve_job_def("ingest_job") is not None
 
 
 def test_core_never_imports_dagster() -> None:

@@ -59,6 +59,7 @@ def test_second_run_is_idempotent_and_embeds_nothing(workspace: Workspace) -> No
     assert workspace.metadata(again, "entity_vectors")["embedded"] == 0
     assert workspace.metadata(again, "entity_graph")["writes"] == 0
     assert workspace.metadata(again, "documents")["unchanged"] == 48
+    assert workspace.metadata(again, "documents")["problems"] == 3  # still reported while unfixed
     assert canonical(workspace) == first
 
 

