@@ -79,7 +79,8 @@ def chunk_vectors(
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"}, deps=[chunks])
 def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
     """Entities, aliases, typed relations and mentions extracted from the namespace's notes."""
-    facts = extract_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology())
+    namespace = mnemo_config.load().namespace(context.partition_key)
+    facts = extract_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology(), namespace)
     counts = facts.count()
     relations = facts.relations()
     return dg.MaterializeResult(metadata={
@@ -87,6 +88,8 @@ def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigReso
         "aliases": counts["Alias"],
         "relations": len(relations),
         "mentions": counts.get("MENTIONS", 0),
+        "episodes": counts.get("Episode", 0),
+        "days": counts.get("Day", 0),
         "counts": dg.MetadataValue.json(counts),
         "preview": dg.MetadataValue.md(_table(relations, ["src", "type", "dst", "role"], 15)),
     })

@@ -45,6 +45,8 @@ class SourceConfig(_Strict):
 class NamespaceConfig(_Strict):
     sources: tuple[SourceConfig, ...] = ()
     self_name: str | None = Field(default=None, alias="self")
+    # Chat speakers (names or roles) that are the namespace's own person; `user`/`human` always are.
+    self_speakers: tuple[str, ...] = ()
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -71,12 +73,19 @@ class ChunkingConfig(_Strict):
     max_words: int = Field(default=180, ge=20, le=2000)
 
 
+class WatchConfig(_Strict):
+    """The file-drop sensor: how long a folder must be quiet before a run is requested."""
+
+    settle_seconds: float = Field(default=10.0, ge=0, le=3600)
+
+
 class MnemoConfig(_Strict):
     data_dir: Path = Path(".mnemo")
     namespaces: dict[str, NamespaceConfig] = Field(default_factory=dict)
     embedder: EmbedderConfig = EmbedderConfig()
     llm: LLMConfig | None = None
     chunking: ChunkingConfig = ChunkingConfig()
+    watch: WatchConfig = WatchConfig()
     path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("namespaces")

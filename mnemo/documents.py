@@ -54,6 +54,28 @@ class Link:
 
 
 @dataclass
+class Segment:
+    """One unit of a structured document: a chat turn or an outline block.
+
+    `episode` names the conversation/session within the document the turn belongs to
+    ("" when the whole document is one episode); `branch` is "main" for the visible thread
+    and "alternate" for edited or regenerated turns kept for retrieval.
+    """
+
+    id: str
+    text: str
+    kind: Literal["turn", "block"] = "turn"
+    speaker: str = ""
+    role: str = ""
+    timestamp: str | None = None
+    parent: str | None = None
+    depth: int = 0
+    episode: str = ""
+    branch: str = "main"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Document:
     """One source file (or conversation), parsed into what the rest of mnemo needs."""
 
@@ -73,11 +95,13 @@ class Document:
     modified: str | None = None
     day: str | None = None
     problems: list[str] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
 
     def to_row(self) -> dict[str, Any]:
         row = asdict(self)
         row["properties"] = json.dumps(self.properties, sort_keys=True, ensure_ascii=False, default=str)
         row["links"] = json.dumps([asdict(link) for link in self.links], ensure_ascii=False)
+        row["segments"] = json.dumps([asdict(s) for s in self.segments], ensure_ascii=False, default=str)
         return row
 
     @classmethod
@@ -85,6 +109,7 @@ class Document:
         values = dict(row)
         values["properties"] = json.loads(values["properties"])
         values["links"] = [Link(**link) for link in json.loads(values["links"])]
+        values["segments"] = [Segment(**s) for s in json.loads(values.get("segments") or "[]")]
         for key in ("aliases", "tags", "problems"):
             values[key] = list(values.get(key) or [])
         return cls(**values)

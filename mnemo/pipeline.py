@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.config import NamespaceConfig
-from mnemo.documents import Chunk, Document, chunk_document
+from mnemo.documents import Chunk, Document, chunk_document, content_hash
 from mnemo.extract.facts import GraphFacts
 from mnemo.extract.structural import StructuralExtractor
+from mnemo.extract.timeline import SpeakerMap
+from mnemo.segments import block_index, chunk_segments, referenced
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.files import NamespaceFiles
 from ontology import Ontology
@@ -35,13 +37,16 @@ class ChunkStats:
     reused_documents: int
 
 
-def _doc_key(doc: Document) -> str:
-    return f"{doc.content_hash}:{doc.path}"
+def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
+    refs = referenced(doc, blocks) if doc.segments else {}
+    key = f"{doc.content_hash}:{doc.path}"
+    return f"{key}:{content_hash(json.dumps(refs, sort_keys=True))}" if refs else key
 
 
 def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
     """Chunk new and changed documents; keep the chunks of the rest as they were."""
     docs = files.read_documents()
+    blocks = block_index(docs)
     previous: dict[str, list[Chunk]] = defaultdict(list)
     for chunk in files.read_chunks():
         previous[chunk.doc_id].append(chunk)
@@ -49,12 +54,14 @@ def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], Ch
     rechunked = 0
     for doc in docs:
         old = previous.get(doc.id, [])
-        if old and all(c.metadata.get("doc_key") == _doc_key(doc) and c.metadata.get("max_words") == max_words for c in old):
+        key = _doc_key(doc, blocks)
+        if old and all(c.metadata.get("doc_key") == key and c.metadata.get("max_words") == max_words for c in old):
             chunks.extend(sorted(old, key=lambda c: c.position))
             continue
         rechunked += 1
-        for chunk in chunk_document(doc, max_words):
-            chunk.metadata.update({"doc_key": _doc_key(doc), "max_words": max_words})
+        fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
+        for chunk in fresh:
+            chunk.metadata.update({"doc_key": key, "max_words": max_words})
             chunks.append(chunk)
     files.write_chunks(chunks)
     return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
@@ -73,9 +80,10 @@ def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
     ]
 
 
-def extract_facts(files: NamespaceFiles, ontology: Ontology) -> GraphFacts:
+def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> GraphFacts:
     """Run the structural extractor over the whole namespace and store the result."""
-    facts = StructuralExtractor(ontology, files.namespace).extract(files.read_documents(), files.read_chunks())
+    speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
+    facts = StructuralExtractor(ontology, files.namespace, speakers).extract(files.read_documents(), files.read_chunks())
     files.write_facts(facts)
     return facts
 

@@ -6,8 +6,11 @@ from typing import Any
 
 from mnemo.documents import content_hash
 
-NODE_TABLES = ("Note", "Chunk", "Entity", "Alias", "Day")
-STRUCTURAL_EDGES = ("HAS_CHUNK", "NEXT", "LINKS_TO", "MENTIONS", "PAGE_OF", "ON_DAY", "ALIAS_OF")
+NODE_TABLES = ("Note", "Chunk", "Entity", "Alias", "Day", "Episode")
+STRUCTURAL_EDGES = (
+    "HAS_CHUNK", "NEXT", "LINKS_TO", "MENTIONS", "PAGE_OF", "ON_DAY", "ALIAS_OF",
+    "HAS_EPISODE", "IN_EPISODE", "SPOKE_IN", "SAID_BY",
+)
 EDGE_COLUMNS = (
     "id", "src", "dst", "doc_id", "role", "props", "span_start", "span_end", "surface", "method",
     "extractor", "prompt_version", "valid_from", "valid_to", "observed_at", "h",

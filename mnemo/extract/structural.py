@@ -16,6 +16,7 @@ import ahocorasick
 
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.facts import GraphFacts, edge
+from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
@@ -37,6 +38,7 @@ class NoteIndex:
 
     def __init__(self, docs: list[Document]) -> None:
         self.by_key: dict[str, Document] = {}
+        docs = [d for d in docs if d.kind != "chat"]  # conversations are not link targets
         for doc in sorted(docs, key=lambda d: (d.path.count("/"), d.path)):
             stem_key = doc.title.lower()
             path_key = doc.path.removesuffix(".md").lower()
@@ -83,9 +85,10 @@ def _plain_properties(doc: Document, ontology: Ontology) -> dict[str, Any]:
 class StructuralExtractor:
     """Builds GraphFacts for a whole namespace from its documents and chunks."""
 
-    def __init__(self, ontology: Ontology, namespace: str) -> None:
+    def __init__(self, ontology: Ontology, namespace: str, speakers: SpeakerMap | None = None) -> None:
         self.ontology = ontology
         self.namespace = namespace
+        self.speakers = speakers or SpeakerMap()
 
     def extract(self, docs: list[Document], chunks: list[Chunk]) -> GraphFacts:
         facts = GraphFacts()
@@ -103,8 +106,9 @@ class StructuralExtractor:
         for doc in docs:
             self._properties(facts, doc, index, kinds, entity_of)
             self._body_links(facts, doc, by_doc[doc.id], index, entity_of)
+        add_speakers(facts, docs, self.speakers)
         self._mentions(facts, docs, by_doc, index, entity_of)
-        self._timeline(facts, docs)
+        add_timeline(facts, docs, chunks, self.namespace, self.speakers)
         return facts
 
     def _entity_kinds(self, docs: list[Document], index: NoteIndex) -> dict[str, tuple[str, str]]:
@@ -172,7 +176,7 @@ class StructuralExtractor:
             target = self._target(facts, link.target, index, entity_of)
             facts.add_edge("LINKS_TO", "Note", "Note", edge("LINKS_TO", doc.id, target.note_id, doc.id, role=link.property))
             rel = self.ontology.relation_for_key(link.property)
-            if target.entity is None and rel is not None and ANY not in rel.range:
+            if target.entity is None and source is not None and rel is not None and ANY not in rel.range:
                 target.entity = self._implied_entity(facts, link.target, rel.range[0])
             if source is None or target.entity is None or target.entity == source:
                 continue
@@ -236,16 +240,6 @@ class StructuralExtractor:
                                 "MENTIONS", chunk.id, eid, doc.id, start=start, end=end,
                                 surface=text[start:end], method=method,
                             ))
-
-    def _timeline(self, facts: GraphFacts, docs: list[Document]) -> None:
-        days = sorted({d.day for d in docs if d.day})
-        for day in days:
-            facts.add_node("Day", {"id": day})
-        for before, after in zip(days, days[1:]):
-            facts.add_edge("NEXT", "Day", "Day", edge("NEXT", before, after, ""))
-        for doc in docs:
-            if doc.day:
-                facts.add_edge("ON_DAY", "Note", "Day", edge("ON_DAY", doc.id, doc.day, doc.id))
 
 
 def _alias_automaton(entities: Any) -> tuple[Any, dict[str, tuple[list[str], set[str]]]]:

@@ -7,6 +7,7 @@ bytes appeared is a rename and keeps its document ids.
 """
 
 import datetime as dt
+import functools
 import hashlib
 import os
 from collections.abc import Callable, Iterator
@@ -17,7 +18,9 @@ from typing import Any
 from mnemo.config import SourceConfig
 from mnemo.documents import Document
 from mnemo.errors import SourceError
-from mnemo.sources import obsidian
+from mnemo.sources import chatgpt, claude, inbox, jsonl, logseq, obsidian
+from mnemo.sources.chats import MAX_EXPORT_BYTES
+from mnemo.sources.ignore import is_temp_file
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 Parser = Callable[[bytes, str, str, str, str | None], list[Document]]
@@ -71,9 +74,30 @@ def parse_obsidian(data: bytes, namespace: str, source: str, rel: str, modified:
     return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified)]
 
 
+def parse_inbox(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
+    return inbox.parse_file(data, namespace, source, rel, modified, others=lambda fmt: PARSERS.get(fmt, (None,))[0])
+
+
 PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
     "obsidian": (parse_obsidian, obsidian.SUFFIXES),
+    "logseq": (logseq.parse_file, logseq.SUFFIXES),
+    "chatgpt": (chatgpt.parse_export, chatgpt.SUFFIXES),
+    "claude": (claude.parse_export, claude.SUFFIXES),
+    "jsonl": (jsonl.parse_file, jsonl.SUFFIXES),
+    "inbox": (parse_inbox, inbox.SUFFIXES),
 }
+# Chat exports are single large files; notes and pages keep the stricter limit.
+SIZE_LIMITS = {"chatgpt": MAX_EXPORT_BYTES, "claude": MAX_EXPORT_BYTES, "jsonl": MAX_EXPORT_BYTES, "inbox": MAX_EXPORT_BYTES}
+
+
+def prepare_source(kind: str, root: Path) -> tuple[Parser, tuple[str, ...]]:
+    """The parser bound to what the source folder's own settings say, and folders it skips."""
+    parse = PARSERS[kind][0]
+    if kind == "obsidian":
+        return parse, obsidian.default_excludes(root)
+    if kind == "logseq":
+        return functools.partial(logseq.parse_file, settings=logseq.graph_settings(root)), logseq.DEFAULT_EXCLUDES
+    return parse, ()
 
 
 def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
@@ -84,21 +108,39 @@ def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
 
 
 def walk_files(root: Path, suffixes: tuple[str, ...], excludes: tuple[str, ...], problems: list[Problem]) -> Iterator[tuple[str, Path]]:
-    """Files below root with the given suffixes; symlinks leading outside root are refused."""
+    """Files below root with the given suffixes; symlinks leading outside root are refused.
+
+    A source whose path is a single file (a chat export) yields just that file.
+    """
+    if root.is_file():
+        yield root.name, root
+        return
     real_root = root.resolve()
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs.sort()
         for name in sorted(files):
             path = Path(folder) / name
             rel = path.relative_to(root).as_posix()
-            if not name.lower().endswith(suffixes) or _excluded(rel, excludes):
+            if not name.lower().endswith(suffixes) or _excluded(rel, excludes) or is_temp_file(name):
                 continue
             if path.is_symlink():
-                target = path.resolve()
-                if not target.is_relative_to(real_root) or not target.is_file():
-                    problems.append(Problem(rel, "symlink pointing outside the source folder (not followed)", True))
+                reason = _symlink_problem(path, real_root)
+                if reason:
+                    problems.append(Problem(rel, reason, True))
                     continue
             yield rel, path
+
+
+def _symlink_problem(path: Path, real_root: Path) -> str | None:
+    try:
+        target = path.resolve(strict=True)
+    except RuntimeError:
+        return "symlink loop (the link points back to itself; not followed)"
+    except OSError as exc:
+        return f"broken symlink ({exc.strerror or exc}; not followed)"
+    if not target.is_relative_to(real_root) or not target.is_file():
+        return "symlink pointing outside the source folder (not followed)"
+    return None
 
 
 def scan_source(
@@ -108,12 +150,14 @@ def scan_source(
     if source.kind not in PARSERS:
         result.problems.append(Problem(str(source.path), f"source kind {source.kind!r} is not supported yet", True))
         return
-    parse, suffixes = PARSERS[source.kind]
+    suffixes = PARSERS[source.kind][1]
     root = source.path
-    if not root.is_dir():
+    if not root.exists():
         result.problems.append(Problem(str(root), "source folder does not exist", True))
         return
-    excludes = tuple(source.exclude) + obsidian.default_excludes(root)
+    parse, default_excludes = prepare_source(source.kind, root)
+    excludes = tuple(source.exclude) + default_excludes
+    limit = SIZE_LIMITS.get(source.kind, MAX_FILE_BYTES)
     label = source.label
     fresh: list[tuple[ManifestEntry, list[Document]]] = []
     for rel, path in walk_files(root, suffixes, excludes, result.problems):
@@ -127,8 +171,8 @@ def scan_source(
         if old and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size and _have(old, previous_docs):
             _keep(old, previous_docs, result)
             continue
-        if stat.st_size > MAX_FILE_BYTES:
-            result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit", True))
+        if stat.st_size > limit:
+            result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {limit}-byte limit", True))
             continue
         try:
             data = path.read_bytes()
@@ -192,6 +236,17 @@ def scan_namespace(
     for source in sources:
         scan_source(namespace, source, previous, previous_docs, result)
     result.deleted = sorted(e.path for e in previous.values())
+    result.documents = _latest_per_id(result.documents)
     result.documents.sort(key=lambda d: (d.source, d.path, d.id))
     result.manifest.sort(key=lambda e: (e.source, e.path))
     return result
+
+
+def _latest_per_id(docs: list[Document]) -> list[Document]:
+    """One document per id: a conversation found in several exports keeps its newest copy."""
+    best: dict[str, Document] = {}
+    for doc in docs:
+        kept = best.get(doc.id)
+        if kept is None or (doc.modified or "", len(doc.segments), doc.path) > (kept.modified or "", len(kept.segments), kept.path):
+            best[doc.id] = doc
+    return list(best.values())

@@ -36,15 +36,23 @@ NODE_SCHEMAS: dict[str, dict[str, str]] = {
     },
     "Alias": {"id": "STRING", "name": "STRING", "norm": "STRING", "entity_id": "STRING", "doc_id": "STRING", "h": "STRING"},
     "Day": {"id": "STRING", "h": "STRING"},
+    "Episode": {
+        "id": "STRING", "doc_id": "STRING", "title": "STRING", "source": "STRING", "start_time": "STRING",
+        "end_time": "STRING", "turns": "INT64", "speakers": "STRING[]", "h": "STRING",
+    },
 }
 STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
     "HAS_CHUNK": (("Note", "Chunk"),),
-    "NEXT": (("Chunk", "Chunk"), ("Day", "Day")),
+    "NEXT": (("Chunk", "Chunk"), ("Day", "Day"), ("Episode", "Episode")),
     "LINKS_TO": (("Note", "Note"),),
     "MENTIONS": (("Chunk", "Entity"),),
     "PAGE_OF": (("Note", "Entity"),),
-    "ON_DAY": (("Note", "Day"),),
+    "ON_DAY": (("Note", "Day"), ("Episode", "Day")),
     "ALIAS_OF": (("Alias", "Entity"),),
+    "HAS_EPISODE": (("Note", "Episode"),),
+    "IN_EPISODE": (("Chunk", "Episode"),),
+    "SPOKE_IN": (("Entity", "Episode"),),
+    "SAID_BY": (("Chunk", "Entity"),),
 }
 _EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
 EDGE_PROPS = [c for c in EDGE_COLUMNS if c not in ("src", "dst")] + ["run_id"]
