@@ -7,6 +7,7 @@ from assets.ingest import ingest_assets
 from jobs import ingest_job
 from resources import default_resources
 from sensors import namespaces_sensor
+from sensors.file_drop import file_drop_sensor
 
 
 def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> dg.Definitions:
@@ -15,7 +16,7 @@ def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> d
         assets=ingest_assets,
         asset_checks=ingest_checks,
         jobs=[ingest_job],
-        sensors=[namespaces_sensor],
+        sensors=[namespaces_sensor, file_drop_sensor],
         resources=resources if resources is not None else default_resources(),
     )
 

@@ -1,0 +1,179 @@
+"""File-drop watching: what the sensor needs, with no Dagster in it.
+
+A namespace's watched paths are its sources' folders (or files). A snapshot maps each
+file's path to (mtime_ns, size, digest); the digest is computed only when mtime or size
+changed since the last snapshot. The fingerprint hashes (path, digest) pairs, so touching
+a file without changing it requests nothing, while an edit, a new file, a deletion or a
+rename does. Editor temp files and tool folders are ignored.
+
+Debounce: a changed fingerprint is first only noted as pending; a run is requested once
+the same fingerprint has been seen for `settle_seconds` (an editor saving fifty times
+keeps changing it, and yields one run when it stops).
+"""
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mnemo.config import MnemoConfig
+from mnemo.sources.ignore import is_ignored
+
+CURSOR_VERSION = 1
+_READ_BLOCK = 1024 * 1024
+
+
+@dataclass
+class NamespaceWatch:
+    """What the cursor keeps per namespace."""
+
+    files: dict[str, list[Any]] = field(default_factory=dict)
+    requested: str = ""
+    pending: str = ""
+    pending_since: float = 0.0
+    requests: int = 0
+
+
+@dataclass(frozen=True)
+class Changes:
+    new: list[str]
+    changed: list[str]
+    deleted: list[str]
+    renamed: list[tuple[str, str]]
+
+    @property
+    def summary(self) -> str:
+        parts = [f"{len(v)} {k}" for k, v in (("new", self.new), ("changed", self.changed), ("deleted", self.deleted), ("renamed", self.renamed)) if v]
+        return ", ".join(parts) or "no file changes"
+
+
+@dataclass(frozen=True)
+class RunWanted:
+    namespace: str
+    run_key: str
+    fingerprint: str
+    changes: Changes
+
+
+@dataclass
+class WatchResult:
+    runs: list[RunWanted] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    cursor: str = ""
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_READ_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()[:24]
+
+
+def _files_below(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    found = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if not is_ignored(path.relative_to(root).as_posix()) and not path.is_symlink():
+                found.append(path)
+    return found
+
+
+def snapshot(roots: list[Path], previous: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """path -> [mtime_ns, size, digest] for every watched file (digests reused when unchanged)."""
+    current: dict[str, list[Any]] = {}
+    for root in roots:
+        for path in _files_below(root) if root.exists() else []:
+            try:
+                stat = path.stat()
+                old = previous.get(str(path))
+                if old and old[0] == stat.st_mtime_ns and old[1] == stat.st_size:
+                    current[str(path)] = old
+                else:
+                    current[str(path)] = [stat.st_mtime_ns, stat.st_size, _digest(path)]
+            except OSError:
+                continue  # vanished or unreadable between listing and reading: next evaluation sees it
+    return current
+
+
+def fingerprint(files: dict[str, list[Any]]) -> str:
+    """A digest of (path, content digest) pairs: mtimes alone do not change it."""
+    return hashlib.sha256(json.dumps(sorted((p, s[2]) for p, s in files.items())).encode()).hexdigest()[:16]
+
+
+def diff(old: dict[str, list[Any]], new: dict[str, list[Any]]) -> Changes:
+    """New, changed, deleted and renamed (same bytes, new path) files between two snapshots."""
+    gone = {p: s for p, s in old.items() if p not in new}
+    added = {p: s for p, s in new.items() if p not in old}
+    by_digest = {s[2]: p for p, s in gone.items()}
+    renamed = [(by_digest.pop(s[2]), p) for p, s in sorted(added.items()) if s[2] in by_digest]
+    moved_to = {b for _, b in renamed}
+    return Changes(
+        new=sorted(p for p in added if p not in moved_to),
+        changed=sorted(p for p, s in new.items() if p in old and old[p][2] != s[2]),
+        deleted=sorted(by_digest.values()),
+        renamed=renamed,
+    )
+
+
+def watched_paths(config: MnemoConfig, namespace: str) -> list[Path]:
+    return [source.path for source in config.namespace(namespace).sources]
+
+
+def load_cursor(text: str | None) -> dict[str, NamespaceWatch]:
+    """The cursor's per-namespace state; an unreadable or old cursor starts afresh."""
+    try:
+        data = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CURSOR_VERSION:
+        return {}
+    return {ns: NamespaceWatch(**state) for ns, state in data.get("namespaces", {}).items()}
+
+
+def dump_cursor(states: dict[str, NamespaceWatch]) -> str:
+    return json.dumps({"version": CURSOR_VERSION, "namespaces": {ns: asdict(s) for ns, s in sorted(states.items())}}, sort_keys=True)
+
+
+def step(state: NamespaceWatch | None, files: dict[str, list[Any]], now: float, settle_seconds: float) -> tuple[NamespaceWatch, bool]:
+    """Advance one namespace's state; True when a run should be requested now."""
+    current = fingerprint(files)
+    if state is None:
+        return NamespaceWatch(files, requested=current), False
+    if current == state.requested:
+        return NamespaceWatch(files, requested=current, requests=state.requests), False
+    if current != state.pending:
+        state = NamespaceWatch(state.files, state.requested, current, now, state.requests)
+        if settle_seconds > 0:
+            return state, False
+    if now - state.pending_since >= settle_seconds:
+        return NamespaceWatch(files, requested=current, requests=state.requests + 1), True
+    return state, False
+
+
+def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: float) -> WatchResult:
+    """One evaluation over every configured namespace that already has a partition."""
+    states = load_cursor(cursor)
+    result = WatchResult()
+    for namespace in sorted(config.namespaces):
+        if namespace not in partitions:
+            continue
+        old = states.get(namespace)
+        files = snapshot(watched_paths(config, namespace), old.files if old else {})
+        state, run = step(old, files, now, config.watch.settle_seconds)
+        states[namespace] = state
+        if run and old is not None:
+            # The sequence number keeps a return to an earlier state (an undone edit) from
+            # reusing that state's run key, which Dagster would skip.
+            run_key = f"file-drop-{namespace}-{state.requests}-{state.requested}"
+            result.runs.append(RunWanted(namespace, run_key, state.requested, diff(old.files, files)))
+        elif state.pending and state.pending != state.requested:
+            result.waiting.append(namespace)
+    result.cursor = dump_cursor({ns: s for ns, s in states.items() if ns in config.namespaces})
+    return result

@@ -1,0 +1,40 @@
+"""The file-drop sensor: a namespace's note folders and chat inbox changed -> one ingest run."""
+
+import time
+
+import dagster as dg
+
+from assets.ingest import namespaces
+from jobs import ingest_job
+from mnemo.errors import ConfigError
+from mnemo.watch import watch
+from resources import MnemoConfigResource
+
+
+@dg.sensor(
+    job=ingest_job,
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Requests an ingest run for a namespace once its watched folders changed and settled.",
+)
+def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource) -> dg.SensorResult | dg.SkipReason:
+    """Requests an ingest run for a namespace once its watched folders changed and settled."""
+    try:
+        config = mnemo_config.load()
+    except ConfigError as exc:
+        return dg.SkipReason(str(exc))
+    known = set(context.instance.get_dynamic_partitions(namespaces.name))
+    result = watch(config, context.cursor, known, now=time.time())
+    requests = [
+        dg.RunRequest(
+            partition_key=run.namespace, run_key=run.run_key,
+            tags={"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary},
+        )
+        for run in result.runs
+    ]
+    for run in result.runs:
+        context.log.info(f"{run.namespace}: {run.changes.summary}")
+    skip = None if requests else (
+        f"waiting for {', '.join(result.waiting)} to settle" if result.waiting else "no watched file changed"
+    )
+    return dg.SensorResult(run_requests=requests, cursor=result.cursor, skip_reason=skip)
