@@ -16,7 +16,7 @@ import ahocorasick
 
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.facts import GraphFacts, edge
-from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline
+from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline, is_speaker_label
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
@@ -230,7 +230,7 @@ class StructuralExtractor:
                 text = prose(chunk.text)
                 taken = [(s, e) for _, s, e in located_wikilinks(text)]
                 for start, end, eids in _alias_hits(automaton, owners, text):
-                    if any(s < end and start < e for s, e in taken):
+                    if any(s < end and start < e for s, e in taken) or is_speaker_label(chunk, text, start, end):
                         continue
                     chosen = [e for e in eids if e in linked] if len(eids) > 1 else eids
                     method = "alias" if len(chosen) == 1 else "alias_ambiguous"

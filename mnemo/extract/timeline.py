@@ -10,10 +10,8 @@
   Speakers are linked SPOKE_IN to their Episodes and each turn chunk SAID_BY its speaker.
 """
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from mnemo.documents import Chunk, Document, Segment, content_hash, entity_id, normalize_name
 from mnemo.extract.facts import GraphFacts, edge
@@ -159,7 +157,7 @@ def _turn_chunks(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], n
                 ))
 
 
-def episode_summary(facts: GraphFacts) -> list[dict[str, Any]]:
-    """Episodes in time order, as rows for previews."""
-    rows = sorted(facts.nodes.get("Episode", {}).values(), key=lambda r: (r["start_time"], r["id"]))
-    return [{**r, "speakers": json.dumps(list(r["speakers"]))} for r in rows]
+def is_speaker_label(chunk: Chunk, text: str, start: int, end: int) -> bool:
+    """True for the `Name:` that opens a turn in a chat chunk (who spoke, not a mention)."""
+    return bool(chunk.metadata.get("turn_ids")) and text.startswith(":", end) and (start == 0 or text[start - 1] == "\n")
+

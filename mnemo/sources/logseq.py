@@ -32,6 +32,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _TAG_LINK = re.compile(r"(?<![\w#])#\[\[([^\[\]\n]+)\]\]")
 _TAG = re.compile(r"(?<![\w#\[(/])#([^\s#\[\](),.!?;:\"']+)")
 _LINKED = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_LIST_ITEM = re.compile(r"#?\[\[([^\[\]\n]+)\]\]|([^,\[\]]+)")
 BLOCK_REF = re.compile(r"\(\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)\)")
 _DATE_TOKENS = (("yyyy", r"(?P<y>\d{4})"), ("MM", r"(?P<m>\d{2})"), ("dd", r"(?P<d>\d{2})"),
                 ("M", r"(?P<m>\d{1,2})"), ("d", r"(?P<d>\d{1,2})"))
@@ -100,10 +101,12 @@ def journal_day(rel: str, settings: GraphSettings) -> str | None:
 
 def link_names(value: str) -> list[str]:
     """`[[A]], [[B c]]` / `a, b` -> names; plain values split on commas."""
-    linked = _LINKED.findall(value)
-    if linked:
-        return [name.strip() for name in linked if name.strip()]
-    return [part.strip().lstrip("#") for part in value.split(",") if part.strip().lstrip("#")]
+    names = []
+    for linked, plain in _LIST_ITEM.findall(value):
+        name = linked.strip() or plain.strip().lstrip("#").strip()
+        if name:
+            names.append(name)
+    return names
 
 
 def _property_value(key: str, raw: str) -> Any:
