@@ -90,11 +90,12 @@ def parse_conversation(raw: Any, index: int) -> Conversation | str:
             turns.append(turn)
         else:
             problems.append(f"message {turn.id!r} ({turn.speaker}) has no text; skipped")
-    turns.sort(key=lambda t: (t.timestamp or "", t.id))
+    order = {id(t): i for i, t in enumerate(turns)}  # equal times: the question before its answer
+    turns.sort(key=lambda t: (t.timestamp or "", t.role != "user", order[id(t)]))
     main = _main_path(turns, raw.get("current_leaf_message_uuid"))
     for turn in turns:
         turn.branch = "main" if turn.id in main else "alternate"
-    turns.sort(key=lambda t: (t.branch != "main", t.timestamp or "", t.id))
+    turns.sort(key=lambda t: (t.branch != "main", t.timestamp or "", t.role != "user", order[id(t)]))
     created = iso_time(raw.get("created_at"))
     fill_timestamps(turns, created)
     properties = {"summary": raw["summary"]} if isinstance(raw.get("summary"), str) and raw["summary"] else {}

@@ -257,4 +257,6 @@ def parse_file(
     except UnicodeDecodeError as exc:
         raise SourceError(rel, f"invalid UTF-8 at byte {exc.start}") from None
     settings = settings or GraphSettings(journal_pattern(DEFAULT_JOURNAL_FORMAT))
+    if PurePosixPath(rel).parts[0] not in ("pages", settings.journals_dir):
+        return []  # Logseq itself reads only pages/ and the journals folder (not README, LICENSE, ...)
     return [parse_page(text, namespace=namespace, source=source, rel=rel, modified=modified, settings=settings)]
