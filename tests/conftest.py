@@ -92,6 +92,16 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def small_vault(tmp_path: Path) -> Path:
+    """A few notes of the example vault: two people and two daily notes (fast to ingest)."""
+    target = tmp_path / "small_vault"
+    for rel in ("People/Sam Rivera.md", "People/Dana Kim.md", "Daily/2026-09-01.md", "Daily/2026-09-03.md"):
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(EXAMPLE_VAULT / rel, target / rel)
+    return target
+
+
+@pytest.fixture
 def workspace(tmp_path: Path, vault: Path) -> Workspace:
     """A workspace whose namespace `test` reads the copied example vault (hashing embedder)."""
     return make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})

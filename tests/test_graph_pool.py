@@ -65,7 +65,7 @@ def test_repo_settings_queue_runs_and_give_every_pool_one_slot(tmp_path: Path) -
         assert config.pool_config.pool_granularity.value == "op"
 
 
-def test_a_second_graph_writer_waits_for_the_first_then_succeeds(tmp_path: Path, vault: Path) -> None:
+def test_a_second_graph_writer_waits_for_the_first_then_succeeds(tmp_path: Path, small_vault: Path) -> None:
     holding, release = threading.Event(), threading.Event()
 
     @dg.asset(pool=GRAPH_POOL)
@@ -74,7 +74,7 @@ def test_a_second_graph_writer_waits_for_the_first_then_succeeds(tmp_path: Path,
         assert release.wait(WAIT)
 
     with _instance(tmp_path) as instance:
-        workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
+        workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(small_vault)}]})
         workspace.instance = instance
         outcomes: dict[str, object] = {}
         first = threading.Thread(target=lambda: outcomes.update(first=dg.materialize([held_graph_write], instance=instance)))
@@ -97,7 +97,7 @@ def test_a_second_graph_writer_waits_for_the_first_then_succeeds(tmp_path: Path,
         held_done = _first(_events(instance, outcomes["first"].run_id), "STEP_SUCCESS", "held_graph_write")
         graph_start = _first(_events(instance, outcomes["second"].run_id), "STEP_START", "entity_graph")
         assert graph_start.timestamp >= held_done.timestamp
-        assert workspace.graph().counts()["Note"] > 40
+        assert workspace.graph().counts()["Note"] >= 4
         assert instance.event_log_storage.get_concurrency_info(GRAPH_POOL).slot_count == 1
 
 

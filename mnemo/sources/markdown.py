@@ -12,6 +12,8 @@ from markdown_it import MarkdownIt
 from mnemo.documents import Link
 
 _MD = MarkdownIt("commonmark")
+_MD_BLOCKS = MarkdownIt("commonmark").disable("inline")  # code blocks need only the block rules
+_MAYBE_CODE = re.compile(r"```|~~~|^(?: {4}|\t)", re.MULTILINE)
 _HANDLER = frontmatter.YAMLHandler()
 _OPENING = re.compile(r"\A---[ \t]*\r?\n")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -104,8 +106,10 @@ def tag_list(value: Any) -> list[str]:
 
 def prose(body: str) -> str:
     """The body with code blocks and inline code blanked out (links and tags there are not real)."""
+    if not _MAYBE_CODE.search(body):
+        return _INLINE_CODE.sub(" ", "\n".join(body.splitlines()))
     lines = body.splitlines()
-    for token in _MD.parse(body):
+    for token in _MD_BLOCKS.parse(body):
         if token.type in ("fence", "code_block") and token.map:
             start, end = token.map
             for i in range(start, min(end, len(lines))):
