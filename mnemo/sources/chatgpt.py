@@ -10,7 +10,7 @@ noted in the turn's metadata.
 from typing import Any
 
 from mnemo.documents import Document, Segment
-from mnemo.sources.chats import Conversation, export_documents, fill_timestamps, iso_time
+from mnemo.sources.chats import Conversation, conversation_record, export_documents, fill_timestamps, iso_time
 
 SUFFIXES = (".json",)
 FORMAT = "chatgpt"
@@ -123,14 +123,10 @@ def _turn(node_id: str, node: dict[str, Any], branch: str, problems: list[str]) 
 
 def parse_conversation(raw: Any, index: int) -> Conversation | str:
     """One conversation record, or the reason it cannot be read."""
-    if not isinstance(raw, dict):
-        return f"conversation #{index} is a JSON {type(raw).__name__}, not an object; skipped"
-    conv_id = raw.get("conversation_id") or raw.get("id")
-    if not isinstance(conv_id, str) or not conv_id:
-        return f"conversation #{index} ({raw.get('title')!r}) has no id; skipped"
-    mapping = raw.get("mapping")
-    if not isinstance(mapping, dict) or not mapping:
-        return f"conversation {conv_id!r} has no mapping; skipped"
+    record = conversation_record(raw, index, ("id", "conversation_id"), "title", "mapping", dict)
+    if isinstance(record, str):
+        return record
+    conv_id, mapping = record
     problems: list[str] = []
     main = thread(mapping, raw.get("current_node"), problems)
     on_main = set(main)

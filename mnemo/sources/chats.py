@@ -66,6 +66,21 @@ def conversation_list(data: Any, rel: str) -> list[Any]:
     raise SourceError(rel, f"expected a list of conversations, found a JSON {type(data).__name__}")
 
 
+def conversation_record(
+    raw: Any, index: int, id_keys: tuple[str, str], title_key: str, body_key: str, body_type: type
+) -> tuple[str, Any] | str:
+    """(conversation id, body) of one export record, or the reason it is skipped."""
+    if not isinstance(raw, dict):
+        return f"conversation #{index} is a JSON {type(raw).__name__}, not an object; skipped"
+    conv_id = raw.get(id_keys[0]) or raw.get(id_keys[1])
+    if not isinstance(conv_id, str) or not conv_id:
+        return f"conversation #{index} ({raw.get(title_key)!r}) has no {id_keys[0]}; skipped"
+    body = raw.get(body_key)
+    if not isinstance(body, body_type) or not body:
+        return f"conversation {conv_id!r} has no {body_key}; skipped"
+    return conv_id, body
+
+
 def iso_time(value: Any) -> str | None:
     """Epoch seconds or an ISO string -> `YYYY-MM-DDTHH:MM:SS+00:00` (UTC); None if unusable."""
     if value is None or isinstance(value, bool):

@@ -10,7 +10,7 @@ thinking, tool use and tool results are only noted in the turn's metadata.
 from typing import Any
 
 from mnemo.documents import Document, Segment
-from mnemo.sources.chats import Conversation, export_documents, fill_timestamps, iso_time
+from mnemo.sources.chats import Conversation, conversation_record, export_documents, fill_timestamps, iso_time
 
 SUFFIXES = (".json",)
 FORMAT = "claude"
@@ -71,14 +71,10 @@ def _main_path(turns: list[Segment], leaf_id: str | None) -> set[str]:
 
 def parse_conversation(raw: Any, index: int) -> Conversation | str:
     """One conversation record, or the reason it cannot be read."""
-    if not isinstance(raw, dict):
-        return f"conversation #{index} is a JSON {type(raw).__name__}, not an object; skipped"
-    conv_id = raw.get("uuid") or raw.get("id")
-    if not isinstance(conv_id, str) or not conv_id:
-        return f"conversation #{index} ({raw.get('name')!r}) has no uuid; skipped"
-    messages = raw.get("chat_messages")
-    if not isinstance(messages, list) or not messages:
-        return f"conversation {conv_id!r} has no chat_messages; skipped"
+    record = conversation_record(raw, index, ("uuid", "id"), "name", "chat_messages", list)
+    if isinstance(record, str):
+        return record
+    conv_id, messages = record
     problems: list[str] = []
     turns: list[Segment] = []
     for i, message in enumerate(messages):
