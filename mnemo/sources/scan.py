@@ -90,14 +90,29 @@ PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
 SIZE_LIMITS = {"chatgpt": MAX_EXPORT_BYTES, "claude": MAX_EXPORT_BYTES, "jsonl": MAX_EXPORT_BYTES, "inbox": MAX_EXPORT_BYTES}
 
 
-def prepare_source(kind: str, root: Path) -> tuple[Parser, tuple[str, ...]]:
-    """The parser bound to what the source folder's own settings say, and folders it skips."""
-    parse = PARSERS[kind][0]
-    if kind == "obsidian":
-        return parse, obsidian.default_excludes(root)
-    if kind == "logseq":
-        return functools.partial(logseq.parse_file, settings=logseq.graph_settings(root)), logseq.DEFAULT_EXCLUDES
-    return parse, ()
+@dataclass(frozen=True)
+class PreparedSource:
+    parse: Parser
+    suffixes: tuple[str, ...]
+    excludes: tuple[str, ...]
+    limit: int
+
+
+def prepare_source(source: SourceConfig) -> PreparedSource | Problem:
+    """The parser bound to what the source folder's own settings say, the folders it skips
+    and its size limit; or the problem that stops the source from being read."""
+    if source.kind not in PARSERS:
+        return Problem(str(source.path), f"source kind {source.kind!r} is not supported yet", True)
+    if not source.path.exists():
+        return Problem(str(source.path), "source folder does not exist", True)
+    parse, suffixes = PARSERS[source.kind]
+    excludes: tuple[str, ...] = ()
+    if source.kind == "obsidian":
+        excludes = obsidian.default_excludes(source.path)
+    elif source.kind == "logseq":
+        parse = functools.partial(logseq.parse_file, settings=logseq.graph_settings(source.path))
+        excludes = logseq.DEFAULT_EXCLUDES
+    return PreparedSource(parse, suffixes, tuple(source.exclude) + excludes, SIZE_LIMITS.get(source.kind, MAX_FILE_BYTES))
 
 
 def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
@@ -147,20 +162,13 @@ def scan_source(
     namespace: str, source: SourceConfig, previous: dict[str, ManifestEntry],
     previous_docs: dict[str, Document], result: ScanResult,
 ) -> None:
-    if source.kind not in PARSERS:
-        result.problems.append(Problem(str(source.path), f"source kind {source.kind!r} is not supported yet", True))
+    prepared = prepare_source(source)
+    if isinstance(prepared, Problem):
+        result.problems.append(prepared)
         return
-    suffixes = PARSERS[source.kind][1]
-    root = source.path
-    if not root.exists():
-        result.problems.append(Problem(str(root), "source folder does not exist", True))
-        return
-    parse, default_excludes = prepare_source(source.kind, root)
-    excludes = tuple(source.exclude) + default_excludes
-    limit = SIZE_LIMITS.get(source.kind, MAX_FILE_BYTES)
     label = source.label
     fresh: list[tuple[ManifestEntry, list[Document]]] = []
-    for rel, path in walk_files(root, suffixes, excludes, result.problems):
+    for rel, path in walk_files(source.path, prepared.suffixes, prepared.excludes, result.problems):
         key = f"{label}\x1f{rel}"
         try:
             stat = path.stat()
@@ -171,8 +179,8 @@ def scan_source(
         if old and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size and _have(old, previous_docs):
             _keep(old, previous_docs, result)
             continue
-        if stat.st_size > limit:
-            result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {limit}-byte limit", True))
+        if stat.st_size > prepared.limit:
+            result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {prepared.limit}-byte limit", True))
             continue
         try:
             data = path.read_bytes()
@@ -185,7 +193,7 @@ def scan_source(
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
         try:
-            docs = parse(data, namespace, label, rel, modified)
+            docs = prepared.parse(data, namespace, label, rel, modified)
         except SourceError as exc:
             result.problems.append(Problem(exc.path, exc.reason, True))
             continue
