@@ -113,3 +113,30 @@ def _rerun_does_no_work_and_a_newer_export_supersedes_the_old(workspace: Workspa
     assert len(rows) == 1 and rows[0]["turns"] == 3
     titles = [d.title for d in workspace.files().read_documents()]
     assert titles.count("Porto trip") == 1
+
+
+def test_a_graph_made_before_episodes_existed_gains_them(tmp_path: Path) -> None:
+    import kuzu
+
+    from mnemo.extract.facts import GraphFacts, edge
+    from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore
+    from ontology import load_ontology
+
+    path = tmp_path / "graph.kuzu"
+    db = kuzu.Database(str(path))
+    conn = kuzu.Connection(db)
+    for table in ("Chunk", "Day"):
+        columns = ", ".join(f"{name} {kind}" for name, kind in NODE_SCHEMAS[table].items())
+        conn.execute(f"CREATE NODE TABLE {table}({columns}, PRIMARY KEY (id))")
+    props = ", ".join(f"{p} {'INT64' if p.startswith('span_') else 'STRING'}" for p in EDGE_PROPS)
+    conn.execute(f"CREATE REL TABLE NEXT(FROM Chunk TO Chunk, FROM Day TO Day, {props})")  # the older NEXT
+    conn.close()
+    db.close()
+    facts = GraphFacts()
+    for episode in ("episode_a", "episode_b"):
+        facts.add_node("Episode", {"id": episode, "doc_id": "", "title": episode, "source": "", "start_time": "",
+                                   "end_time": "", "turns": 1, "speakers": []})
+    facts.add_edge("NEXT", "Episode", "Episode", edge("NEXT", "episode_a", "episode_b", ""))
+    GraphStore(path, load_ontology()).apply(facts)
+    rows = GraphStore(path, load_ontology()).query("MATCH (a:Episode)-[:NEXT]->(b:Episode) RETURN a.id AS a, b.id AS b")
+    assert rows == [{"a": "episode_a", "b": "episode_b"}]

@@ -131,6 +131,8 @@ class GraphStore:
         for table, pairs in self.edge_tables.items():
             ends = ", ".join(f"FROM {a} TO {b}" for a, b in pairs)
             conn.execute(f"CREATE REL TABLE IF NOT EXISTS {table}({ends}, {props})")
+            for a, b in pairs[1:] if len(pairs) > 1 else ():  # a graph made before a pair was added
+                conn.execute(f"ALTER TABLE {table} ADD IF NOT EXISTS FROM {a} TO {b}")
 
     # -- writes -------------------------------------------------------------------------
 
