@@ -1,5 +1,7 @@
 """The ingest assets: sources -> documents -> chunks -> vectors, extractions -> graph."""
 
+from collections import Counter
+
 import dagster as dg
 
 from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents
@@ -40,6 +42,9 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
         "renamed": len(result.renamed),
         "deleted": len(result.deleted),
         "unchanged": result.unchanged,
+        "by_kind": dg.MetadataValue.json(dict(Counter(d.kind for d in result.documents))),
+        "turns": sum(1 for d in result.documents for s in d.segments if s.kind == "turn"),
+        "blocks": sum(1 for d in result.documents for s in d.segments if s.kind == "block"),
         "problems": len(problems),
         "problem_files": dg.MetadataValue.md(_table(problems, ["path", "reason", "skipped"])),
         "preview": dg.MetadataValue.md(_table([d.__dict__ for d in result.documents], ["path", "title", "kind"], 10)),

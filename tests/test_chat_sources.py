@@ -146,3 +146,19 @@ def test_every_turn_lands_in_chunks_once_in_order(turns: list[tuple[str, str]]) 
     words = " ".join(c.text for c in chunks).split()
     for segment in doc.segments:
         assert set(segment.text.split()) <= set(words)
+
+
+def test_zip_exports_are_read_from_the_archive() -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("conversations.json", json.dumps([BRANCHED]))
+        archive.writestr("user.json", "{}")
+        archive.writestr("chat.html", "<html></html>")
+    (doc,) = inbox.parse_file(buffer.getvalue(), "ns", "src", "export.zip", None)
+    assert doc.path == "export.zip!conversations.json" and doc.id == _parse(chatgpt, [BRANCHED])[0].id
+    assert chatgpt.parse_export(buffer.getvalue(), "ns", "src", "export.zip", None)[0].id == doc.id
+    with pytest.raises(SourceError, match="not a readable zip archive"):
+        chatgpt.parse_export(b"PK\x03\x04broken", "ns", "src", "export.zip", None)

@@ -59,7 +59,9 @@ def _workspace(tmp_path: Path, vault: Path) -> Workspace:
 
 def test_episodes_days_and_speakers_form_one_timeline(tmp_path: Path, small_vault: Path) -> None:
     workspace = _workspace(tmp_path, small_vault)
-    workspace.ingest()
+    metadata = workspace.metadata(workspace.ingest(), "documents")
+    assert metadata["by_kind"] == {"note": 2, "journal": 2, "chat": 3}
+    assert (metadata["turns"], metadata["blocks"]) == (6, 0)
     graph = workspace.graph()
     episodes = graph.query("MATCH (e:Episode) RETURN e.title AS title, e.start_time AS started, e.end_time AS ended, e.turns AS turns ORDER BY e.start_time")
     assert [(e["title"], e["turns"]) for e in episodes] == [("Running plan", 2), ("dana", 2), ("Porto trip", 2)]
@@ -140,3 +142,4 @@ def test_a_graph_made_before_episodes_existed_gains_them(tmp_path: Path) -> None
     GraphStore(path, load_ontology()).apply(facts)
     rows = GraphStore(path, load_ontology()).query("MATCH (a:Episode)-[:NEXT]->(b:Episode) RETURN a.id AS a, b.id AS b")
     assert rows == [{"a": "episode_a", "b": "episode_b"}]
+

@@ -12,7 +12,7 @@ from typing import Any
 from mnemo.documents import Document, Segment
 from mnemo.sources.chats import Conversation, conversation_record, export_documents, fill_timestamps, iso_time
 
-SUFFIXES = (".json",)
+SUFFIXES = (".json", ".zip")
 FORMAT = "chatgpt"
 _SKIPPED_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_editable_context"}
 _SPOKEN_ROLES = {"user", "assistant"}

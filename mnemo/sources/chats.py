@@ -7,7 +7,9 @@ first (branch "main"), then edited or regenerated turns (branch "alternate").
 """
 
 import datetime as dt
+import io
 import json
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -149,13 +151,27 @@ def documents_or_error(docs: list[Document], file_problems: list[str], rel: str)
     return docs
 
 
+def zip_members(data: bytes, rel: str) -> list[tuple[str, bytes]]:
+    """(member path, bytes) of every `conversations.json` in an export archive, size-checked."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        wanted = [i for i in archive.infolist() if PurePosixPath(i.filename).name.lower() == "conversations.json"]
+        if sum(i.file_size for i in wanted) > MAX_EXPORT_BYTES:
+            raise SourceError(rel, f"the archive's conversations unpack to more than {MAX_EXPORT_BYTES} bytes")
+        return [(f"{rel}!{i.filename}", archive.read(i)) for i in wanted]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+        raise SourceError(rel, f"not a readable zip archive ({exc})") from None
+
+
 def export_documents(
     data: bytes, namespace: str, source: str, rel: str, modified: str | None, fmt: str,
     parse: Callable[[Any, int], "Conversation | str"],
 ) -> list[Document]:
-    """Every readable conversation of an export file as its own Document; the rest reported."""
+    """Every readable conversation of an export file (or zip archive) as its own Document."""
     if PurePosixPath(rel).name.lower() in SIDE_FILES:
         return []
+    if rel.lower().endswith(".zip"):
+        return [d for member, raw in zip_members(data, rel) for d in export_documents(raw, namespace, source, member, modified, fmt, parse)]
     return conversations_to_documents(load_json(data, rel), namespace, source, rel, modified, fmt, parse)
 
 

@@ -1,7 +1,7 @@
 """A chat-export inbox folder: drop any export in it and its format is recognized by content.
 
 `.json`: a ChatGPT export (conversations with a `mapping`), a Claude export (with
-`chat_messages`), or any other format registered in the scanner's PARSERS that claims it
+`chat_messages`), a `.zip` export archive holding such a `conversations.json`, or any other format registered in the scanner's PARSERS that claims it
 (for example LoCoMo files); `.jsonl`: generic JSONL chats; `.md`: a Markdown note.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 from mnemo.documents import Document
 from mnemo.errors import SourceError
 from mnemo.sources import chatgpt, claude, jsonl, obsidian
-from mnemo.sources.chats import SIDE_FILES, conversations_to_documents, decode_text, load_json
+from mnemo.sources.chats import SIDE_FILES, conversations_to_documents, decode_text, load_json, zip_members
 
-SUFFIXES = (".json", ".jsonl", ".md")
+SUFFIXES = (".json", ".jsonl", ".md", ".zip")
 
 
 def json_format(loaded: Any) -> str | None:
@@ -45,6 +45,11 @@ def parse_file(
         return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified)]
     if name in SIDE_FILES:
         return []
+    if name.endswith(".zip"):
+        members = zip_members(data, rel)
+        if not members:
+            raise SourceError(rel, "the archive holds no conversations.json")
+        return [d for member, raw in members for d in parse_file(raw, namespace, source, member, modified, others)]
     loaded = load_json(data, rel)
     fmt = json_format(loaded)
     if fmt == "chatgpt":
