@@ -42,6 +42,9 @@ def test_logseq_docs_graph() -> None:
     # block's first line, 4 opening a bullet); one of them is the Changelog page's own id
     assert sum(1 for d in docs for s in d.segments if not s.id.startswith("block-")) == 133
     assert next(d for d in docs if d.path == "pages/Changelog.md").properties["id"] == "692d8283-7f1d-44cf-81b0-bb25c469a64e"
+    # org-style `#+BEGIN_NOTE` lines (grep -c '#+BEGIN_' -> many) are not tags; #[[Org Mode]] is one
+    tags = {t for d in docs for t in d.tags}
+    assert "Org Mode" in tags and "docs" in tags and all(t[0].isalnum() for t in tags)
 
 
 def test_logseq_docs_block_references_resolve() -> None:
