@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import make_workspace
 from mnemo.errors import SourceError
@@ -90,3 +92,26 @@ def test_a_graph_ingests_blocks_as_chunks_with_resolved_references(tmp_path: Pat
     again = workspace.ingest()
     assert workspace.metadata(again, "chunks")["rechunked_documents"] == 2
     assert any(t.startswith("Met Alice about Goal: a berth planner") for t in (c.text for c in workspace.files().read_chunks()))
+
+
+_OUTLINE = st.lists(
+    st.tuples(st.integers(0, 4), st.text(st.characters(categories=["L", "N"], include_characters=" -"), min_size=1, max_size=40)
+              .map(str.strip).filter(lambda t: t and not t.startswith("-"))),
+    min_size=1, max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_OUTLINE, st.sampled_from(["\t", "  "]))
+def test_outline_round_trip_keeps_every_block_and_its_parent(items: list[tuple[int, str]], indent: str) -> None:
+    depths: list[int] = []
+    for wanted, _ in items:  # a valid outline never skips a level
+        depths.append(min(wanted, depths[-1] + 1) if depths else 0)
+    text = "\n".join(f"{indent * d}- {t}" for d, (_, t) in zip(depths, items)) + "\n"
+    (doc,) = logseq.parse_file(text.encode(), "ns", "graph", "pages/P.md", None)
+    assert [s.text for s in doc.segments] == [t for _, t in items]
+    assert [s.depth for s in doc.segments] == depths
+    for i, segment in enumerate(doc.segments):
+        parents = [j for j in range(i) if depths[j] == depths[i] - 1]
+        assert segment.parent == (doc.segments[parents[-1]].id if depths[i] else None)
+    assert len({s.id for s in doc.segments}) == len(doc.segments)
