@@ -79,6 +79,13 @@ class WatchConfig(_Strict):
     settle_seconds: float = Field(default=10.0, ge=0, le=3600)
 
 
+class WritebackConfig(_Strict):
+    key: str = Field(default="mnemo", pattern=r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+    exclude: tuple[str, ...] = ()
+    max_related: int = Field(default=8, ge=0, le=100)
+    max_mentions: int = Field(default=12, ge=0, le=200)
+
+
 class MnemoConfig(_Strict):
     data_dir: Path = Path(".mnemo")
     namespaces: dict[str, NamespaceConfig] = Field(default_factory=dict)
@@ -86,6 +93,7 @@ class MnemoConfig(_Strict):
     llm: LLMConfig | None = None
     chunking: ChunkingConfig = ChunkingConfig()
     watch: WatchConfig = WatchConfig()
+    writeback: WritebackConfig = WritebackConfig()
     path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("namespaces")

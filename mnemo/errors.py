@@ -32,3 +32,7 @@ class StoreLocked(MnemoError):
 
 class LLMError(MnemoError):
     """The configured LLM endpoint failed or answered something unusable."""
+
+
+class WritebackRefused(MnemoError):
+    """A note cannot be written back to safely; it is left exactly as it is."""

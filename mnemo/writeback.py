@@ -1,0 +1,362 @@
+"""Write insights back into the notes, without ever damaging them.
+
+A run plans first: each note is read, its patch computed (only the mnemo key's lines
+change, see patch_frontmatter / patch_logseq) and verified by re-parsing. Then each
+planned note is written on its own: its hash is checked again right before the write, the
+journal records how to undo it, the new bytes go to a temp file in the same folder that is
+fsynced and atomically renamed over the note, keeping its permissions. A note that cannot
+be written safely is skipped with a reason and the run goes on.
+"""
+
+import datetime as dt
+import difflib
+import fcntl
+import hashlib
+import os
+import re
+import stat
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mnemo.config import MnemoConfig, SourceConfig
+from mnemo.errors import MnemoError, WritebackRefused
+from mnemo.insights import NoteInsight, NoteRef, read_insights
+from mnemo.patch_frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
+from mnemo.patch_logseq import logseq_patch, page_name
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.writeback_journal import Journal, JournalEntry
+from ontology import Ontology
+
+FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}
+TEMP_SUFFIX = ".mnemo-tmp"
+MAX_NOTE_BYTES = 20 * 1024 * 1024
+_TEMP_NAME = re.compile(r"^\..+\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
+_OBSIDIAN_FORBIDDEN = set("[]#^|")
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def new_run_id() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("wb-%Y%m%dT%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+@dataclass(frozen=True)
+class Skip:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    source: str
+    path: str
+    file: Path
+    before: str
+    old_text: str
+    patch: Patch
+
+    @property
+    def new_text(self) -> str:
+        return self.patch.apply(self.old_text)
+
+    def diff(self) -> str:
+        return "".join(difflib.unified_diff(
+            self.old_text.splitlines(keepends=True), self.new_text.splitlines(keepends=True),
+            f"a/{self.path}", f"b/{self.path}",
+        ))
+
+
+@dataclass
+class WritebackPlan:
+    changes: list[NoteChange] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    unchanged: int = 0
+    opted_out: int = 0
+    excluded: int = 0
+
+
+@dataclass
+class WritebackReport:
+    run: str
+    written: list[str] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+
+
+# -- planning -------------------------------------------------------------------------
+
+
+class LinkNames:
+    """How a source's notes are linked: Obsidian by unique file name (else path), Logseq by page name."""
+
+    def __init__(self, source: SourceConfig) -> None:
+        self.kind = source.kind
+        self.stems: dict[str, int] = {}
+        if source.kind == "obsidian" and source.path.is_dir():
+            for _, _, files in os.walk(source.path):
+                for name in files:
+                    if name.lower().endswith(".md"):
+                        stem = name[:-3].lower()
+                        self.stems[stem] = self.stems.get(stem, 0) + 1
+
+    def name(self, note: NoteRef) -> str | None:
+        stem = Path(note.path).stem
+        if self.kind == "logseq":
+            title = note.properties.get("title")
+            name = page_name(stem, title if isinstance(title, str) else None)
+            return None if "[[" in name or "]]" in name or not name else name
+        name = stem if self.stems.get(stem.lower(), 0) <= 1 else note.path.removesuffix(".md")
+        return None if _OBSIDIAN_FORBIDDEN & set(name) else name
+
+
+def note_values(insight: NoteInsight, links: LinkNames, today: str) -> dict[str, Value]:
+    """What is written for one note, in a fixed key order with stably sorted lists."""
+    values: dict[str, Value] = {}
+    if insight.about:
+        values["about"] = list(insight.about)
+    if insight.mentions:
+        values["mentions"] = list(insight.mentions)
+    related = [f"[[{n}]]" for r in insight.related if (n := links.name(r))]
+    if related:
+        values["related"] = related
+    if insight.community:
+        values["community"] = insight.community
+    if insight.summary:
+        values["summary"] = insight.summary
+    if insight.salience is not None:
+        values["salience"] = float(insight.salience)
+    values["consolidated"] = today
+    return values
+
+
+def note_patch(text: str, kind: str, key: str, values: dict[str, Value]) -> Patch | None:
+    """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it."""
+    if FORMATS[kind] == "logseq" and layout(text).yaml_start is None:
+        flat = {k: ", ".join(v) if isinstance(v, list) else (repr(v) if isinstance(v, float) else v) for k, v in values.items()}
+        return logseq_patch(text, key, flat)
+    return frontmatter_patch(text, key, values)
+
+
+def _excluded(rel: str, folders: tuple[str, ...]) -> bool:
+    return any(rel == f or rel.startswith(f.strip("/") + "/") for f in folders if f.strip("/"))
+
+
+def read_note(file: Path) -> bytes:
+    """A note's bytes, refusing what must not be replaced by a rename."""
+    info = os.lstat(file)
+    if stat.S_ISLNK(info.st_mode):
+        raise WritebackRefused("the note is a symlink; it is not written through")
+    if not stat.S_ISREG(info.st_mode):
+        raise WritebackRefused("not a regular file")
+    if info.st_nlink > 1:
+        raise WritebackRefused("the file has other hard links that a rename would separate")
+    if info.st_size > MAX_NOTE_BYTES:
+        raise WritebackRefused(f"file is {info.st_size} bytes, over the {MAX_NOTE_BYTES}-byte limit")
+    return file.read_bytes()
+
+
+def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsight], today: str) -> WritebackPlan:
+    """Read every note that has insights and compute its verified patch; nothing is written."""
+    plan = WritebackPlan()
+    sources = {s.label: s for s in config.namespace(namespace).sources if s.kind in FORMATS}
+    names = {label: LinkNames(source) for label, source in sources.items()}
+    for insight in insights:
+        source = sources.get(insight.note.source)
+        if source is None:
+            continue
+        rel = insight.note.path
+        if _excluded(rel, config.writeback.exclude) or not rel.lower().endswith(".md"):
+            plan.excluded += 1
+            continue
+        _plan_note(plan, source, rel, note_values(insight, names[source.label], today), config.writeback.key)
+    return plan
+
+
+def _plan_note(plan: WritebackPlan, source: SourceConfig, rel: str, values: dict[str, Value], key: str) -> None:
+    file = source.path / rel
+    try:
+        data = read_note(file)
+        text = data.decode("utf-8")
+        patch = note_patch(text, source.kind, key, values)
+    except OptedOut:
+        plan.opted_out += 1
+        return
+    except WritebackRefused as exc:
+        plan.skipped.append(Skip(rel, str(exc)))
+        return
+    except UnicodeDecodeError as exc:
+        plan.skipped.append(Skip(rel, f"invalid UTF-8 at byte {exc.start}; the note is left as it is"))
+        return
+    except OSError as exc:
+        plan.skipped.append(Skip(rel, f"cannot read the note ({exc.strerror})"))
+        return
+    if patch is None or (patch.old == "" and list(values) == ["consolidated"]):
+        plan.unchanged += 1
+        return
+    plan.changes.append(NoteChange(source.label, rel, file, digest(data), text, patch))
+
+
+# -- writing --------------------------------------------------------------------------
+
+
+def atomic_write(file: Path, data: bytes, expected: str, on_commit: Callable[[], None]) -> None:
+    """Replace the file's bytes if they still hash to `expected`: temp file, fsync, rename."""
+    info = os.lstat(file)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        raise WritebackRefused("the note is no longer a plain file")
+    if not info.st_mode & 0o222:
+        raise WritebackRefused("the file is read-only")
+    folder = file.parent
+    if not os.stat(folder).st_mode & 0o222:
+        raise WritebackRefused("its folder is read-only")
+    if digest(file.read_bytes()) != expected:
+        raise WritebackRefused("the note changed since it was read; it will be retried on the next run")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{file.name}.", suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode))
+            if os.geteuid() == 0 and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+                os.fchown(handle.fileno(), info.st_uid, info.st_gid)
+            os.fsync(handle.fileno())
+        if digest(file.read_bytes()) != expected:
+            raise WritebackRefused("the note changed while it was being written; it will be retried on the next run")
+        on_commit()
+        os.replace(tmp, file)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    _fsync_folder(folder)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sweep_temp_files(roots: list[Path]) -> int:
+    """Remove temp files a killed run left behind (dot-files ending in .mnemo-tmp)."""
+    removed = 0
+    for root in roots:
+        for folder, _, files in os.walk(root):
+            for name in files:
+                if _TEMP_NAME.match(name):
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+    return removed
+
+
+@contextmanager
+def run_lock(data_dir: Path) -> Iterator[None]:
+    """One write-back or undo at a time per namespace."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / "writeback.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise MnemoError(f"another write-back is running for {data_dir}") from None
+        yield
+
+
+def _write(change: NoteChange, patch: Patch, new_text: str, journal: Journal, run: str, op: str, expected: str) -> None:
+    data = new_text.encode("utf-8")
+    entry = JournalEntry(
+        run, op, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), change.source, change.path,
+        str(change.file), patch.start, patch.old, patch.new, expected, digest(data),
+    )
+    atomic_write(change.file, data, expected, lambda: journal.append(entry))
+
+
+def apply_plan(plan: WritebackPlan, journal: Journal, run: str) -> WritebackReport:
+    """Write every planned change; a note that cannot be written is reported and skipped."""
+    report = WritebackReport(run, skipped=list(plan.skipped))
+    for change in plan.changes:
+        try:
+            _write(change, change.patch, change.new_text, journal, run, "write", change.before)
+        except WritebackRefused as exc:
+            report.skipped.append(Skip(change.path, str(exc)))
+            continue
+        except OSError as exc:
+            report.skipped.append(Skip(change.path, f"cannot write the note ({exc.strerror or exc})"))
+            continue
+        report.written.append(change.path)
+    return report
+
+
+def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> WritebackReport:
+    """Restore the notes a run wrote, newest first; a note edited since is left alone."""
+    run, entries = journal.entries_of(run)
+    report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
+    for entry in reversed(entries):
+        try:
+            _undo_entry(entry, journal, report.run)
+        except WritebackRefused as exc:
+            report.skipped.append(Skip(entry.path, str(exc)))
+            continue
+        except OSError as exc:
+            report.skipped.append(Skip(entry.path, f"cannot restore the note ({exc.strerror or exc})"))
+            continue
+        report.written.append(entry.path)
+    return report
+
+
+def _undo_entry(entry: JournalEntry, journal: Journal, run: str) -> None:
+    file = Path(entry.file)
+    data = read_note(file)
+    current = digest(data)
+    if current == entry.before:
+        raise WritebackRefused("already as it was before that run")
+    text = data.decode("utf-8")
+    if current == entry.after:
+        patch = Patch(entry.start, entry.new, entry.old)
+    elif entry.new and text.count(entry.new) == 1:
+        patch = Patch(text.index(entry.new), entry.new, entry.old)
+    else:
+        raise WritebackRefused("the note changed since that run and its mnemo block is no longer the one written")
+    restored = patch.apply(text)
+    if current == entry.after and digest(restored.encode("utf-8")) != entry.before:
+        raise WritebackRefused("the journal entry does not restore the recorded bytes")
+    change = NoteChange(entry.source, entry.path, file, current, text, patch)
+    _write(change, patch, restored, journal, run, "undo", current)
+
+
+# -- a whole run ----------------------------------------------------------------------
+
+
+def journal_for(config: MnemoConfig, namespace: str) -> Journal:
+    return Journal(NamespaceFiles(config.data_dir, namespace).root / "writeback" / "journal.jsonl")
+
+
+def writeback_namespace(
+    config: MnemoConfig, namespace: str, ontology: Ontology, *, run: str | None = None,
+    today: str | None = None, dry_run: bool = False,
+) -> tuple[WritebackPlan, WritebackReport | None]:
+    """Plan the namespace's write-back from its graph and, unless dry_run, carry it out."""
+    files = NamespaceFiles(config.data_dir, namespace)
+    settings = config.writeback
+    day = today or dt.date.today().isoformat()
+    if dry_run:
+        insights = read_insights(GraphStore(files.graph_path, ontology), settings.max_related, settings.max_mentions)
+        return plan_writeback(config, namespace, insights, day), None
+    with run_lock(files.root):
+        sweep_temp_files([s.path for s in config.namespace(namespace).sources if s.kind in FORMATS and s.path.is_dir()])
+        insights = read_insights(GraphStore(files.graph_path, ontology), settings.max_related, settings.max_mentions)
+        plan = plan_writeback(config, namespace, insights, day)
+        return plan, apply_plan(plan, journal_for(config, namespace), run or new_run_id())
+
+
+def undo_namespace(config: MnemoConfig, namespace: str, run: str) -> WritebackReport:
+    """Undo one run of the namespace's write-back (by id or unambiguous prefix)."""
+    files = NamespaceFiles(config.data_dir, namespace)
+    with run_lock(files.root):
+        return undo_run(journal_for(config, namespace), run)
