@@ -4,6 +4,7 @@ import dagster as dg
 
 from assets.checks import ingest_checks
 from assets.ingest import ingest_assets
+from assets.writeback import writeback_assets
 from jobs import ingest_job
 from resources import default_resources
 from sensors import namespaces_sensor
@@ -13,7 +14,7 @@ from sensors.file_drop import file_drop_sensor
 def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> dg.Definitions:
     """Definitions with the given resources (tests pass temporary stores)."""
     return dg.Definitions(
-        assets=ingest_assets,
+        assets=[*ingest_assets, *writeback_assets],
         asset_checks=ingest_checks,
         jobs=[ingest_job],
         sensors=[namespaces_sensor, file_drop_sensor],

@@ -30,7 +30,7 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
     """Notes and conversations scanned incrementally from the namespace's sources."""
     namespace = context.partition_key
     config = mnemo_config.load()
-    result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace))
+    result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace), config.writeback.key)
     for problem in result.problems:
         log = context.log.error if problem.fatal else context.log.warning
         log(f"{problem.path}: {problem.reason}" + (" (skipped)" if problem.fatal else " (kept)"))

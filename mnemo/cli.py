@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemo.commands_writeback import writeback
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.recall import recall_chunks
@@ -20,6 +21,7 @@ from ontology import load_ontology
 
 app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True)
 console = Console()
+app.command()(writeback)
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 

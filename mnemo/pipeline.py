@@ -20,9 +20,9 @@ from mnemo.stores.files import NamespaceFiles
 from ontology import Ontology
 
 
-def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig) -> ScanResult:
+def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_key: str = "mnemo") -> ScanResult:
     """Scan the namespace's sources incrementally; write documents, manifest and problems."""
-    result = scan_namespace(files.namespace, namespace.sources, files.read_manifest(), files.read_documents())
+    result = scan_namespace(files.namespace, namespace.sources, files.read_manifest(), files.read_documents(), writeback_key)
     files.write_documents(result.documents)
     files.write_problems([{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems])
     files.write_manifest(result.manifest)

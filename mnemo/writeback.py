@@ -337,21 +337,21 @@ def journal_for(config: MnemoConfig, namespace: str) -> Journal:
     return Journal(NamespaceFiles(config.data_dir, namespace).root / "writeback" / "journal.jsonl")
 
 
-def writeback_namespace(
-    config: MnemoConfig, namespace: str, ontology: Ontology, *, run: str | None = None,
-    today: str | None = None, dry_run: bool = False,
-) -> tuple[WritebackPlan, WritebackReport | None]:
-    """Plan the namespace's write-back from its graph and, unless dry_run, carry it out."""
+def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, today: str | None = None) -> WritebackPlan:
+    """What a write-back would change now (the dry run): read the graph and the notes, write nothing."""
     files = NamespaceFiles(config.data_dir, namespace)
     settings = config.writeback
-    day = today or dt.date.today().isoformat()
-    if dry_run:
-        insights = read_insights(GraphStore(files.graph_path, ontology), settings.max_related, settings.max_mentions)
-        return plan_writeback(config, namespace, insights, day), None
-    with run_lock(files.root):
+    insights = read_insights(GraphStore(files.graph_path, ontology), settings.max_related, settings.max_mentions)
+    return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat())
+
+
+def writeback_namespace(
+    config: MnemoConfig, namespace: str, ontology: Ontology, *, run: str | None = None, today: str | None = None,
+) -> tuple[WritebackPlan, WritebackReport]:
+    """Plan the namespace's write-back from its graph and carry it out, one note at a time."""
+    with run_lock(NamespaceFiles(config.data_dir, namespace).root):
         sweep_temp_files([s.path for s in config.namespace(namespace).sources if s.kind in FORMATS and s.path.is_dir()])
-        insights = read_insights(GraphStore(files.graph_path, ontology), settings.max_related, settings.max_mentions)
-        plan = plan_writeback(config, namespace, insights, day)
+        plan = plan_namespace(config, namespace, ontology, today)
         return plan, apply_plan(plan, journal_for(config, namespace), run or new_run_id())
 
 

@@ -9,6 +9,7 @@ from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
+from mnemo.writeback import WritebackPlan, WritebackReport, writeback_namespace
 from ontology import Ontology, load_ontology
 
 
@@ -58,6 +59,15 @@ class EmbedderResource(dg.ConfigurableResource):
         return self._embedder
 
 
+class NoteWriterResource(dg.ConfigurableResource):
+    """Writes insights into the namespace's notes, only under the write-back key, journaled."""
+
+    config: MnemoConfigResource
+
+    def write_back(self, namespace: str, run: str) -> tuple[WritebackPlan, WritebackReport]:
+        return writeback_namespace(self.config.load(), namespace, self.config.ontology(), run=run)
+
+
 def default_resources(config_path: str = "") -> dict[str, dg.ConfigurableResource]:
     """The resource set the ingest assets need, all reading one configuration file."""
     config = MnemoConfigResource(config_path=config_path)
@@ -66,4 +76,5 @@ def default_resources(config_path: str = "") -> dict[str, dg.ConfigurableResourc
         "graph": GraphResource(config=config),
         "vectors": VectorResource(config=config),
         "embedder": EmbedderResource(config=config),
+        "note_writer": NoteWriterResource(config=config),
     }

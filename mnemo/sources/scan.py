@@ -18,6 +18,8 @@ from typing import Any
 from mnemo.config import SourceConfig
 from mnemo.documents import Document
 from mnemo.errors import SourceError
+from mnemo.patch_frontmatter import without_block
+from mnemo.patch_logseq import without_properties
 from mnemo.sources import chatgpt, claude, inbox, jsonl, logseq, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.ignore import is_temp_file
@@ -115,6 +117,20 @@ def prepare_source(source: SourceConfig) -> PreparedSource | Problem:
     return PreparedSource(parse, suffixes, tuple(source.exclude) + excludes, SIZE_LIMITS.get(source.kind, MAX_FILE_BYTES))
 
 
+def file_fingerprint(data: bytes, kind: str, key: str = "mnemo") -> str:
+    """The file's hash for change detection; in notes, the write-back key's lines do not count."""
+    try:
+        text = data.decode("utf-8") if kind in ("obsidian", "logseq") else None
+    except UnicodeDecodeError:
+        text = None
+    if text is None:
+        return hashlib.sha256(data).hexdigest()[:24]
+    stripped = without_block(text, key)
+    if kind == "logseq":
+        stripped = without_properties(stripped, key)
+    return hashlib.sha256(stripped.encode("utf-8")).hexdigest()[:24]
+
+
 def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
     parts = rel.split("/")
     if any(p.startswith(".") for p in parts[:-1]):
@@ -160,7 +176,7 @@ def _symlink_problem(path: Path, real_root: Path) -> str | None:
 
 def scan_source(
     namespace: str, source: SourceConfig, previous: dict[str, ManifestEntry],
-    previous_docs: dict[str, Document], result: ScanResult,
+    previous_docs: dict[str, Document], result: ScanResult, writeback_key: str = "mnemo",
 ) -> None:
     prepared = prepare_source(source)
     if isinstance(prepared, Problem):
@@ -187,7 +203,7 @@ def scan_source(
         except OSError as exc:
             result.problems.append(Problem(rel, f"cannot read file ({exc.strerror})", True))
             continue
-        file_hash = hashlib.sha256(data).hexdigest()[:24]
+        file_hash = file_fingerprint(data, source.kind, writeback_key)
         if old and old.file_hash == file_hash and _have(old, previous_docs):
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue
@@ -235,14 +251,15 @@ def _settle_renames(
 
 
 def scan_namespace(
-    namespace: str, sources: tuple[SourceConfig, ...], manifest: list[ManifestEntry], documents: list[Document]
+    namespace: str, sources: tuple[SourceConfig, ...], manifest: list[ManifestEntry], documents: list[Document],
+    writeback_key: str = "mnemo",
 ) -> ScanResult:
     """Scan every source of a namespace; reuse what the manifest shows is unchanged."""
     previous = {f"{e.source}\x1f{e.path}": e for e in manifest}
     previous_docs = {d.id: d for d in documents}
     result = ScanResult()
     for source in sources:
-        scan_source(namespace, source, previous, previous_docs, result)
+        scan_source(namespace, source, previous, previous_docs, result, writeback_key)
     result.deleted = sorted(e.path for e in previous.values())
     result.documents = _latest_per_id(result.documents)
     result.documents.sort(key=lambda d: (d.source, d.path, d.id))

@@ -1,0 +1,43 @@
+"""The write-back asset: insights from the graph written into the notes' frontmatter."""
+
+import dagster as dg
+
+from assets.ingest import GRAPH_POOL, entity_graph, namespaces
+from resources import NoteWriterResource
+
+GROUP = "writeback"
+_PREVIEW_DIFFS = 5
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _skipped_table(skipped: list[tuple[str, str]]) -> str:
+    if not skipped:
+        return "_none_"
+    rows = ["| note | reason |", "|---|---|"]
+    rows += [f"| {_cell(p)} | {_cell(r)} |" for p, r in skipped[:50]]
+    return "\n".join(rows)
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=[entity_graph], pool=GRAPH_POOL)
+def note_writeback(context: dg.AssetExecutionContext, note_writer: NoteWriterResource) -> dg.MaterializeResult:
+    """Entities, related notes and summaries written into each note under the mnemo key (journaled, undoable)."""
+    plan, report = note_writer.write_back(context.partition_key, context.run_id)
+    for skip in report.skipped:
+        context.log.warning(f"{skip.path}: {skip.reason} (not written)")
+    diffs = "\n".join(c.diff() for c in plan.changes if c.path in set(report.written[:_PREVIEW_DIFFS]))
+    return dg.MaterializeResult(metadata={
+        "written": len(report.written),
+        "unchanged": plan.unchanged,
+        "opted_out": plan.opted_out,
+        "excluded": plan.excluded,
+        "skipped": len(report.skipped),
+        "undo": f"mnemo writeback --namespace {context.partition_key} --undo {report.run}",
+        "skipped_notes": dg.MetadataValue.md(_skipped_table([(s.path, s.reason) for s in report.skipped])),
+        "preview": dg.MetadataValue.md(f"```diff\n{diffs}\n```" if diffs else "_nothing written_"),
+    })
+
+
+writeback_assets = [note_writeback]

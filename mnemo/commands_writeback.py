@@ -1,0 +1,66 @@
+"""`mnemo writeback`: write insights into the notes, show the diffs, or undo a run."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from mnemo.config import load_config
+from mnemo.errors import MnemoError
+from mnemo.writeback import WritebackPlan, WritebackReport, journal_for, plan_namespace, undo_namespace, writeback_namespace
+from ontology import load_ontology
+
+console = Console()
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code=2)
+
+
+def _print_plan(plan: WritebackPlan) -> None:
+    console.print(
+        f"{len(plan.changes)} to write, {plan.unchanged} unchanged, {plan.opted_out} opted out, "
+        f"{plan.excluded} excluded, {len(plan.skipped)} skipped"
+    )
+
+
+def _print_report(report: WritebackReport, verb: str) -> None:
+    console.print(f"run [bold]{report.run}[/]: {len(report.written)} notes {verb}, {len(report.skipped)} skipped")
+    for skip in report.skipped:
+        console.print(f"[yellow]{escape(skip.path)}[/]: {escape(skip.reason)}")
+
+
+def writeback(
+    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")] = "example",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print unified diffs of what would change; write nothing.")] = False,
+    undo: Annotated[str | None, typer.Option("--undo", metavar="RUN", help="Restore the notes a run wrote (id or prefix).")] = None,
+    runs: Annotated[bool, typer.Option("--runs", help="List the write-back runs in the journal.")] = False,
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")] = None,
+) -> None:
+    """Write what mnemo learned into each note's frontmatter (only under the mnemo key)."""
+    try:
+        settings = load_config(config)
+        if runs:
+            for run in journal_for(settings, namespace).runs():
+                console.print(f"{run.run}  {run.op:5}  {run.at}  {run.notes} notes")
+            return
+        if undo is not None:
+            _print_report(undo_namespace(settings, namespace, undo), "restored")
+            return
+        if dry_run:
+            plan = plan_namespace(settings, namespace, load_ontology())
+            for change in plan.changes:
+                console.out(change.diff(), end="", highlight=False)
+            _print_plan(plan)
+            for skip in plan.skipped:
+                console.print(f"[yellow]{escape(skip.path)}[/]: {escape(skip.reason)}")
+            return
+        plan, report = writeback_namespace(settings, namespace, load_ontology())
+    except (MnemoError, FileNotFoundError) as exc:
+        _fail(str(exc))
+        return
+    _print_plan(plan)
+    _print_report(report, "written")
