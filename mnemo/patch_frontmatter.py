@@ -205,7 +205,7 @@ def current_block(text: str, key: str) -> str | None:
 
 
 def without_block(text: str, key: str) -> str:
-    """The note with the key's lines taken out (and an emptied frontmatter dropped).
+    """The note with the key's lines taken out (and a frontmatter left empty dropped).
 
     Change detection hashes this, so a write-back alone never looks like an edit. A note
     whose frontmatter cannot be read safely is returned unchanged.
@@ -215,8 +215,9 @@ def without_block(text: str, key: str) -> str:
         span = find_block(text, where, key)
     except WritebackRefused:
         return text
-    if span is None or where.yaml_start is None:
+    if where.yaml_start is None:
         return text
-    if text[where.yaml_start:span[0]] + text[span[1]:where.yaml_end] == "":
+    start, end = span or (where.yaml_end, where.yaml_end)
+    if text[where.yaml_start:start] + text[end:where.yaml_end] == "":
         return where.bom + text[where.body_start:]
-    return text[:span[0]] + text[span[1]:]
+    return text[:start] + text[end:]
