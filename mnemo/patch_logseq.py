@@ -120,8 +120,10 @@ def without_properties(text: str, prefix: str) -> str:
         return text
     start, last = props[ours[0]].offset, props[ours[-1]]
     end = last.offset + len(last.line)
-    if len(ours) == len(props) and text[end:end + 2].strip("\r\n") == "" and text[end:end + 1] in ("\n", "\r"):
-        end += 2 if text.startswith("\r\n", end) else 1
+    if len(ours) == len(props):
+        end += next((len(nl) for nl in ("\r\n", "\n") if text.startswith(nl, end)), 0)
+    elif end == len(text) and not text.endswith("\n"):
+        start -= next((len(nl) for nl in ("\r\n", "\n") if text.endswith(nl, 0, start)), 0)
     return text[:start] + text[end:]
 
 

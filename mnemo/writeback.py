@@ -26,7 +26,8 @@ from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import MnemoError, WritebackRefused
 from mnemo.insights import NoteInsight, NoteRef, read_insights
 from mnemo.patch_frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
-from mnemo.patch_logseq import logseq_patch, page_name
+from mnemo.patch_logseq import logseq_patch, page_name, page_properties
+from mnemo.sources.markdown import split_frontmatter
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback_journal import Journal, JournalEntry
@@ -37,6 +38,7 @@ TEMP_SUFFIX = ".mnemo-tmp"
 MAX_NOTE_BYTES = 20 * 1024 * 1024
 _TEMP_NAME = re.compile(r"^\..+\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
 _OBSIDIAN_FORBIDDEN = set("[]#^|")
+_TITLE_SCAN_CHARS = 16384
 
 
 def digest(data: bytes) -> str:
@@ -98,21 +100,44 @@ class LinkNames:
     def __init__(self, source: SourceConfig) -> None:
         self.kind = source.kind
         self.stems: dict[str, int] = {}
-        if source.kind == "obsidian" and source.path.is_dir():
-            for _, _, files in os.walk(source.path):
-                for name in files:
-                    if name.lower().endswith(".md"):
-                        stem = name[:-3].lower()
-                        self.stems[stem] = self.stems.get(stem, 0) + 1
+        self.titles: dict[str, str] = {}
+        for rel in _markdown_files(source.path):
+            stem = Path(rel).stem.lower()
+            self.stems[stem] = self.stems.get(stem, 0) + 1
+            if self.kind == "logseq":
+                title = _logseq_title(source.path / rel)
+                if title:
+                    self.titles[rel] = title
 
     def name(self, note: NoteRef) -> str | None:
         stem = Path(note.path).stem
         if self.kind == "logseq":
-            title = note.properties.get("title")
-            name = page_name(stem, title if isinstance(title, str) else None)
+            name = page_name(stem, self.titles.get(note.path))
             return None if "[[" in name or "]]" in name or not name else name
         name = stem if self.stems.get(stem.lower(), 0) <= 1 else note.path.removesuffix(".md")
         return None if _OBSIDIAN_FORBIDDEN & set(name) else name
+
+
+def _markdown_files(root: Path) -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found += [Path(folder, n).relative_to(root).as_posix() for n in files if n.lower().endswith(".md")]
+    return found
+
+
+def _logseq_title(file: Path) -> str | None:
+    """A Logseq page's `title::` property (or frontmatter `title:`), which names the page."""
+    try:
+        with open(file, encoding="utf-8") as handle:
+            head = handle.read(_TITLE_SCAN_CHARS)
+    except (OSError, UnicodeDecodeError):
+        return None
+    title = page_properties(head).get("title")
+    if title is None and head.removeprefix("\ufeff").startswith("---"):
+        value = split_frontmatter(head.removeprefix("\ufeff")).properties.get("title")
+        title = value if isinstance(value, str) else None
+    return title
 
 
 def note_values(insight: NoteInsight, links: LinkNames, today: str) -> dict[str, Value]:
