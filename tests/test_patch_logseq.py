@@ -46,9 +46,9 @@ def pages(draw: st.DrawFn) -> tuple[str, str, dict[str, str]]:
     wanted = draw(mnemo_values())
     at = draw(st.integers(0, len(props)))
     old = "".join(render_lines(PREFIX, draw(mnemo_values()), nl)) if props and draw(st.booleans()) else ""
-    strip = not body and draw(st.booleans())
     parts = [bom, "".join(props[:at]), old, "".join(props[at:]), sep, body]
     text = "".join(parts)
+    strip = not body and nl in text.removesuffix(nl) and draw(st.booleans())
     if strip:
         text = text.removesuffix(nl)
     seen = nl if "\n" in text else "\n"
