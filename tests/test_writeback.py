@@ -1,0 +1,183 @@
+"""Write-back on a real workspace: real Kùzu graph, real files, the CLI and the asset."""
+
+import os
+import re
+import stat
+from pathlib import Path
+
+import dagster as dg
+import yaml
+from typer.testing import CliRunner
+
+from conftest import Workspace
+from mnemo.cli import app
+from mnemo.stores.graph import GraphStore
+from mnemo.writeback import apply_plan, journal_for, plan_namespace, writeback_namespace
+from ontology import load_ontology
+
+DAY = "2026-11-22"
+BROKEN = {"Concepts/Zettelkasten.md", "People/Jonas Weber.md", "Places/Café Lusitano.md"}
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+def mtimes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.stat().st_mtime_ns for p in sorted(root.rglob("*.md"))}
+
+
+def strip_mnemo(text: str) -> set[str]:
+    """Independent of the patcher: the text without the `mnemo:` line and its indented lines
+    (and without the frontmatter that then is empty, for notes that had none)."""
+    out = re.sub(r"(?m)^mnemo:[^\n]*\n(?:[ \t][^\n]*\n)*", "", text)
+    return {out, out.removeprefix("---\n---\n")}
+
+
+def run(workspace: Workspace, day: str = DAY):  # noqa: ANN201 - (plan, report)
+    return writeback_namespace(workspace.config, "test", load_ontology(), today=day)
+
+
+def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    before = snapshot(vault)
+    plan, report = run(workspace)
+    after = snapshot(vault)
+    assert len(report.written) >= 40
+    assert {s.path for s in report.skipped} == BROKEN
+    assert all("left as it is" in s.reason or "never closed" in s.reason for s in report.skipped)
+    changed = {p for p in before if before[p] != after[p]}
+    assert changed == set(report.written)
+    for path in changed:
+        assert before[path].decode() in strip_mnemo(after[path].decode()), path
+    alice = after["People/Alice Chen.md"].decode()
+    assert "  about:\n    - \"person_id:alice_chen\"\n" in alice
+    assert '    - "[[Project Heron]]"\n' in alice
+    assert f'  consolidated: "{DAY}"' in alice
+
+    stamps = mtimes(vault)
+    plan, report = run(workspace, "2026-12-01")
+    assert report.written == [] and plan.unchanged == len(changed)
+    assert mtimes(vault) == stamps and snapshot(vault) == after
+
+
+def test_ingest_does_not_see_a_writeback_as_an_edit(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    run(workspace)
+    again = workspace.metadata(workspace.ingest(), "documents")
+    assert (again["new"], again["changed"], again["deleted"]) == (0, 0, 0)
+    note = vault / "People" / "Alice Chen.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nA new line by hand.\n", encoding="utf-8")
+    edited = workspace.metadata(workspace.ingest(), "documents")
+    assert edited["changed"] == 1
+
+
+def test_undo_restores_every_byte_and_dry_run_writes_nothing(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    original = snapshot(vault)
+    cli = CliRunner()
+    args = ["--namespace", "test", "--config", str(workspace.config_path)]
+    dry = cli.invoke(app, ["writeback", "--dry-run", *args])
+    assert dry.exit_code == 0, dry.output
+    assert "--- a/People/Alice Chen.md" in dry.output and "+mnemo:" in dry.output
+    assert snapshot(vault) == original
+    wrote = cli.invoke(app, ["writeback", *args])
+    assert wrote.exit_code == 0, wrote.output
+    run_id = re.search(r"run (wb-\S+):", wrote.output).group(1)
+    assert snapshot(vault) != original
+    listed = cli.invoke(app, ["writeback", "--runs", *args])
+    assert run_id in listed.output
+    undone = cli.invoke(app, ["writeback", "--undo", run_id[:14], *args])
+    assert undone.exit_code == 0, undone.output
+    assert snapshot(vault) == original
+    missing = cli.invoke(app, ["writeback", "--undo", "nope", *args])
+    assert missing.exit_code == 2 and "no write-back run" in missing.output
+
+
+def test_a_note_edited_between_read_and_write_is_skipped_and_kept(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    plan = plan_namespace(workspace.config, "test", load_ontology(), DAY)
+    note = vault / "Projects" / "Project Heron.md"
+    edited = note.read_text(encoding="utf-8") + "\nTyped while mnemo was writing.\n"
+    note.write_text(edited, encoding="utf-8")
+    report = apply_plan(plan, journal_for(workspace.config, "test"), "wb-test")
+    assert "Projects/Project Heron.md" not in report.written
+    assert any(s.path == "Projects/Project Heron.md" and "changed since" in s.reason for s in report.skipped)
+    assert note.read_text(encoding="utf-8") == edited
+    _, retry = run(workspace)
+    assert retry.written == ["Projects/Project Heron.md"]
+    assert "Typed while mnemo was writing." in note.read_text(encoding="utf-8")
+
+
+def test_read_only_notes_and_folders_are_reported_and_the_run_goes_on(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    note, folder = vault / "People" / "Alice Chen.md", vault / "Places"
+    kept = vault / "Projects" / "Tidepool.md"
+    note.chmod(0o444)
+    folder.chmod(0o555)
+    kept.chmod(0o640)
+    try:
+        before = snapshot(vault)
+        _, report = run(workspace)
+    finally:
+        note.chmod(0o644)
+        folder.chmod(0o755)
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert reasons["People/Alice Chen.md"] == "the file is read-only"
+    assert reasons["Places/Kyoto.md"] == "its folder is read-only"
+    assert note.read_bytes() == before["People/Alice Chen.md"]
+    assert "Projects/Tidepool.md" in report.written
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+    assert not list(vault.rglob("*.mnemo-tmp"))
+
+
+def test_opt_out_exclude_and_symlinks(workspace: Workspace, vault: Path) -> None:
+    config = yaml.safe_load(workspace.config_path.read_text())
+    config["writeback"] = {"exclude": ["Projects"], "key": "memory"}
+    workspace.config_path.write_text(yaml.safe_dump(config))
+    opted = vault / "Places" / "Lisbon.md"
+    opted.write_text(opted.read_text(encoding="utf-8").replace("---\n", "---\nmemory: false\n", 1), encoding="utf-8")
+    (vault / "Inbox" / "Alias of Kyoto.md").symlink_to(vault / "Places" / "Kyoto.md")
+    workspace.ingest()
+    before = snapshot(vault)
+    plan, report = run(workspace)
+    assert plan.opted_out == 1 and plan.excluded == 5
+    assert snapshot(vault)["Places/Lisbon.md"] == before["Places/Lisbon.md"]
+    assert all(not p.startswith("Projects/") for p in report.written)
+    assert any(s.path == "Inbox/Alias of Kyoto.md" and "symlink" in s.reason for s in report.skipped)
+    assert "\nmemory:\n" in (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
+
+
+def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    with workspace.graph().connect() as conn:
+        conn.execute("CREATE NODE TABLE Community(id STRING, level INT64, title STRING, summary STRING, PRIMARY KEY (id))")
+        conn.execute("CREATE REL TABLE IN_COMMUNITY(FROM Entity TO Community)")
+        conn.execute("ALTER TABLE Entity ADD salience DOUBLE")
+        conn.execute("CREATE (:Community {id: 'c1', level: 0, title: 'Heron team', summary: 'Alice leads Project Heron.\nMore.'})")
+        conn.execute("MATCH (e:Entity {id: 'person_alice_chen'}), (c:Community {id: 'c1'}) CREATE (e)-[:IN_COMMUNITY]->(c)")
+        conn.execute("MATCH (e:Entity {id: 'person_alice_chen'}) SET e.salience = 0.8123")
+    run(workspace)
+    alice = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
+    assert '  community: "Heron team"\n  summary: "Alice leads Project Heron. More."\n  salience: 0.812\n' in alice
+    assert "community:" not in (vault / "Places" / "Porto.md").read_text(encoding="utf-8")
+
+
+def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, vault: Path) -> None:
+    from definitions import build_defs
+    from resources import default_resources
+
+    workspace.ingest()
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    ingest_keys = {k.to_user_string() for k in defs.get_job_def("ingest_job").asset_layer.asset_graph.executable_asset_keys}
+    assert "note_writeback" not in ingest_keys
+    result = dg.materialize(
+        [defs.get_assets_def("note_writeback")], partition_key="test", instance=workspace.instance,
+        resources=default_resources(str(workspace.config_path)),
+    )
+    assert result.success
+    assert workspace.metadata(result, "note_writeback")["written"] >= 40
+    entries = journal_for(workspace.config, "test").entries()
+    assert {e.run for e in entries} == {result.run_id}
+    assert GraphStore(workspace.files().graph_path, load_ontology()).counts()["Note"] > 0
+    assert os.path.exists(workspace.files().root / "writeback" / "journal.jsonl")
