@@ -1,0 +1,89 @@
+"""A write-back run killed at random points leaves every note either old or new, never partial."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import Workspace
+from mnemo.writeback import journal_for, plan_namespace, writeback_namespace
+from ontology import load_ontology
+
+DAY = "2026-11-22"
+KILLS = 6
+RUNNER = """
+import sys
+from mnemo.config import load_config
+from mnemo.writeback import writeback_namespace
+from ontology import load_ontology
+config, ontology = load_config(sys.argv[1]), load_ontology()
+print("start", flush=True)
+writeback_namespace(config, "test", ontology, today=sys.argv[2])
+print("done", flush=True)
+"""
+
+
+def add_generated_notes(vault: Path, count: int = 120) -> None:
+    """More notes that link to each other and to the example's people, in varied styles."""
+    folder = vault / "Generated"
+    folder.mkdir()
+    people = ["Alice Chen", "Bob Martins", "Carla Duarte", "Dana Kim"]
+    for i in range(count):
+        head = ["", "---\ntags: [gen]\n---\n", "---\r\n# a comment\r\nrating: 3\r\n---\r\n", "\ufeff---\ntitle: 'N'\n---\n"][i % 4]
+        body = f"Note {i} links [[Note {(i * 7 + 1) % count}]] and [[{people[i % 4]}]].\n" + "words " * (i % 50)
+        (folder / f"Note {i}.md").write_bytes((head + body).encode("utf-8"))
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+def start_run(workspace: Workspace) -> subprocess.Popen[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, str(workspace.config_path), DAY],
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1],
+    )
+    assert process.stdout is not None and process.stdout.readline().strip() == "start"
+    return process
+
+
+def test_killed_runs_leave_every_note_old_or_new(workspace: Workspace, vault: Path) -> None:
+    add_generated_notes(vault)
+    workspace.ingest()
+    old = snapshot(vault)
+    plan = plan_namespace(workspace.config, "test", load_ontology(), DAY)
+    new = {**old, **{c.path: c.new_text.encode("utf-8") for c in plan.changes}}
+    assert len(plan.changes) > 150
+
+    full = start_run(workspace)
+    began = time.monotonic()
+    assert full.wait(timeout=120) == 0
+    window = time.monotonic() - began
+    assert snapshot(vault) == new
+
+    rng = random.Random(int(os.environ.get("MNEMO_CRASH_SEED", "7")))
+    partial_runs = 0
+    for _ in range(KILLS):
+        for path, data in old.items():
+            (vault / path).write_bytes(data)
+        process = start_run(workspace)
+        time.sleep(rng.uniform(0, window))
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        now = snapshot(vault)
+        assert set(now) == set(old)
+        torn = [p for p in now if now[p] not in (old[p], new[p])]
+        assert torn == []
+        written = sum(now[p] != old[p] for p in now)
+        print(f"killed after {written} of {len(plan.changes)} notes")
+        partial_runs += 0 < written < len(plan.changes)
+    assert partial_runs >= 1, "no kill landed in the middle of the writes"
+
+    journal_for(workspace.config, "test").entries()
+    _, report = writeback_namespace(workspace.config, "test", load_ontology(), today=DAY)
+    assert snapshot(vault) == new
+    assert report.skipped == [s for s in plan.skipped]
+    assert not [p for p in vault.rglob("*") if p.name.endswith(".mnemo-tmp")]
