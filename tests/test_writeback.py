@@ -2,14 +2,16 @@
 
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 
 import dagster as dg
+import pytest
 import yaml
 from typer.testing import CliRunner
 
-from conftest import Workspace
+from conftest import EXAMPLE_VAULT, Workspace, make_workspace
 from mnemo.cli import app
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback import apply_plan, journal_for, plan_namespace, writeback_namespace
@@ -17,6 +19,22 @@ from ontology import load_ontology
 
 DAY = "2026-11-22"
 BROKEN = {"Concepts/Zettelkasten.md", "People/Jonas Weber.md", "Places/Café Lusitano.md"}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example vault ingested once; each test gets its own copy of vault and stores."""
+    root = tmp_path_factory.mktemp("template")
+    shutil.copytree(EXAMPLE_VAULT, root / "vault")
+    make_workspace(root, {"test": [{"kind": "obsidian", "path": str(root / "vault")}]}).ingest()
+    return root
+
+
+@pytest.fixture
+def vault(template: Path, tmp_path: Path) -> Path:
+    shutil.copytree(template / "vault", tmp_path / "vault")
+    shutil.copytree(template / "data", tmp_path / "data")
+    return tmp_path / "vault"
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -39,7 +57,6 @@ def run(workspace: Workspace, day: str = DAY):  # noqa: ANN201 - (plan, report)
 
 
 def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: Workspace, vault: Path) -> None:
-    workspace.ingest()
     before = snapshot(vault)
     plan, report = run(workspace)
     after = snapshot(vault)
@@ -62,7 +79,6 @@ def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: 
 
 
 def test_ingest_does_not_see_a_writeback_as_an_edit(workspace: Workspace, vault: Path) -> None:
-    workspace.ingest()
     run(workspace)
     again = workspace.metadata(workspace.ingest(), "documents")
     assert (again["new"], again["changed"], again["deleted"]) == (0, 0, 0)
@@ -73,7 +89,6 @@ def test_ingest_does_not_see_a_writeback_as_an_edit(workspace: Workspace, vault:
 
 
 def test_undo_restores_every_byte_and_dry_run_writes_nothing(workspace: Workspace, vault: Path) -> None:
-    workspace.ingest()
     original = snapshot(vault)
     cli = CliRunner()
     args = ["--namespace", "test", "--config", str(workspace.config_path)]
@@ -95,7 +110,6 @@ def test_undo_restores_every_byte_and_dry_run_writes_nothing(workspace: Workspac
 
 
 def test_a_note_edited_between_read_and_write_is_skipped_and_kept(workspace: Workspace, vault: Path) -> None:
-    workspace.ingest()
     plan = plan_namespace(workspace.config, "test", load_ontology(), DAY)
     note = vault / "Projects" / "Project Heron.md"
     edited = note.read_text(encoding="utf-8") + "\nTyped while mnemo was writing.\n"
@@ -110,7 +124,6 @@ def test_a_note_edited_between_read_and_write_is_skipped_and_kept(workspace: Wor
 
 
 def test_read_only_notes_and_folders_are_reported_and_the_run_goes_on(workspace: Workspace, vault: Path) -> None:
-    workspace.ingest()
     note, folder = vault / "People" / "Alice Chen.md", vault / "Places"
     kept = vault / "Projects" / "Tidepool.md"
     note.chmod(0o444)
@@ -149,7 +162,6 @@ def test_opt_out_exclude_and_symlinks(workspace: Workspace, vault: Path) -> None
 
 
 def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspace, vault: Path) -> None:
-    workspace.ingest()
     with workspace.graph().connect() as conn:
         conn.execute("CREATE NODE TABLE Community(id STRING, level INT64, title STRING, summary STRING, PRIMARY KEY (id))")
         conn.execute("CREATE REL TABLE IN_COMMUNITY(FROM Entity TO Community)")
@@ -167,7 +179,7 @@ def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, va
     from definitions import build_defs
     from resources import default_resources
 
-    workspace.ingest()
+    workspace.instance.add_dynamic_partitions("namespace", ["test"])
     defs = build_defs(default_resources(str(workspace.config_path)))
     ingest_keys = {k.to_user_string() for k in defs.get_job_def("ingest_job").asset_layer.asset_graph.executable_asset_keys}
     assert "note_writeback" not in ingest_keys

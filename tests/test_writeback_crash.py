@@ -13,7 +13,7 @@ from mnemo.writeback import journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
 
 DAY = "2026-11-22"
-KILLS = 6
+KILLS = 5
 RUNNER = """
 import sys
 from mnemo.config import load_config
@@ -26,7 +26,7 @@ print("done", flush=True)
 """
 
 
-def add_generated_notes(vault: Path, count: int = 120) -> None:
+def add_generated_notes(vault: Path, count: int = 100) -> None:
     """More notes that link to each other and to the example's people, in varied styles."""
     folder = vault / "Generated"
     folder.mkdir()
@@ -56,7 +56,7 @@ def test_killed_runs_leave_every_note_old_or_new(workspace: Workspace, vault: Pa
     old = snapshot(vault)
     plan = plan_namespace(workspace.config, "test", load_ontology(), DAY)
     new = {**old, **{c.path: c.new_text.encode("utf-8") for c in plan.changes}}
-    assert len(plan.changes) > 150
+    assert len(plan.changes) > 130
 
     full = start_run(workspace)
     began = time.monotonic()
