@@ -1,0 +1,169 @@
+"""Write-back on copies of real vaults (and on a synthetic one): what it wrote, what else changed, how fast.
+
+    .venv/bin/python benchmarks/writeback.py                   # the corpora in ../shared/corpora
+    .venv/bin/python benchmarks/writeback.py --synthetic 2000  # plus a generated vault of 2,000 notes
+
+For each vault: copy it to a temp folder, ingest it (hashing embedder), run a full
+write-back and a second one, then audit every note with a method independent of the
+patcher (regexes that cut the mnemo lines out again): the bytes changed outside the mnemo
+blocks, and every wikilink written that does not resolve to an existing note.
+"""
+
+import argparse
+import difflib
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from conftest import CORPORA, make_workspace  # noqa: E402
+from mnemo.writeback import writeback_namespace  # noqa: E402
+from ontology import load_ontology  # noqa: E402
+
+DAY = "2026-11-22"
+_YAML_BLOCK = re.compile(r"(?m)^mnemo:[^\n]*\n(?:[ \t][^\n]*\n)*")
+_LOGSEQ_LINE = re.compile(r"(?m)^mnemo-[\w-]+::[^\n]*(?:\n|$)")
+_LINK = re.compile(r"\[\[([^\[\]]+)\]\]")
+_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+def without_mnemo(text: str) -> tuple[set[str], str]:
+    """(the texts the note may have been before the write-back, the mnemo lines cut out)."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    cut = "".join(_YAML_BLOCK.findall(text)) + "".join(_LOGSEQ_LINE.findall(text))
+    rest = _LOGSEQ_LINE.sub("", _YAML_BLOCK.sub("", text))
+    body = rest[len(bom):]
+    candidates = {rest, rest.removesuffix("\n")}
+    for empty in ("---\n---\n", "---\r\n---\r\n", "\n", "\r\n"):
+        if body.startswith(empty):
+            candidates.add(bom + body[len(empty):])
+    return candidates, cut
+
+
+def outside_bytes(before: bytes, after: bytes) -> int:
+    """Bytes that differ between the two versions once the mnemo lines are cut out of the new one."""
+    old = before.decode("utf-8")
+    candidates, _ = without_mnemo(after.decode("utf-8"))
+    if old in candidates:
+        return 0
+    matcher = difflib.SequenceMatcher(None, old, min(candidates, key=len), autojunk=False)
+    return sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal")
+
+
+def logseq_names(root: Path) -> set[str]:
+    """Page names as Logseq gives them: title property, journal date, or the decoded file name."""
+    names = set()
+    for path in root.rglob("*.md"):
+        text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
+        title = re.match(r"(?:[^\s:]+::[^\n]*\n)*?title:: *([^\n]+)", text)
+        front = re.match(r"---\n(.*?)\n---", text, re.S)
+        if title:
+            names.add(title.group(1).strip().lower())
+            continue
+        if front and isinstance(data := yaml.safe_load(front.group(1)), dict) and isinstance(data.get("title"), str):
+            names.add(data["title"].strip().lower())
+            continue
+        day = re.fullmatch(r"(\d{4})_(\d\d)_(\d\d)", path.stem)
+        if day:
+            y, m, d = map(int, day.groups())
+            suffix = "th" if 11 <= d <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(d % 10, "th")
+            names.add(f"{_MONTHS[m - 1]} {d}{suffix}, {y}".lower())
+        else:
+            names.add(unquote(path.stem.replace("___", "/")).lower())
+    return names
+
+
+def unresolved(root: Path, after: dict[str, bytes], kind: str) -> list[str]:
+    """Links written into mnemo blocks that name no existing note."""
+    stems: dict[str, int] = {}
+    for path in after:
+        stem = Path(path).stem.lower()
+        stems[stem] = stems.get(stem, 0) + 1
+    names = logseq_names(root) if kind == "logseq" else set()
+    missing = []
+    for path, data in after.items():
+        for target in _LINK.findall(without_mnemo(data.decode("utf-8"))[1]):
+            ok = target.lower() in names if kind == "logseq" else (stems.get(target.lower()) == 1 or f"{target}.md" in after)
+            if not ok:
+                missing.append(f"{path} -> [[{target}]]")
+    return missing
+
+
+def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
+    """Copy, ingest, write back twice, audit; the figures for one vault."""
+    vault = work / source.name
+    shutil.copytree(source, vault, ignore=shutil.ignore_patterns("*.org", "*.edn"))
+    for path in [vault, *vault.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    workspace = make_workspace(work, {"test": [{"kind": "obsidian", "path": str(vault), "name": "vault"}]})
+    workspace.ingest()
+    config = workspace.config
+    if kind == "logseq":
+        namespace = config.namespaces["test"]
+        logseq = tuple(s.model_copy(update={"kind": "logseq"}) for s in namespace.sources)
+        config = config.model_copy(update={"namespaces": {"test": namespace.model_copy(update={"sources": logseq})}})
+    before = snapshot(vault)
+    started = time.perf_counter()
+    plan, report = writeback_namespace(config, "test", load_ontology(), today=DAY)
+    seconds = time.perf_counter() - started
+    after = snapshot(vault)
+    again, second = writeback_namespace(config, "test", load_ontology(), today="2026-12-24")
+    notes = len(report.written) + plan.unchanged + plan.opted_out + plan.excluded + len(report.skipped)
+    return {
+        "vault": source.name, "kind": kind, "notes": notes, "written": len(report.written),
+        "skipped": len(report.skipped), "changed_files": sum(before[p] != after[p] for p in before),
+        "outside_bytes": sum(outside_bytes(before[p], after[p]) for p in before),
+        "unresolved": unresolved(vault, after, kind), "seconds": seconds,
+        "s_per_1000": seconds / max(notes, 1) * 1000, "second_run_written": len(second.written),
+        "skips": [(s.path, s.reason) for s in report.skipped],
+    }
+
+
+def synthetic_vault(root: Path, count: int) -> Path:
+    """A vault of `count` notes: people, projects and daily notes that link to each other."""
+    vault = root / f"synthetic-{count}"
+    for i in range(count):
+        folder = ("People", "Projects", "Daily")[i % 3]
+        (vault / folder).mkdir(parents=True, exist_ok=True)
+        kind = {"People": "person", "Projects": "project", "Daily": "note"}[folder]
+        links = " ".join(f"[[Note {(i * 31 + k) % count}]]" for k in range(1, 4))
+        text = f"---\ntype: {kind}\ntags: [bench]\n---\n# Note {i}\n\nWorked with {links} today.\n"
+        (vault / folder / f"Note {i}.md").write_text(text, encoding="utf-8")
+    return vault
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--synthetic", type=int, default=0, help="also measure a generated vault of N notes")
+    args = parser.parse_args()
+    vaults = [(CORPORA / "obsidian-kepano", "obsidian"), (CORPORA / "logseq-docs", "logseq")]
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.synthetic:
+            vaults.append((synthetic_vault(Path(tmp), args.synthetic), "obsidian"))
+        print("| vault | kind | notes | written | skipped | bytes changed outside mnemo blocks | unresolved links | write-back s | s per 1,000 notes | 2nd run writes |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for index, (source, kind) in enumerate(vaults):
+            if not source.exists():
+                print(f"| {source.name} | missing | | | | | | | | |")
+                continue
+            f = measure(source, kind, Path(tmp) / str(index))
+            print(
+                f"| {f['vault']} | {f['kind']} | {f['notes']} | {f['written']} | {f['skipped']} | {f['outside_bytes']} "
+                f"| {len(f['unresolved'])} | {f['seconds']:.2f} | {f['s_per_1000']:.2f} | {f['second_run_written']} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
