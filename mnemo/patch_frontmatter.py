@@ -162,6 +162,7 @@ def frontmatter_patch(text: str, key: str, value: dict[str, Value]) -> Patch | N
     """The patch that writes `value` under `key`, or None when the note already says it."""
     where = layout(text)
     block = render_block(key, value, where.newline)
+    props: dict[str, Any] = {}
     if where.yaml_start is None:
         patch = Patch(len(where.bom), "", f"---{where.newline}{block}---{where.newline}")
     else:
@@ -177,17 +178,17 @@ def frontmatter_patch(text: str, key: str, value: dict[str, Value]) -> Patch | N
             if same_insight(props[key], value):
                 return None
             patch = Patch(span[0], text[span[0]:span[1]], block)
-    verify(text, patch, key, value)
+    verify(text, patch, key, value, props)
     return patch
 
 
-def verify(text: str, patch: Patch, key: str, value: dict[str, Value]) -> None:
+def verify(text: str, patch: Patch, key: str, value: dict[str, Value], old_props: dict[str, Any]) -> None:
     """Re-parse the patched note: same body, same other keys in the same order, our block found."""
     new_text = patch.apply(text)
     old_where, new_where = layout(text), layout(new_text)
     if new_text[new_where.body_start:] != text[old_where.body_start:] or new_where.bom != old_where.bom:
         raise WritebackRefused("the patch would change the note's body")
-    expected = dict(properties(text, old_where))
+    expected = dict(old_props)
     expected[key] = {k: v for k, v in value.items()}
     if list(properties(new_text, new_where).items()) != list(expected.items()):
         raise WritebackRefused("re-parsing the patched frontmatter does not give back every other key unchanged")

@@ -258,7 +258,12 @@ def atomic_write(file: Path, data: bytes, expected: str, on_commit: Callable[[],
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    _fsync_folder(folder)
+
+
+def fsync_folders(folders: set[Path]) -> None:
+    """Make the renames durable: one fsync per folder written to, at the end of a run."""
+    for folder in sorted(folders):
+        _fsync_folder(folder)
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -315,6 +320,7 @@ def apply_plan(plan: WritebackPlan, journal: Journal, run: str) -> WritebackRepo
             report.skipped.append(Skip(change.path, f"cannot write the note ({exc.strerror or exc})"))
             continue
         report.written.append(change.path)
+    fsync_folders({c.file.parent for c in plan.changes})
     return report
 
 
@@ -332,6 +338,7 @@ def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> Writebac
             report.skipped.append(Skip(entry.path, f"cannot restore the note ({exc.strerror or exc})"))
             continue
         report.written.append(entry.path)
+    fsync_folders({Path(e.file).parent for e in entries})
     return report
 
 
