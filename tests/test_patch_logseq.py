@@ -127,3 +127,13 @@ def test_opt_out_and_scattered_lines() -> None:
 ])
 def test_page_names_follow_logseq(stem: str, title: str | None, name: str) -> None:
     assert page_name(stem, title) == name
+
+
+def test_the_scanner_fingerprint_ignores_mnemo_properties() -> None:
+    from mnemo.sources.scan import file_fingerprint
+
+    page = "type:: [[Feature]]\n\n- body\n"
+    written = logseq_patch(page, PREFIX, {"related": "[[A]]", "consolidated": "2026-01-01"}).apply(page)
+    assert file_fingerprint(written.encode(), "logseq") == file_fingerprint(page.encode(), "logseq")
+    assert file_fingerprint(written.encode(), "obsidian") != file_fingerprint(page.encode(), "obsidian")
+    assert file_fingerprint((written + "- more\n").encode(), "logseq") != file_fingerprint(page.encode(), "logseq")

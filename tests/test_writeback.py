@@ -11,6 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from benchmarks.writeback import snapshot
 from conftest import EXAMPLE_VAULT, Workspace, make_workspace
 from mnemo.cli import app
 from mnemo.stores.graph import GraphStore
@@ -36,9 +37,6 @@ def vault(template: Path, tmp_path: Path) -> Path:
     shutil.copytree(template / "data", tmp_path / "data")
     return tmp_path / "vault"
 
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))}
 
 
 def mtimes(root: Path) -> dict[str, int]:

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.writeback import snapshot
 from conftest import Workspace
 from mnemo.writeback import journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
@@ -36,9 +37,6 @@ def add_generated_notes(vault: Path, count: int = 100) -> None:
         body = f"Note {i} links [[Note {(i * 7 + 1) % count}]] and [[{people[i % 4]}]].\n" + "words " * (i % 50)
         (folder / f"Note {i}.md").write_bytes((head + body).encode("utf-8"))
 
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.md"))}
 
 
 def start_run(workspace: Workspace) -> subprocess.Popen[str]:
