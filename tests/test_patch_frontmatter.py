@@ -14,7 +14,7 @@ from mnemo.patch_frontmatter import (
 from mnemo.sources.markdown import split_frontmatter
 
 KEY = "mnemo"
-PROPERTY_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 printable = st.characters(categories=["L", "N", "P", "S", "Zs"], exclude_characters="\x85\u2028\u2029\ufeff")
 words = st.text(st.sampled_from(string.ascii_letters + "éøßжλ中文"), min_size=1, max_size=8)

@@ -13,7 +13,7 @@ from mnemo.patch_logseq import (
 )
 
 PREFIX = "mnemo"
-PROPERTY_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 names = st.text(st.sampled_from(string.ascii_lowercase + "-"), min_size=1, max_size=10).filter(
     lambda k: k[0] != "-" and not k.startswith(PREFIX)

@@ -14,18 +14,18 @@ from mnemo.writeback import journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
 
 DAY = "2026-11-22"
-KILLS = 5
+KILLS = 4
 RUNNER = """
 import sys
 from mnemo.config import load_config
-from mnemo.writeback import writeback_namespace
+from mnemo.writeback import apply_plan, journal_for, new_run_id, plan_namespace, sweep_temp_files
 from ontology import load_ontology
-config, ontology = load_config(sys.argv[1]), load_ontology()
+config = load_config(sys.argv[1])
+sweep_temp_files([s.path for s in config.namespaces["test"].sources])
+plan = plan_namespace(config, "test", load_ontology(), sys.argv[2])
 print("start", flush=True)
-writeback_namespace(config, "test", ontology, today=sys.argv[2])
-print("done", flush=True)
+apply_plan(plan, journal_for(config, "test"), new_run_id())
 """
-
 
 def add_generated_notes(vault: Path, count: int = 100) -> None:
     """More notes that link to each other and to the example's people, in varied styles."""
