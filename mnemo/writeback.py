@@ -307,19 +307,25 @@ def _write(change: NoteChange, patch: Patch, new_text: str, journal: Journal, ru
     atomic_write(change.file, data, expected, lambda: journal.append(entry))
 
 
+def _attempt(report: WritebackReport, path: str, action: Callable[[], None], verb: str) -> None:
+    """One note's write: a refusal or an OS error becomes a reported skip, never an abort."""
+    try:
+        action()
+    except WritebackRefused as exc:
+        report.skipped.append(Skip(path, str(exc)))
+        return
+    except OSError as exc:
+        report.skipped.append(Skip(path, f"cannot {verb} the note ({exc.strerror or exc})"))
+        return
+    report.written.append(path)
+
+
 def apply_plan(plan: WritebackPlan, journal: Journal, run: str) -> WritebackReport:
     """Write every planned change; a note that cannot be written is reported and skipped."""
     report = WritebackReport(run, skipped=list(plan.skipped))
     for change in plan.changes:
-        try:
-            _write(change, change.patch, change.new_text, journal, run, "write", change.before)
-        except WritebackRefused as exc:
-            report.skipped.append(Skip(change.path, str(exc)))
-            continue
-        except OSError as exc:
-            report.skipped.append(Skip(change.path, f"cannot write the note ({exc.strerror or exc})"))
-            continue
-        report.written.append(change.path)
+        write = lambda c=change: _write(c, c.patch, c.new_text, journal, run, "write", c.before)  # noqa: E731
+        _attempt(report, change.path, write, "write")
     fsync_folders({c.file.parent for c in plan.changes})
     return report
 
@@ -329,15 +335,7 @@ def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> Writebac
     run, entries = journal.entries_of(run)
     report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
     for entry in reversed(entries):
-        try:
-            _undo_entry(entry, journal, report.run)
-        except WritebackRefused as exc:
-            report.skipped.append(Skip(entry.path, str(exc)))
-            continue
-        except OSError as exc:
-            report.skipped.append(Skip(entry.path, f"cannot restore the note ({exc.strerror or exc})"))
-            continue
-        report.written.append(entry.path)
+        _attempt(report, entry.path, lambda e=entry: _undo_entry(e, journal, report.run), "restore")
     fsync_folders({Path(e.file).parent for e in entries})
     return report
 
