@@ -1,30 +1,26 @@
 """Write insights back into the notes, without ever damaging them.
 
 A run plans first: each note is read, its patch computed (only the mnemo key's lines
-change, see patch_frontmatter / patch_logseq) and verified by re-parsing. Then each
-planned note is written on its own: its hash is checked again right before the write, the
-journal records how to undo it, the new bytes go to a temp file in the same folder that is
-fsynced and atomically renamed over the note, keeping its permissions. A note that cannot
-be written safely is skipped with a reason and the run goes on.
+change, see patch_frontmatter / patch_logseq) and verified by re-parsing. Then the notes
+are written in batches: each is staged in a synced temp file beside it after its hash is
+checked again, the batch's journal entries (how to undo each write) are made durable, and
+each note is renamed into place if it still holds the bytes that were read (note_files).
+A note that cannot be written safely is skipped with a reason and the run goes on.
 """
 
 import datetime as dt
 import difflib
-import fcntl
-import hashlib
 import os
-import re
-import stat
-import tempfile
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import MnemoError, WritebackRefused
 from mnemo.insights import NoteInsight, NoteRef, read_insights
+from mnemo.note_files import Staged, digest, fsync_folders, read_note, run_lock, stage, sweep_temp_files
 from mnemo.patch_frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
 from mnemo.patch_logseq import logseq_patch, page_name, page_properties
 from mnemo.sources.markdown import split_frontmatter
@@ -34,15 +30,10 @@ from mnemo.writeback_journal import Journal, JournalEntry
 from ontology import Ontology
 
 FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}
-TEMP_SUFFIX = ".mnemo-tmp"
-MAX_NOTE_BYTES = 20 * 1024 * 1024
-_TEMP_NAME = re.compile(r"^\..+\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
+BATCH = 64
+T = TypeVar("T")
 _OBSIDIAN_FORBIDDEN = set("[]#^|")
 _TITLE_SCAN_CHARS = 16384
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def new_run_id() -> str:
@@ -172,20 +163,6 @@ def _excluded(rel: str, folders: tuple[str, ...]) -> bool:
     return any(rel == f or rel.startswith(f.strip("/") + "/") for f in folders if f.strip("/"))
 
 
-def read_note(file: Path) -> bytes:
-    """A note's bytes, refusing what must not be replaced by a rename."""
-    info = os.lstat(file)
-    if stat.S_ISLNK(info.st_mode):
-        raise WritebackRefused("the note is a symlink; it is not written through")
-    if not stat.S_ISREG(info.st_mode):
-        raise WritebackRefused("not a regular file")
-    if info.st_nlink > 1:
-        raise WritebackRefused("the file has other hard links that a rename would separate")
-    if info.st_size > MAX_NOTE_BYTES:
-        raise WritebackRefused(f"file is {info.st_size} bytes, over the {MAX_NOTE_BYTES}-byte limit")
-    return file.read_bytes()
-
-
 def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsight], today: str) -> WritebackPlan:
     """Read every note that has insights and compute its verified patch; nothing is written."""
     plan = WritebackPlan()
@@ -230,103 +207,62 @@ def _plan_note(plan: WritebackPlan, source: SourceConfig, rel: str, values: dict
 # -- writing --------------------------------------------------------------------------
 
 
-def atomic_write(file: Path, data: bytes, expected: str, on_commit: Callable[[], None]) -> None:
-    """Replace the file's bytes if they still hash to `expected`: temp file, fsync, rename."""
-    info = os.lstat(file)
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
-        raise WritebackRefused("the note is no longer a plain file")
-    if not info.st_mode & 0o222:
-        raise WritebackRefused("the file is read-only")
-    folder = file.parent
-    if not os.stat(folder).st_mode & 0o222:
-        raise WritebackRefused("its folder is read-only")
-    if digest(file.read_bytes()) != expected:
-        raise WritebackRefused("the note changed since it was read; it will be retried on the next run")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{file.name}.", suffix=TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode))
-            if os.geteuid() == 0 and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
-                os.fchown(handle.fileno(), info.st_uid, info.st_gid)
-            os.fsync(handle.fileno())
-        if digest(file.read_bytes()) != expected:
-            raise WritebackRefused("the note changed while it was being written; it will be retried on the next run")
-        on_commit()
-        os.replace(tmp, file)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+@dataclass(frozen=True)
+class _Write:
+    path: str
+    file: Path
+    data: bytes
+    expected: str
+    entry: JournalEntry
 
 
-def fsync_folders(folders: set[Path]) -> None:
-    """Make the renames durable: one fsync per folder written to, at the end of a run."""
-    for folder in sorted(folders):
-        _fsync_folder(folder)
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def sweep_temp_files(roots: list[Path]) -> int:
-    """Remove temp files a killed run left behind (dot-files ending in .mnemo-tmp)."""
-    removed = 0
-    for root in roots:
-        for folder, _, files in os.walk(root):
-            for name in files:
-                if _TEMP_NAME.match(name):
-                    os.unlink(os.path.join(folder, name))
-                    removed += 1
-    return removed
-
-
-@contextmanager
-def run_lock(data_dir: Path) -> Iterator[None]:
-    """One write-back or undo at a time per namespace."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / "writeback.lock", "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise MnemoError(f"another write-back is running for {data_dir}") from None
-        yield
-
-
-def _write(change: NoteChange, patch: Patch, new_text: str, journal: Journal, run: str, op: str, expected: str) -> None:
+def _as_write(change: NoteChange, patch: Patch, new_text: str, run: str, op: str) -> _Write:
     data = new_text.encode("utf-8")
     entry = JournalEntry(
         run, op, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), change.source, change.path,
-        str(change.file), patch.start, patch.old, patch.new, expected, digest(data),
+        str(change.file), patch.start, patch.old, patch.new, change.before, digest(data),
     )
-    atomic_write(change.file, data, expected, lambda: journal.append(entry))
+    return _Write(change.path, change.file, data, change.before, entry)
 
 
-def _attempt(report: WritebackReport, path: str, action: Callable[[], None], verb: str) -> None:
-    """One note's write: a refusal or an OS error becomes a reported skip, never an abort."""
+def _guarded(report: WritebackReport, path: str, verb: str, action: Callable[[], T]) -> T | None:
+    """One note's step: a refusal or an OS error becomes a reported skip, never an abort."""
     try:
-        action()
+        return action()
     except WritebackRefused as exc:
         report.skipped.append(Skip(path, str(exc)))
-        return
     except OSError as exc:
         report.skipped.append(Skip(path, f"cannot {verb} the note ({exc.strerror or exc})"))
-        return
-    report.written.append(path)
+    return None
+
+
+def _write_batch(writes: list[_Write], journal: Journal, report: WritebackReport, verb: str) -> None:
+    """Stage each note, make the batch's journal entries durable, then rename each into place."""
+    staged: list[tuple[_Write, Staged]] = []
+    try:
+        for write in writes:
+            done = _guarded(report, write.path, verb, lambda w=write: stage(w.file, w.data, w.expected))
+            if done is not None:
+                staged.append((write, done))
+        journal.append_many([write.entry for write, _ in staged])
+        for write, done in staged:
+            if _guarded(report, write.path, verb, done.commit) is not None:
+                report.written.append(write.path)
+    finally:
+        for _, done in staged:
+            done.discard()
+    fsync_folders({write.file.parent for write, _ in staged})
+
+
+def _write_all(writes: list[_Write], journal: Journal, report: WritebackReport, verb: str) -> None:
+    for start in range(0, len(writes), BATCH):
+        _write_batch(writes[start:start + BATCH], journal, report, verb)
 
 
 def apply_plan(plan: WritebackPlan, journal: Journal, run: str) -> WritebackReport:
     """Write every planned change; a note that cannot be written is reported and skipped."""
     report = WritebackReport(run, skipped=list(plan.skipped))
-    for change in plan.changes:
-        write = lambda c=change: _write(c, c.patch, c.new_text, journal, run, "write", c.before)  # noqa: E731
-        _attempt(report, change.path, write, "write")
-    fsync_folders({c.file.parent for c in plan.changes})
+    _write_all([_as_write(c, c.patch, c.new_text, run, "write") for c in plan.changes], journal, report, "write")
     return report
 
 
@@ -334,13 +270,12 @@ def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> Writebac
     """Restore the notes a run wrote, newest first; a note edited since is left alone."""
     run, entries = journal.entries_of(run)
     report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
-    for entry in reversed(entries):
-        _attempt(report, entry.path, lambda e=entry: _undo_entry(e, journal, report.run), "restore")
-    fsync_folders({Path(e.file).parent for e in entries})
+    writes = [_guarded(report, e.path, "restore", lambda e=e: _undo_write(e, report.run)) for e in reversed(entries)]
+    _write_all([w for w in writes if w is not None], journal, report, "restore")
     return report
 
 
-def _undo_entry(entry: JournalEntry, journal: Journal, run: str) -> None:
+def _undo_write(entry: JournalEntry, run: str) -> _Write:
     file = Path(entry.file)
     data = read_note(file)
     current = digest(data)
@@ -356,8 +291,7 @@ def _undo_entry(entry: JournalEntry, journal: Journal, run: str) -> None:
     restored = patch.apply(text)
     if current == entry.after and digest(restored.encode("utf-8")) != entry.before:
         raise WritebackRefused("the journal entry does not restore the recorded bytes")
-    change = NoteChange(entry.source, entry.path, file, current, text, patch)
-    _write(change, patch, restored, journal, run, "undo", current)
+    return _as_write(NoteChange(entry.source, entry.path, file, current, text, patch), patch, restored, run, "undo")
 
 
 # -- a whole run ----------------------------------------------------------------------

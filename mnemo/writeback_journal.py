@@ -3,7 +3,7 @@
 Each line records one note written by one run: where the replaced text starts, the text
 that was there before (the old mnemo block, or nothing) and the text written, with the
 SHA-256 of the whole file before and after. That is enough to restore the previous bytes
-exactly. A line is written and fsynced before the note is renamed into place.
+exactly. Lines are written and fsynced before their notes are renamed into place.
 """
 
 import json
@@ -43,11 +43,14 @@ class Journal:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
 
-    def append(self, entry: JournalEntry) -> None:
+    def append_many(self, entries: list[JournalEntry]) -> None:
+        """Append entries and fsync once: they are durable before any of their notes is renamed."""
+        if not entries:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(asdict(entry), ensure_ascii=False) + "\n"
+        lines = "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in entries)
         with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line)
+            handle.write(lines)
             handle.flush()
             os.fsync(handle.fileno())
 

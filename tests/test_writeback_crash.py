@@ -18,7 +18,8 @@ KILLS = 4
 RUNNER = """
 import sys
 from mnemo.config import load_config
-from mnemo.writeback import apply_plan, journal_for, new_run_id, plan_namespace, sweep_temp_files
+from mnemo.note_files import sweep_temp_files
+from mnemo.writeback import apply_plan, journal_for, new_run_id, plan_namespace
 from ontology import load_ontology
 config = load_config(sys.argv[1])
 sweep_temp_files([s.path for s in config.namespaces["test"].sources])
