@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
-from mnemo.errors import MnemoError, WritebackRefused
+from mnemo.errors import WritebackRefused
 from mnemo.insights import NoteInsight, NoteRef, read_insights
 from mnemo.note_files import Staged, digest, fsync_folders, read_note, run_lock, stage, sweep_temp_files
 from mnemo.patch_frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
