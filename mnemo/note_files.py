@@ -23,6 +23,7 @@ from mnemo.errors import MnemoError, WritebackRefused
 
 TEMP_SUFFIX = ".mnemo-tmp"
 MAX_NOTE_BYTES = 20 * 1024 * 1024
+_NAME_CHARS = 60
 _TEMP_NAME = re.compile(r"^\..+\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
 
 
@@ -79,7 +80,7 @@ def stage(file: Path, data: bytes, expected: str) -> Staged:
         raise WritebackRefused("its folder is read-only")
     if digest(file.read_bytes()) != expected:
         raise WritebackRefused("the note changed since it was read; it will be retried on the next run")
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{file.name}.", suffix=TEMP_SUFFIX)
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{file.name[:_NAME_CHARS]}.", suffix=TEMP_SUFFIX)
     staged = Staged(file, temp, expected)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import dagster as dg
@@ -140,6 +141,27 @@ def test_read_only_notes_and_folders_are_reported_and_the_run_goes_on(workspace:
     assert "Projects/Tidepool.md" in report.written
     assert stat.S_IMODE(kept.stat().st_mode) == 0o640
     assert not list(vault.rglob("*.mnemo-tmp"))
+
+
+def test_a_folder_the_system_refuses_is_reported_and_the_run_goes_on(workspace: Workspace, vault: Path) -> None:
+    """A real permission error from the OS (an immutable folder refuses even root)."""
+    long_name = vault / "Inbox" / ("Long " * 48 + ".md")
+    long_name.write_text("Met [[Alice Chen]] about [[Project Heron]].\n", encoding="utf-8")
+    workspace.ingest()
+    folder = vault / "Places"
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        before = snapshot(vault)
+        _, report = run(workspace)
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert reasons["Places/Kyoto.md"] == "cannot write the note (Operation not permitted)"
+    assert {p: d for p, d in snapshot(vault).items() if p.startswith("Places/")} == {
+        p: d for p, d in before.items() if p.startswith("Places/")
+    }
+    assert "People/Alice Chen.md" in report.written and long_name.relative_to(vault).as_posix() in report.written
 
 
 def test_opt_out_exclude_and_symlinks(workspace: Workspace, vault: Path) -> None:
