@@ -104,16 +104,12 @@ def unresolved(root: Path, after: dict[str, bytes], kind: str) -> list[str]:
 def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
     """Copy, ingest, write back twice, audit; the figures for one vault."""
     vault = work / source.name
-    shutil.copytree(source, vault, ignore=shutil.ignore_patterns("*.org", "*.edn"))
+    shutil.copytree(source, vault)
     for path in [vault, *vault.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
-    workspace = make_workspace(work, {"test": [{"kind": "obsidian", "path": str(vault), "name": "vault"}]})
+    workspace = make_workspace(work, {"test": [{"kind": kind, "path": str(vault), "name": "vault"}]})
     workspace.ingest()
     config = workspace.config
-    if kind == "logseq":
-        namespace = config.namespaces["test"]
-        logseq = tuple(s.model_copy(update={"kind": "logseq"}) for s in namespace.sources)
-        config = config.model_copy(update={"namespaces": {"test": namespace.model_copy(update={"sources": logseq})}})
     before = snapshot(vault)
     started = time.perf_counter()
     plan, report = writeback_namespace(config, "test", load_ontology(), today=DAY)

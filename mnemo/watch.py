@@ -3,8 +3,8 @@
 A namespace's watched paths are its sources' folders (or files). A snapshot maps each
 file's path to (mtime_ns, size, digest); the digest is computed only when mtime or size
 changed since the last snapshot. The fingerprint hashes (path, digest) pairs, so touching
-a file without changing it requests nothing, while an edit, a new file, a deletion or a
-rename does. Editor temp files and tool folders are ignored.
+a file without changing it requests nothing (nor does a write-back that only changed a
+note's mnemo lines), while an edit, a new file, a deletion or a rename does. Editor temp files and tool folders are ignored.
 
 Debounce: a changed fingerprint is first only noted as pending; a run is requested once
 the same fingerprint has been seen for `settle_seconds` (an editor saving fifty times
@@ -20,6 +20,7 @@ from typing import Any
 
 from mnemo.config import MnemoConfig
 from mnemo.sources.ignore import is_ignored
+from mnemo.sources.scan import file_fingerprint
 
 CURSOR_VERSION = 1
 _READ_BLOCK = 1024 * 1024
@@ -64,7 +65,10 @@ class WatchResult:
     cursor: str = ""
 
 
-def _digest(path: Path) -> str:
+def _digest(path: Path, key: str) -> str:
+    """The content digest; a note's write-back lines (the mnemo key) do not count."""
+    if path.suffix.lower() == ".md":
+        return file_fingerprint(path.read_bytes(), "logseq", key)
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         while block := handle.read(_READ_BLOCK):
@@ -85,7 +89,7 @@ def _files_below(root: Path) -> list[Path]:
     return found
 
 
-def snapshot(roots: list[Path], previous: dict[str, list[Any]]) -> dict[str, list[Any]]:
+def snapshot(roots: list[Path], previous: dict[str, list[Any]], key: str = "mnemo") -> dict[str, list[Any]]:
     """path -> [mtime_ns, size, digest] for every watched file (digests reused when unchanged)."""
     current: dict[str, list[Any]] = {}
     for root in roots:
@@ -96,7 +100,7 @@ def snapshot(roots: list[Path], previous: dict[str, list[Any]]) -> dict[str, lis
                 if old and old[0] == stat.st_mtime_ns and old[1] == stat.st_size:
                     current[str(path)] = old
                 else:
-                    current[str(path)] = [stat.st_mtime_ns, stat.st_size, _digest(path)]
+                    current[str(path)] = [stat.st_mtime_ns, stat.st_size, _digest(path, key)]
             except OSError:
                 continue  # vanished or unreadable between listing and reading: next evaluation sees it
     return current
@@ -165,7 +169,7 @@ def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: fl
         if namespace not in partitions:
             continue
         old = states.get(namespace)
-        files = snapshot(watched_paths(config, namespace), old.files if old else {})
+        files = snapshot(watched_paths(config, namespace), old.files if old else {}, config.writeback.key)
         state, run = step(old, files, now, config.watch.settle_seconds)
         states[namespace] = state
         if run and old is not None:

@@ -16,6 +16,8 @@ from benchmarks.writeback import snapshot
 from conftest import EXAMPLE_VAULT, Workspace, make_workspace
 from mnemo.cli import app
 from mnemo.stores.graph import GraphStore
+from mnemo.watch import fingerprint
+from mnemo.watch import snapshot as watch_snapshot
 from mnemo.writeback import apply_plan, journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
 
@@ -78,7 +80,9 @@ def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: 
 
 
 def test_ingest_does_not_see_a_writeback_as_an_edit(workspace: Workspace, vault: Path) -> None:
+    watched = fingerprint(watch_snapshot([vault], {}))
     run(workspace)
+    assert fingerprint(watch_snapshot([vault], {})) == watched
     again = workspace.metadata(workspace.ingest(), "documents")
     assert (again["new"], again["changed"], again["deleted"]) == (0, 0, 0)
     note = vault / "People" / "Alice Chen.md"
@@ -213,3 +217,31 @@ def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, va
     assert {e.run for e in entries} == {result.run_id}
     assert GraphStore(workspace.files().graph_path, load_ontology()).counts()["Note"] > 0
     assert os.path.exists(workspace.files().root / "writeback" / "journal.jsonl")
+
+
+def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_path: Path) -> None:
+    graph = tmp_path / "graph"
+    (graph / "pages").mkdir(parents=True)
+    (graph / "pages" / "Alpha.md").write_text("type:: [[Project]]\n\n- works with [[Beta]]\n", encoding="utf-8")
+    (graph / "pages" / "Beta.md").write_text("- part of [[Alpha]]\n\t- and [[Gamma]]\n", encoding="utf-8")
+    (graph / "pages" / "Gamma.md").write_text("- see [[Alpha]] and [[Beta]]\n", encoding="utf-8")
+    workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
+    workspace.ingest()
+    _, report = run(workspace)
+    assert sorted(report.written) == ["pages/Alpha.md", "pages/Beta.md", "pages/Gamma.md"]
+    alpha = (graph / "pages" / "Alpha.md").read_text(encoding="utf-8")
+    assert alpha == (
+        "type:: [[Project]]\nmnemo-about:: project_id:alpha\nmnemo-related:: [[Beta]], [[Gamma]]\n"
+        "mnemo-consolidated:: 2026-11-22\n\n- works with [[Beta]]\n"
+    )
+    assert (graph / "pages" / "Gamma.md").read_text(encoding="utf-8") == (
+        "mnemo-mentions:: project_id:alpha\nmnemo-related:: [[Alpha]], [[Beta]]\nmnemo-consolidated:: 2026-11-22\n\n"
+        "- see [[Alpha]] and [[Beta]]\n"
+    )
+    (graph / "pages" / "Alpha.md").write_text(alpha + "- a new bullet\n", encoding="utf-8")
+    edited = workspace.metadata(workspace.ingest(), "documents")
+    assert edited["changed"] == 1
+    doc = next(d for d in workspace.files().read_documents() if d.path == "pages/Alpha.md")
+    assert not [k for k in doc.properties if k.startswith("mnemo")] and not [l for l in doc.links if l.property and l.property.startswith("mnemo")]
+    roles = workspace.graph().query("MATCH (:Note)-[r:LINKS_TO]->(:Note) RETURN DISTINCT r.role AS role")
+    assert not [r for r in roles if (r["role"] or "").startswith("mnemo")]

@@ -131,6 +131,17 @@ def file_fingerprint(data: bytes, kind: str, key: str = "mnemo") -> str:
     return hashlib.sha256(stripped.encode("utf-8")).hexdigest()[:24]
 
 
+def without_writeback(doc: Document, key: str = "mnemo") -> Document:
+    """mnemo's own write-back is not input: its key (Logseq: `key-*` properties) and their links go."""
+    def ours(name: str | None) -> bool:
+        return name is not None and (name.lower() == key.lower() or name.lower().startswith(key.lower() + "-"))
+
+    if not any(ours(k) for k in doc.properties) and not any(ours(link.property) for link in doc.links):
+        return doc
+    properties = {k: v for k, v in doc.properties.items() if not ours(k)}
+    return replace(doc, properties=properties, links=[link for link in doc.links if not ours(link.property)])
+
+
 def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
     parts = rel.split("/")
     if any(p.startswith(".") for p in parts[:-1]):
@@ -209,7 +220,7 @@ def scan_source(
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
         try:
-            docs = prepared.parse(data, namespace, label, rel, modified)
+            docs = [without_writeback(d, writeback_key) for d in prepared.parse(data, namespace, label, rel, modified)]
         except SourceError as exc:
             result.problems.append(Problem(exc.path, exc.reason, True))
             continue
