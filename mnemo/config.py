@@ -67,6 +67,20 @@ class LLMConfig(_Strict):
     timeout: float = Field(default=60.0, gt=0)
     concurrency: int = Field(default=2, ge=1, le=64)
     max_retries: int = Field(default=2, ge=0, le=10)
+    mode: Literal["tools", "json_schema", "json"] = "tools"
+    transient_retries: int = Field(default=4, ge=0, le=20)
+    retry_wait: float = Field(default=1.0, ge=0)
+    input_cost_per_mtok: float = Field(default=0.0, ge=0)
+    output_cost_per_mtok: float = Field(default=0.0, ge=0)
+
+
+class GroundingConfig(_Strict):
+    """How much of what memory already knows is shown to an extractor for each chunk."""
+
+    max_entities: int = Field(default=20, ge=1, le=200)
+    neighbours: int = Field(default=8, ge=0, le=100)
+    min_similarity: float = Field(default=0.35, ge=-1, le=1)
+    salient: int = Field(default=5, ge=0, le=100)
 
 
 class ChunkingConfig(_Strict):
@@ -94,6 +108,7 @@ class MnemoConfig(_Strict):
     chunking: ChunkingConfig = ChunkingConfig()
     watch: WatchConfig = WatchConfig()
     writeback: WritebackConfig = WritebackConfig()
+    grounding: GroundingConfig = GroundingConfig()
     path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("namespaces")

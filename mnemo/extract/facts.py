@@ -9,7 +9,7 @@ from mnemo.documents import content_hash
 NODE_TABLES = ("Note", "Chunk", "Entity", "Alias", "Day", "Episode")
 STRUCTURAL_EDGES = (
     "HAS_CHUNK", "NEXT", "LINKS_TO", "MENTIONS", "PAGE_OF", "ON_DAY", "ALIAS_OF",
-    "HAS_EPISODE", "IN_EPISODE", "SPOKE_IN", "SAID_BY",
+    "HAS_EPISODE", "IN_EPISODE", "SPOKE_IN", "SAID_BY", "MENTIONS_DAY",
 )
 EDGE_COLUMNS = (
     "id", "src", "dst", "doc_id", "role", "props", "span_start", "span_end", "surface", "method",

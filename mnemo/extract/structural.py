@@ -3,8 +3,12 @@
 Frontmatter types and tags make a note an entity; frontmatter wikilink properties become
 typed relations (or `related_to` with the property name as role); body wikilinks become
 LINKS_TO between notes and MENTIONS from the chunk; names and aliases of known entities
-in free text become MENTIONS with their exact span; journal pages become Day nodes linked
-in a NEXT timeline.
+in free text become MENTIONS with their exact span (an alias two entities share is
+resolved by the note's links and co-mentions, or kept as a marked candidate of each);
+dates in text become MENTIONS_DAY edges to Day nodes; chat speakers become entities
+(SAID_BY) and conversations Episodes (timeline.py), and "I"/"me" in the person's own
+turns mention the self entity (speakers.py); journal pages, chat days and mentioned days
+form one NEXT timeline.
 """
 
 import json
@@ -12,17 +16,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-import ahocorasick
-
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
+from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.facts import GraphFacts, edge
+from mnemo.extract.grounding import AliasMatcher
+from mnemo.extract.speakers import add_self_mentions
 from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline, is_speaker_label
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
 EXTRACTOR = "structural"
 _RESERVED = {"aliases", "alias", "tags", "tag", "title", "cssclasses", "cssclass", "publish", "mnemo"}
-_MIN_ALIAS = 3
 
 
 @dataclass
@@ -108,6 +112,8 @@ class StructuralExtractor:
             self._body_links(facts, doc, by_doc[doc.id], index, entity_of)
         add_speakers(facts, docs, self.speakers)
         self._mentions(facts, docs, by_doc, index, entity_of)
+        add_self_mentions(facts, docs, chunks, self.speakers)
+        self._dates(facts, docs, by_doc)
         add_timeline(facts, docs, chunks, self.namespace, self.speakers)
         return facts
 
@@ -221,71 +227,75 @@ class StructuralExtractor:
         self, facts: GraphFacts, docs: list[Document], by_doc: dict[str, list[Chunk]],
         index: NoteIndex, entity_of: dict[str, str],
     ) -> None:
-        automaton, owners = _alias_automaton(facts.nodes["Entity"].values())
-        if not owners:
+        matcher = AliasMatcher(facts.nodes["Entity"].values())
+        if not matcher.owners:
             return
+        related = _neighbours(facts)
         for doc in docs:
             linked = {entity_of.get(t.id) for link in doc.links if (t := index.find(link.target))}
+            located = []
             for chunk in by_doc[doc.id]:
                 text = prose(chunk.text)
                 taken = [(s, e) for _, s, e in located_wikilinks(text)]
-                for start, end, eids in _alias_hits(automaton, owners, text):
-                    if any(s < end and start < e for s, e in taken) or is_speaker_label(chunk, text, start, end):
+                hits = [
+                    h for h in matcher.hits(text)
+                    if not any(s < h[1] and h[0] < e for s, e in taken) and not is_speaker_label(chunk, text, h[0], h[1])
+                ]
+                located.append((chunk, text, hits))
+            context = linked | {entity_of.get(doc.id)} | {h[2][0] for _, _, hits in located for h in hits if len(h[2]) == 1}
+            for chunk, text, hits in located:
+                for start, end, eids in hits:
+                    chosen, method = _resolve(eids, linked, context - set(eids), related)
+                    for eid in chosen:
+                        if eid == entity_of.get(doc.id):
+                            continue
+                        props = {"candidates": sorted(eids)} if len(chosen) > 1 else None
+                        facts.add_edge("MENTIONS", "Chunk", "Entity", edge(
+                            "MENTIONS", chunk.id, eid, doc.id, start=start, end=end,
+                            surface=text[start:end], method=method, props=props,
+                        ))
+
+    def _dates(self, facts: GraphFacts, docs: list[Document], by_doc: dict[str, list[Chunk]]) -> None:
+        """Days written in the text, relative to the document's (or chat turn's) own date."""
+        for doc in docs:
+            for chunk in by_doc[doc.id]:
+                anchor = anchor_day(chunk.timestamp if doc.kind == "chat" else None, doc.day, doc.created)
+                text = prose(chunk.text)
+                taken = [(s, e) for _, s, e in located_wikilinks(text)]
+                for found in find_dates(text, anchor, relative=doc.kind in ("journal", "chat")):
+                    if any(s < found.end and found.start < e for s, e in taken):
                         continue
-                    chosen = [e for e in eids if e in linked] if len(eids) > 1 else eids
-                    method = "alias" if len(chosen) == 1 else "alias_ambiguous"
-                    for eid in chosen or eids:
-                        if eid != entity_of.get(doc.id):
-                            facts.add_edge("MENTIONS", "Chunk", "Entity", edge(
-                                "MENTIONS", chunk.id, eid, doc.id, start=start, end=end,
-                                surface=text[start:end], method=method,
-                            ))
+                    facts.add_node("Day", {"id": found.day})
+                    facts.add_edge("MENTIONS_DAY", "Chunk", "Day", edge(
+                        "MENTIONS_DAY", chunk.id, found.day, doc.id, start=found.start, end=found.end,
+                        surface=text[found.start:found.end], method=found.method,
+                    ))
 
 
-def _alias_automaton(entities: Any) -> tuple[Any, dict[str, tuple[list[str], set[str]]]]:
-    """An Aho-Corasick automaton over lower-cased names and aliases -> (entity ids, spellings)."""
-    owners: dict[str, tuple[list[str], set[str]]] = {}
-    for row in sorted(entities, key=lambda r: r["id"]):
-        for name in (row["name"], *row["aliases"]):
-            key = name.lower().strip()
-            if len(normalize_name(key).replace(" ", "")) < _MIN_ALIAS or key.isdigit():
-                continue
-            ids, spellings = owners.setdefault(key, ([], set()))
-            if row["id"] not in ids:
-                ids.append(row["id"])
-            spellings.add(name.strip())
-    automaton = ahocorasick.Automaton()
-    for key in owners:
-        automaton.add_word(key, key)
-    if owners:
-        automaton.make_automaton()
-    return automaton, owners
+def _neighbours(facts: GraphFacts) -> dict[str, set[str]]:
+    """Entity id -> the entities it has a typed relation with (either direction)."""
+    related: dict[str, set[str]] = defaultdict(set)
+    for row in facts.relations():
+        related[row["src"]].add(row["dst"])
+        related[row["dst"]].add(row["src"])
+    return related
 
 
-def _alias_hits(automaton: Any, owners: dict[str, tuple[list[str], set[str]]], text: str) -> list[tuple[int, int, list[str]]]:
-    """Longest non-overlapping name matches on word boundaries.
+def _resolve(
+    eids: list[str], linked: set[str | None], context: set[str | None], related: dict[str, set[str]]
+) -> tuple[list[str], str]:
+    """Which of the entities sharing an alias the text means, and how that was decided.
 
-    A match counts when it is spelled exactly like a known name, or starts with a capital
-    letter (names are proper nouns): 'jazz' in prose does not mention the note 'Jazz'
-    unless written 'Jazz'.
+    One owner: that one. Several: the one the note links to, else the one related to the
+    other entities of the note (its links and unambiguous mentions); when that does not
+    single one out, every candidate is kept and marked ambiguous, never a silent guess.
     """
-    lowered = text.lower()
-    if len(lowered) != len(text):
-        return []
-    hits = []
-    for end_index, key in automaton.iter(lowered):
-        start, end = end_index - len(key) + 1, end_index + 1
-        before = text[start - 1] if start > 0 else " "
-        after = text[end] if end < len(text) else " "
-        if before.isalnum() or before == "_" or after.isalnum() or after == "_":
-            continue
-        ids, spellings = owners[key]
-        if text[start:end] not in spellings and not text[start].isupper():
-            continue
-        hits.append((start, end, ids))
-    hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
-    chosen: list[tuple[int, int, list[str]]] = []
-    for hit in hits:
-        if not chosen or hit[0] >= chosen[-1][1]:
-            chosen.append(hit)
-    return chosen
+    if len(eids) == 1:
+        return eids, "alias"
+    by_link = [e for e in eids if e in linked]
+    if len(by_link) == 1:
+        return by_link, "alias_linked"
+    by_context = [e for e in eids if related.get(e, set()) & context]
+    if len(by_context) == 1:
+        return by_context, "alias_context"
+    return eids, "alias_ambiguous"

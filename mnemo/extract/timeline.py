@@ -3,7 +3,8 @@
 - Every conversation (or session, when a document holds several) is an Episode with its
   start and end time, its turn count and its speakers; Episodes are chained by NEXT in
   time order and linked ON_DAY to every day one of their turns was said on.
-- Journal pages and daily notes are Days (Note ON_DAY Day); all Days are chained by NEXT.
+- Journal pages and daily notes are Days (Note ON_DAY Day); all Days, with those already
+  in the facts (days mentioned in text), are chained by NEXT.
 - Speakers are entities: the namespace's own person (the `user`/`human` role, or a name
   listed in `self_speakers`) is the `self` entity named in the config; other people are
   Person entities; an AI assistant is an artifact (`ChatGPT`, `Claude`, `Assistant`).
@@ -33,11 +34,15 @@ class SpeakerMap:
     def self_id(self) -> str:
         return entity_id("person", self.self_name or SELF_FALLBACK)
 
+    def is_self(self, turn: Segment) -> bool:
+        """Whether the namespace's own person said this turn."""
+        own = {normalize_name(n) for n in (*self.self_speakers, self.self_name or "") if n}
+        return turn.role.lower() in SELF_ROLES or normalize_name(turn.speaker) in own
+
     def entity(self, turn: Segment, fmt: str) -> tuple[str, str, str] | None:
         """(entity id, kind, name) of a turn's speaker; None for system and tool messages."""
         role = turn.role.lower()
-        own = {normalize_name(n) for n in (*self.self_speakers, self.self_name or "") if n}
-        if role in SELF_ROLES or normalize_name(turn.speaker) in own:
+        if self.is_self(turn):
             return self.self_id, "person", self.self_name or SELF_FALLBACK
         if role in SILENT_ROLES:
             return None
@@ -106,7 +111,7 @@ def add_timeline(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], n
             facts.add_edge("ON_DAY", "Episode", "Day", edge("ON_DAY", episode.id, day, episode.doc.id))
     for before, after in zip(episodes, episodes[1:]):
         facts.add_edge("NEXT", "Episode", "Episode", edge("NEXT", before.id, after.id, ""))
-    ordered = sorted(days)
+    ordered = sorted(days | set(facts.nodes["Day"]))  # with the days only mentioned in text
     for day in ordered:
         facts.add_node("Day", {"id": day})
     for before, after in zip(ordered, ordered[1:]):

@@ -52,6 +52,7 @@ STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
     "HAS_EPISODE": (("Note", "Episode"),),
     "IN_EPISODE": (("Chunk", "Episode"),),
     "SPOKE_IN": (("Entity", "Episode"),),
+    "MENTIONS_DAY": (("Chunk", "Day"),),
     "SAID_BY": (("Chunk", "Entity"),),
 }
 _EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
