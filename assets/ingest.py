@@ -4,7 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents
+from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, graph_facts, scan_documents
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -100,13 +100,16 @@ def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigReso
     })
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[extractions], pool=GRAPH_POOL)
+@dg.asset(
+    partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[extractions, dg.AssetKey("llm_extractions")],
+    pool=GRAPH_POOL,
+)
 def entity_graph(
     context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource
 ) -> dg.MaterializeResult:
     """The Kùzu graph of notes, chunks, entities, aliases and days, reconciled with the extractions."""
     namespace = context.partition_key
-    facts = mnemo_config.files(namespace).read_facts()
+    facts = graph_facts(mnemo_config.files(namespace))
     stats = graph.store(namespace).apply(facts, run_id=context.run_id)
     changed = {k: v for k, v in stats.inserted.items() if v} | {f"-{k}": v for k, v in stats.deleted.items() if v}
     return dg.MaterializeResult(metadata={

@@ -9,9 +9,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from mnemo.config import NamespaceConfig
+from mnemo.config import GroundingConfig, NamespaceConfig
 from mnemo.documents import Chunk, Document, chunk_document, content_hash
 from mnemo.extract.facts import GraphFacts
+from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
+from mnemo.extract.llm_cache import ExtractionCache
+from mnemo.extract.llm_facts import merge_facts
+from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.segments import block_index, chunk_segments, referenced
@@ -86,6 +90,30 @@ def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespac
     facts = StructuralExtractor(ontology, files.namespace, speakers).extract(files.read_documents(), files.read_chunks())
     files.write_facts(facts)
     return facts
+
+
+LLM_FACTS = "llm_facts"
+
+
+def llm_extract(
+    files: NamespaceFiles, extractor: ChunkExtractor | None, ontology: Ontology, grounding: GroundingConfig,
+    neighbours: EntityNeighbours | None = None, concurrency: int = 1, reextract: bool = False,
+) -> LLMRunStats:
+    """LLM extraction grounded in the structural facts; with no extractor, no LLM facts."""
+    if extractor is None:
+        files.write_facts(GraphFacts(), LLM_FACTS)
+        return LLMRunStats()
+    structural = files.read_facts()
+    grounder = Grounder(structural.nodes["Entity"], grounding, salience(structural), neighbours)
+    run = LLMRun(ExtractionCache(files.root / "llm"), extractor, ontology, concurrency)
+    facts = run.run(files.read_chunks(), grounder, reextract)
+    files.write_facts(facts, LLM_FACTS)
+    return run.stats
+
+
+def graph_facts(files: NamespaceFiles) -> GraphFacts:
+    """What the graph should hold: the structural facts merged with the LLM's."""
+    return merge_facts(files.read_facts(), files.read_facts(LLM_FACTS))
 
 
 def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:

@@ -3,10 +3,10 @@
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel
 
 from mnemo.errors import OntologyError
 
@@ -92,38 +92,20 @@ class Ontology:
 
     def extraction_model(self) -> type[BaseModel]:
         """A pydantic response model whose closed type sets and descriptions come from here."""
-        kinds = tuple(self.entity_types)
-        relations = tuple(self.relation_types)
-        kind_doc = "; ".join(f"{t.name}: {t.description}" for t in self.entity_types.values())
-        rel_doc = "; ".join(
-            f"{r.name} ({'/'.join(r.domain)} -> {'/'.join(r.range)}): {r.description}"
-            for r in self.relation_types.values()
-        )
-        entity = create_model(
-            "ExtractedEntity",
-            id=(str, Field(description="An id from the grounding context, or a new id `<kind>_<slug>`.")),
-            kind=(Literal[kinds], Field(description=f"The entity type. {kind_doc}")),  # type: ignore[valid-type]
-            name=(str, Field(description="The canonical name as written in the text.")),
-            aliases=(list[str], Field(default_factory=list, description="Other names used for it in the text.")),
-            properties=(
-                dict[str, Any],
-                Field(default_factory=dict, description="Facts about the entity stated in the text."),
-            ),
-        )
-        relation = create_model(
-            "ExtractedRelation",
-            type=(Literal[relations], Field(description=f"The relation type. {rel_doc}")),  # type: ignore[valid-type]
-            source=(str, Field(description="The id of the source entity.")),
-            target=(str, Field(description="The id of the target entity.")),
-            role=(str | None, Field(default=None, description="For related_to: how the two are related.")),
-            valid_from=(str | None, Field(default=None, description="ISO date the relation started, if stated.")),
-            valid_to=(str | None, Field(default=None, description="ISO date the relation ended, if stated.")),
-        )
-        return create_model(
-            "Extraction",
-            entities=(list[entity], Field(default_factory=list)),  # type: ignore[valid-type]
-            relations=(list[relation], Field(default_factory=list)),  # type: ignore[valid-type]
-        )
+        from ontology.extraction import build_extraction_model
+
+        return build_extraction_model(self)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The parts of the ontology an extraction depends on, as plain data (for diffs)."""
+        return {
+            "version": self.version,
+            "entity_types": {t.name: t.description for t in self.entity_types.values()},
+            "relation_types": {
+                r.name: {"description": r.description, "domain": list(r.domain), "range": list(r.range)}
+                for r in self.relation_types.values()
+            },
+        }
 
 
 def _require(data: dict[str, Any], key: str, where: str, kind: type) -> Any:

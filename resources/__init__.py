@@ -1,10 +1,13 @@
 """Dagster resources: the only things that touch files, stores, models and endpoints."""
 
 
+import os
+
 import dagster as dg
 from pydantic import PrivateAttr
 
-from mnemo.config import MnemoConfig, load_config
+from mnemo.config import LLMConfig, MnemoConfig, load_config
+from mnemo.extract.llm import LLMExtractor
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -68,6 +71,22 @@ class NoteWriterResource(dg.ConfigurableResource):
         return writeback_namespace(self.config.load(), namespace, self.config.ontology(), run=run)
 
 
+class LLMResource(dg.ConfigurableResource):
+    """The OpenAI-compatible LLM endpoint of mnemo.yaml's `llm:`; without it, nothing is called."""
+
+    config: MnemoConfigResource
+
+    def settings(self) -> LLMConfig | None:
+        return self.config.load().llm
+
+    def extractor(self, ontology: Ontology) -> LLMExtractor | None:
+        """An extractor for the configured endpoint (its API key read from `api_key_env`)."""
+        settings = self.settings()
+        if settings is None:
+            return None
+        return LLMExtractor(settings, ontology, os.environ.get(settings.api_key_env, ""))
+
+
 def default_resources(config_path: str = "") -> dict[str, dg.ConfigurableResource]:
     """The resource set the ingest assets need, all reading one configuration file."""
     config = MnemoConfigResource(config_path=config_path)
@@ -77,4 +96,5 @@ def default_resources(config_path: str = "") -> dict[str, dg.ConfigurableResourc
         "vectors": VectorResource(config=config),
         "embedder": EmbedderResource(config=config),
         "note_writer": NoteWriterResource(config=config),
+        "llm": LLMResource(config=config),
     }

@@ -22,12 +22,12 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + ")"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s+(\d{4}))?"
 _ISO = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-]|:\d)")
 _DAY_MONTH = re.compile(rf"(?<![\w-]){_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}(?![\w-])")
-_MONTH_DAY = re.compile(rf"(?<![\w-]){_MONTH}\s+{_DAY}{_YEAR}(?![\w-])")
+_MONTH_DAY = re.compile(rf"(?<![\w-]){_MONTH}\.?\s+{_DAY}{_YEAR}(?![\w-])")
 _RELATIVE = re.compile(r"(?<![\w-])(today|yesterday|tomorrow)(?![\w-])", re.IGNORECASE)
 _OFFSETS = {"today": 0, "yesterday": -1, "tomorrow": 1}
 

@@ -86,32 +86,32 @@ class NamespaceFiles:
     def write_chunks(self, chunks: list[Chunk]) -> None:
         write_parquet(pl.DataFrame([c.to_row() for c in chunks], schema=CHUNK_SCHEMA), self._table("chunks"))
 
-    def write_facts(self, facts: GraphFacts) -> None:
+    def write_facts(self, facts: GraphFacts, folder: str = "facts") -> None:
         """The extractions: one Parquet file per node table and one for all edges."""
         from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
 
         for table, rows in facts.nodes.items():
             schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
             frame = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows.values()], schema=schema)
-            write_parquet(frame, self.root / "facts" / f"{table}.parquet")
+            write_parquet(frame, self.root / folder / f"{table}.parquet")
         schema = {"table": pl.String, "from_table": pl.String, "to_table": pl.String,
                   **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
         edges = [
             {"table": t, "from_table": a, "to_table": b, **row}
             for (t, a, b), rows in sorted(facts.edges.items()) for row in rows.values()
         ]
-        write_parquet(pl.DataFrame(edges, schema=schema), self.root / "facts" / "edges.parquet")
+        write_parquet(pl.DataFrame(edges, schema=schema), self.root / folder / "edges.parquet")
 
-    def read_facts(self) -> GraphFacts:
+    def read_facts(self, folder: str = "facts") -> GraphFacts:
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
-        folder = self.root / "facts"
+        base = self.root / folder
         for table in NODE_SCHEMAS:
-            path = folder / f"{table}.parquet"
+            path = base / f"{table}.parquet"
             if path.exists():
                 facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
-        path = folder / "edges.parquet"
+        path = base / "edges.parquet"
         if path.exists():
             for row in pl.read_parquet(path).to_dicts():
                 key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))

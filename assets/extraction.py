@@ -1,0 +1,47 @@
+"""The LLM extraction asset: grounded, ontology-constrained entities and relations per chunk."""
+
+import dagster as dg
+
+from assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
+from mnemo.extract.grounding import LanceEntityNeighbours
+from mnemo.pipeline import llm_extract
+from resources import EmbedderResource, LLMResource, MnemoConfigResource, VectorResource
+
+
+class LLMExtractionConfig(dg.Config):
+    reextract: bool = False  # re-extract chunks whose cached answers an ontology change affects
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "openai"}, deps=[extractions, entity_vectors])
+def llm_extractions(
+    context: dg.AssetExecutionContext, config: LLMExtractionConfig, mnemo_config: MnemoConfigResource,
+    llm: LLMResource, vectors: VectorResource, embedder: EmbedderResource,
+) -> dg.MaterializeResult:
+    """Entities and typed relations an LLM extracted from new chunks, grounded in known entities (only with `llm:`)."""
+    namespace = context.partition_key
+    settings = mnemo_config.load()
+    ontology = mnemo_config.ontology()
+    extractor = llm.extractor(ontology)
+    if extractor is None:
+        llm_extract(mnemo_config.files(namespace), None, ontology, settings.grounding)
+        return dg.MaterializeResult(metadata={"configured": False, "requests": 0})
+    neighbours = LanceEntityNeighbours(vectors.store(namespace).table("entities"), embedder.embedder())
+    stats = llm_extract(
+        mnemo_config.files(namespace), extractor, ontology, settings.grounding, neighbours,
+        extractor.settings.concurrency, config.reextract,
+    )
+    for item in stats.pending:
+        context.log.warning(f"{item['path']}: LLM extraction pending ({item['reason']})")
+    usage = extractor.usage
+    return dg.MaterializeResult(metadata={
+        "configured": True, "model": extractor.model, "prompt_version": extractor.prompt_version,
+        "ontology_version": ontology.version, "chunks": stats.chunks, "extracted": stats.extracted,
+        "cached": stats.cached, "stale_reused": stats.stale_reused, "carried_over": stats.carried_over,
+        "pending": stats.failed, "dropped_items": stats.dropped, "requests": usage.requests,
+        "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+        "estimated_cost_usd": round(usage.cost(extractor.settings), 6),
+        "pending_chunks": dg.MetadataValue.md(_table(stats.pending, ["path", "chunk_id", "reason"])),
+    })
+
+
+extraction_assets = [llm_extractions]

@@ -1,0 +1,163 @@
+"""The LLM extractor: instructor over any OpenAI-compatible endpoint.
+
+Validation errors are sent back to the model (instructor's re-ask, bounded by
+`max_retries`); an answer still invalid after that keeps its valid items and counts the
+dropped ones. Rate limits, timeouts, connection and server errors are retried with
+exponential backoff (tenacity, `transient_retries`); when those run out the chunk fails
+with an LLMError and the caller falls back to the structural result.
+"""
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import instructor
+import openai
+from instructor.core.exceptions import InstructorRetryException
+from pydantic import BaseModel, ValidationError
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from mnemo.config import LLMConfig
+from mnemo.documents import Chunk
+from mnemo.errors import LLMError
+from mnemo.extract.grounding import GroundedEntity
+from mnemo.extract.prompt import PROMPT_VERSION, messages
+from ontology import Ontology
+from ontology.extraction import salvage
+
+MODES = {"tools": instructor.Mode.TOOLS, "json_schema": instructor.Mode.JSON_SCHEMA, "json": instructor.Mode.JSON}
+TRANSIENT = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+
+
+class LLMUnavailable(LLMError):
+    """The endpoint could not be reached (timeouts, connection or server errors, rate limits)."""
+
+
+class _Probe(BaseModel):
+    """Answer `ok: true`."""
+
+    ok: bool
+
+
+@dataclass
+class Usage:
+    """Requests and tokens spent (every attempt counts, failed ones too)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def cost(self, settings: LLMConfig) -> float:
+        return (self.prompt_tokens * settings.input_cost_per_mtok + self.completion_tokens * settings.output_cost_per_mtok) / 1e6
+
+
+@dataclass
+class Answer:
+    """A validated extraction of one chunk, as plain data, and how many items were dropped."""
+
+    extraction: dict[str, Any]
+    dropped: int = 0
+
+
+def _transient(exc: BaseException) -> bool:
+    while exc is not None:
+        if isinstance(exc, TRANSIENT):
+            return True
+        exc = exc.__cause__  # type: ignore[assignment]
+    return False
+
+
+def _validation_failure(exc: InstructorRetryException) -> bool:
+    return isinstance(exc.__cause__, (ValidationError, json.JSONDecodeError))
+
+
+def _raw_arguments(completion: Any) -> dict[str, Any]:
+    """The JSON the model answered with, from a tool call or from the message content."""
+    message = completion.choices[0].message
+    text = message.tool_calls[0].function.arguments if message.tool_calls else message.content
+    try:
+        data = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class LLMExtractor:
+    """Extracts ontology-typed entities and relations from chunks through one endpoint."""
+
+    def __init__(self, settings: LLMConfig, ontology: Ontology, api_key: str) -> None:
+        self.settings = settings
+        self.ontology = ontology
+        self.prompt_version = PROMPT_VERSION
+        raw = openai.OpenAI(base_url=settings.base_url, api_key=api_key or "none", timeout=settings.timeout, max_retries=0)
+        self.client = instructor.from_openai(raw, mode=MODES[settings.mode])
+        self.client.on("completion:kwargs", self._count_request)
+        self.client.on("completion:response", self._count_usage)
+        self.response_model = ontology.extraction_model()
+        self.usage = Usage()
+        self._lock = threading.Lock()
+        self._probe_lock = threading.Lock()
+        self._probed = False
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    def _count_request(self, *args: Any, **kwargs: Any) -> None:
+        with self._lock:
+            self.usage.requests += 1
+
+    def _count_usage(self, response: Any) -> None:
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            with self._lock:
+                self.usage.prompt_tokens += usage.prompt_tokens or 0
+                self.usage.completion_tokens += usage.completion_tokens or 0
+
+    def probe(self) -> None:
+        """Check once that the endpoint returns structured output; fail naming the model.
+
+        LLMUnavailable when it cannot be reached at all (the run goes on structurally);
+        LLMError when it answers but not with the structured output mnemo needs.
+        """
+        with self._probe_lock:
+            if self._probed:
+                return
+            try:
+                self._retrying()(self.client.chat.completions.create, model=self.model, response_model=_Probe, max_retries=0,
+                                 messages=[{"role": "user", "content": "Reply with ok set to true."}])
+            except (InstructorRetryException, openai.OpenAIError, ValidationError) as exc:
+                if _transient(exc):
+                    raise LLMUnavailable(f"LLM model {self.model!r} at {self.settings.base_url} is unreachable: {exc}") from exc
+                raise LLMError(
+                    f"LLM model {self.model!r} at {self.settings.base_url} cannot produce structured output "
+                    f"in {self.settings.mode} mode: {exc}"
+                ) from exc
+            self._probed = True
+
+    def _retrying(self) -> Retrying:
+        return Retrying(
+            retry=retry_if_exception(_transient),
+            stop=stop_after_attempt(self.settings.transient_retries + 1),
+            wait=wait_exponential(multiplier=self.settings.retry_wait, max=30 * max(self.settings.retry_wait, 0.01)),
+            reraise=True,
+        )
+
+    def extract(self, chunk: Chunk, grounding: list[GroundedEntity]) -> Answer:
+        """One chunk's validated extraction; LLMError when the endpoint keeps failing."""
+        known = {g.id: g.kind for g in grounding}
+        try:
+            result = self._retrying()(
+                self.client.chat.completions.create, model=self.model, response_model=self.response_model,
+                messages=messages(self.ontology, chunk, grounding), max_retries=self.settings.max_retries,
+                context={"known": known},
+            )
+        except InstructorRetryException as exc:
+            if _validation_failure(exc) and exc.last_completion is not None:
+                kept, dropped = salvage(self.response_model, _raw_arguments(exc.last_completion), self.ontology, known)
+                return Answer(kept.model_dump(), dropped)
+            raise LLMError(f"{chunk.path}: model {self.model!r} failed: {exc.__cause__ or exc}") from exc
+        except openai.OpenAIError as exc:
+            raise LLMError(f"{chunk.path}: model {self.model!r} failed: {exc}") from exc
+        return Answer(result.model_dump())

@@ -1,0 +1,112 @@
+"""A loopback OpenAI-compatible chat-completions server for tests: scripted answers, recorded requests.
+
+It listens on 127.0.0.1 only, on a free port, and is started and stopped by the test.
+Answers come from `script` (consumed in order) and then from `responder`. A reply can be
+a status error (429, 500), a delay (to provoke client timeouts), or structured output,
+sent as a tool call when the request offers tools and as message content otherwise.
+Token usage is estimated as characters / 4 of the request and of the answer.
+"""
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    arguments: dict[str, Any] | None = None
+    status: int = 200
+    delay: float = 0.0
+
+
+def empty_reply(request: dict[str, Any]) -> Reply:
+    return Reply(arguments={"entities": [], "relations": []})
+
+
+def _completion(request: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(arguments)
+    message: dict[str, Any] = {"role": "assistant", "content": None}
+    if request.get("tools"):
+        name = request["tools"][0]["function"]["name"]
+        message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]
+        finish = "tool_calls"
+    else:
+        message["content"] = text
+        finish = "stop"
+    prompt_chars = len(json.dumps(request.get("messages", []))) + len(json.dumps(request.get("tools", [])))
+    usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": max(1, len(text) // 4)}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return {
+        "id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
+        "model": request.get("model", "stub"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
+
+
+@dataclass
+class StubLLM:
+    """Start with `with StubLLM(...) as stub:`; `stub.url` is the base URL (`.../v1`)."""
+
+    responder: Callable[[dict[str, Any]], Reply] = empty_reply
+    script: list[Reply] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def next_reply(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self.script:
+                return self.script.pop(0)
+        return self.responder(request)
+
+    def __enter__(self) -> "StubLLM":
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server API
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                reply = stub.next_reply(body)
+                time.sleep(reply.delay)
+                if reply.status != 200:
+                    payload = {"error": {"message": f"stub status {reply.status}", "type": "stub"}}
+                else:
+                    payload = _completion(body, reply.arguments or {})
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
+
+    def user_messages(self) -> list[str]:
+        """The user message of every recorded request."""
+        return [m["content"] for r in self.requests for m in r.get("messages", []) if m.get("role") == "user"][::1]

@@ -1,0 +1,117 @@
+"""Structural extraction beyond links: ambiguous aliases, dates in text, chat speakers and self."""
+
+import json
+from pathlib import Path
+
+from mnemo.config import SourceConfig
+from mnemo.documents import Chunk, Document, chunk_document
+from mnemo.extract.dates import anchor_day, find_dates
+from mnemo.extract.structural import StructuralExtractor
+from mnemo.sources.scan import scan_namespace
+from ontology import load_ontology
+
+ONTOLOGY = load_ontology()
+
+
+def _vault(root: Path, notes: dict[str, str]) -> tuple[list[Document], list[Chunk]]:
+    for name, text in notes.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    docs = scan_namespace("t", [SourceConfig(kind="obsidian", path=root)], [], []).documents
+    return docs, [c for d in docs for c in chunk_document(d)]
+
+
+def _mentions(facts, path_of: dict[str, str], surface: str) -> dict[str, list[tuple[str, str, dict]]]:
+    found: dict[str, list[tuple[str, str, dict]]] = {}
+    for row in facts.edges[("MENTIONS", "Chunk", "Entity")].values():
+        if row["surface"] == surface:
+            found.setdefault(path_of[row["src"]], []).append((row["dst"], row["method"], json.loads(row["props"])))
+    return found
+
+
+PEOPLE = {
+    "People/Alex Kim.md": "---\ntype: person\naliases: [Alex]\n---\nA friend from school.\n",
+    "People/Alex Moreau.md": "---\ntype: person\naliases: [Alex]\nworks_at: \"[[Acme]]\"\n---\nWorks at Acme.\n",
+    "Organizations/Acme.md": "---\ntype: organization\n---\nA robotics company.\n",
+}
+
+
+def test_ambiguous_alias_is_resolved_by_links_or_context_or_kept_marked(tmp_path: Path) -> None:
+    docs, chunks = _vault(tmp_path, {
+        **PEOPLE,
+        "Linked.md": "Dinner with [[Alex Kim]]. Later Alex said the soup was cold.\n",
+        "Context.md": "Met Alex at the Acme office to talk about robots.\n",
+        "Unclear.md": "Alex called about the weekend.\n",
+    })
+    facts = StructuralExtractor(ONTOLOGY, "t").extract(docs, chunks)
+    found = _mentions(facts, {c.id: c.path for c in chunks}, "Alex")
+    assert found["Linked.md"] == [("person_alex_kim", "alias_linked", {})]
+    assert found["Context.md"] == [("person_alex_moreau", "alias_context", {})]
+    candidates = {"candidates": ["person_alex_kim", "person_alex_moreau"]}
+    assert sorted(found["Unclear.md"]) == [
+        ("person_alex_kim", "alias_ambiguous", candidates), ("person_alex_moreau", "alias_ambiguous", candidates),
+    ]
+
+
+def test_dates_in_text_resolve_against_the_document_date() -> None:
+    anchor = anchor_day("2026-09-03")
+    text = "Yesterday Bob said the demo is on 14 October; the kickoff was 2026-08-30, see March 3rd, 2025 or 03/04."
+    found = [(text[m.start:m.end], m.day, m.method) for m in find_dates(text, anchor)]
+    assert found == [
+        ("Yesterday", "2026-09-02", "date:relative"),
+        ("14 October", "2026-10-14", "date:absolute"),
+        ("2026-08-30", "2026-08-30", "date:iso"),
+        ("March 3rd, 2025", "2025-03-03", "date:absolute"),
+    ]
+    undated = [(text[m.start:m.end], m.day) for m in find_dates(text, None)]
+    assert undated == [("2026-08-30", "2026-08-30"), ("March 3rd, 2025", "2025-03-03")]
+    assert find_dates("the 31 February party", anchor) == []
+
+
+def test_journal_dates_become_day_links_and_join_the_timeline(tmp_path: Path) -> None:
+    docs, chunks = _vault(tmp_path, {
+        "Daily/2026-09-03.md": "Long run tomorrow. The [[2026-09-01]] notes mention 5 September.\n",
+        "Essays/On time.md": "Today everything is faster than it was on 2026-01-02.\n",
+    })
+    facts = StructuralExtractor(ONTOLOGY, "t").extract(docs, chunks)
+    path_of = {c.id: c.path for c in chunks}
+    days = sorted((path_of[r["src"]], r["dst"], r["surface"]) for r in facts.edges[("MENTIONS_DAY", "Chunk", "Day")].values())
+    assert days == [
+        ("Daily/2026-09-03.md", "2026-09-04", "tomorrow"),
+        ("Daily/2026-09-03.md", "2026-09-05", "5 September"),
+        ("Essays/On time.md", "2026-01-02", "2026-01-02"),
+    ]
+    timeline = sorted((r["src"], r["dst"]) for r in facts.edges[("NEXT", "Day", "Day")].values())
+    assert timeline == [("2026-01-02", "2026-09-03"), ("2026-09-03", "2026-09-04"), ("2026-09-04", "2026-09-05")]
+
+
+def _turn(i: int, speaker: str, text: str) -> Chunk:
+    return Chunk(
+        id=f"chunk_turn{i}", namespace="t", doc_id="doc_chat", position=i, heading="", text=text,
+        path="chats/c1.json", title="Trip planning", kind="chat", timestamp="2026-09-03T10:00:00",
+        metadata={"speaker": speaker},
+    )
+
+
+def test_chat_speakers_are_entities_and_i_me_in_own_turns_is_the_self() -> None:
+    doc = Document(id="doc_chat", namespace="t", source="chat", path="chats/c1.json", title="Trip planning",
+                   kind="chat", body="", content_hash="h")
+    chunks = [
+        _turn(0, "user", "I think Dana should come with me. I/O is slow."),
+        _turn(1, "assistant", "I can help you plan that."),
+        _turn(2, "Dana Kim", "Count me in, I leave tomorrow."),
+    ]
+    facts = StructuralExtractor(ONTOLOGY, "t", self_name="Sam Rivera").extract([doc], chunks)
+    said = sorted((r["src"], r["dst"]) for r in facts.edges[("SAID_BY", "Chunk", "Entity")].values())
+    assert said == [("chunk_turn0", "person_sam_rivera"), ("chunk_turn2", "person_dana_kim")]
+    assert facts.nodes["Entity"]["person_sam_rivera"]["name"] == "Sam Rivera"
+    self_mentions = sorted(
+        (r["src"], r["surface"], r["span_start"]) for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values()
+        if r["method"] == "self"
+    )
+    assert self_mentions == [("chunk_turn0", "I", 0), ("chunk_turn0", "me", chunks[0].text.index("me."))]
+    dana = [r for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values() if r["dst"] == "person_dana_kim"]
+    assert [(r["src"], r["surface"]) for r in dana] == []  # "Dana" alone is not the speaker's full name
+    day = [r["dst"] for r in facts.edges[("MENTIONS_DAY", "Chunk", "Day")].values()]
+    assert day == ["2026-09-04"]
