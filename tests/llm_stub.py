@@ -21,16 +21,23 @@ class Reply:
     arguments: dict[str, Any] | None = None
     status: int = 200
     delay: float = 0.0
+    text: str | None = None  # plain message content instead of structured output
+
+
+def is_probe(request: dict[str, Any]) -> bool:
+    """Whether the request is mnemo's capability probe."""
+    return any("Reply with ok" in str(m.get("content")) for m in request.get("messages", []))
 
 
 def empty_reply(request: dict[str, Any]) -> Reply:
-    return Reply(arguments={"entities": [], "relations": []})
+    """Answers the probe, and every extraction with nothing found."""
+    return Reply(arguments={"ok": True} if is_probe(request) else {"entities": [], "relations": []})
 
 
-def _completion(request: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
-    text = json.dumps(arguments)
+def _completion(request: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    text = reply.text if reply.text is not None else json.dumps(reply.arguments or {})
     message: dict[str, Any] = {"role": "assistant", "content": None}
-    if request.get("tools"):
+    if request.get("tools") and reply.text is None:
         name = request["tools"][0]["function"]["name"]
         message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]
         finish = "tool_calls"
@@ -55,6 +62,8 @@ class StubLLM:
     responder: Callable[[dict[str, Any]], Reply] = empty_reply
     script: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -83,7 +92,10 @@ class StubLLM:
                 if reply.status != 200:
                     payload = {"error": {"message": f"stub status {reply.status}", "type": "stub"}}
                 else:
-                    payload = _completion(body, reply.arguments or {})
+                    payload = _completion(body, reply)
+                    with stub._lock:
+                        stub.prompt_tokens += payload["usage"]["prompt_tokens"]
+                        stub.completion_tokens += payload["usage"]["completion_tokens"]
                 data = json.dumps(payload).encode()
                 try:
                     self.send_response(reply.status)
@@ -107,6 +119,10 @@ class StubLLM:
         self._server.shutdown()
         self._server.server_close()
 
-    def user_messages(self) -> list[str]:
-        """The user message of every recorded request."""
-        return [m["content"] for r in self.requests for m in r.get("messages", []) if m.get("role") == "user"][::1]
+    def prompts(self) -> list[str]:
+        """The first user message of every recorded request (the passage and its grounding)."""
+        return [next(m["content"] for m in r["messages"] if m.get("role") == "user") for r in self.requests]
+
+    def tokens(self) -> tuple[int, int]:
+        """(prompt, completion) tokens the stub has reported, by its chars/4 estimate."""
+        return self.prompt_tokens, self.completion_tokens

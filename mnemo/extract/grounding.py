@@ -105,7 +105,7 @@ class LanceEntityNeighbours:
         vectors = self.embedder.encode(texts)
         found = []
         for vector in vectors:
-            rows = self.table.search(vector).distance_type("cosine").select(["id"]).limit(k).to_list()
+            rows = self.table.search(vector).distance_type("cosine").select(["id", "_distance"]).limit(k).to_list()
             found.append([(r["id"], 1.0 - float(r["_distance"])) for r in rows])
         return found
 

@@ -1,0 +1,73 @@
+"""The llm_extractions asset in the real ingest job, against a loopback stub endpoint."""
+
+from pathlib import Path
+
+import dagster as dg
+import yaml
+from conftest import Workspace
+from llm_stub import Reply, StubLLM, empty_reply
+
+from mnemo.extract.prompt import PROMPT_VERSION
+
+NOTES = {
+    "People/Alice Chen.md": "---\ntype: person\naliases: [Ali]\n---\nEngineer, friend since university.\n",
+    "Organizations/Acme.md": "---\ntype: organization\n---\nA robotics company in Lisbon.\n",
+    "Lunch.md": "Lunch with Ali. She has worked at Tidewater since 2026-03-01 and loves it.\n",
+}
+TIDEWATER = {
+    "entities": [
+        {"id": "person_alice_chen", "kind": "person", "name": "Ali"},
+        {"id": "organization_tidewater", "kind": "organization", "name": "Tidewater",
+         "properties": [{"key": "industry", "value": "shipping", "since": None}]},
+    ],
+    "relations": [{"type": "works_at", "source": "person_alice_chen", "target": "organization_tidewater", "valid_from": "2026-03-01"}],
+}
+
+
+def _responder(request: dict) -> Reply:
+    prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    if "Tidewater" in prompt and '"id": "person_alice_chen"' in prompt:
+        return Reply(arguments=TIDEWATER)
+    return empty_reply(request)
+
+
+def _workspace(root: Path, llm: dict | None) -> Workspace:
+    vault = root / "vault"
+    for name, text in NOTES.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text, encoding="utf-8")
+    config = {"data_dir": str(root / "data"), "embedder": {"kind": "hashing"},
+              "namespaces": {"test": {"sources": [{"kind": "obsidian", "path": str(vault)}]}}}
+    if llm:
+        config["llm"] = llm
+    path = root / "mnemo.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return Workspace(root, path, dg.DagsterInstance.ephemeral())
+
+
+def test_ingest_with_an_llm_adds_grounded_relations_and_reports_usage(tmp_path: Path) -> None:
+    with StubLLM(responder=_responder) as stub:
+        ws = _workspace(tmp_path, {"base_url": stub.url, "model": "stub-model", "input_cost_per_mtok": 1.0})
+        first = ws.metadata(ws.ingest(), "llm_extractions")
+        chunks = len(ws.files().read_chunks())
+        assert first["requests"] == chunks + 1 == len(stub.requests)  # the probe, then one per chunk
+        assert first["prompt_tokens"] == stub.prompt_tokens and first["extracted"] == chunks
+        assert first["estimated_cost_usd"] == round(stub.prompt_tokens / 1e6, 6)
+        second = ws.metadata(ws.ingest(), "llm_extractions")
+        assert second["requests"] == 0 and second["cached"] == chunks and len(stub.requests) == chunks + 1
+    rows = ws.graph().query(
+        "MATCH (a:Entity)-[r:WORKS_AT]->(b:Entity) RETURN a.id AS a, b.id AS b, r.extractor AS x, "
+        "r.prompt_version AS p, r.valid_from AS v, b.origin AS origin, b.properties AS props"
+    )
+    assert [(r["a"], r["b"], r["x"], r["p"], r["v"], r["origin"]) for r in rows] == [
+        ("person_alice_chen", "organization_tidewater", "llm", PROMPT_VERSION, "2026-03-01", "llm"),
+    ]
+    assert '"industry": {"chunk"' in rows[0]["props"] and '"value": "shipping"' in rows[0]["props"]
+
+
+def test_without_llm_configuration_nothing_is_called_and_the_graph_is_structural(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, None)
+    meta = ws.metadata(ws.ingest(), "llm_extractions")
+    assert meta == {"configured": False, "requests": 0}
+    extractors = ws.graph().query("MATCH ()-[r:MENTIONS]->() RETURN DISTINCT r.extractor AS x")
+    assert [r["x"] for r in extractors] == ["structural"]
