@@ -87,9 +87,9 @@ class LLMResource(dg.ConfigurableResource):
         return LLMExtractor(settings, ontology, os.environ.get(settings.api_key_env, ""))
 
 
-def default_resources(config_path: str = "") -> dict[str, dg.ConfigurableResource]:
+def default_resources(config_path: str = "", ontology_path: str = "") -> dict[str, dg.ConfigurableResource]:
     """The resource set the ingest assets need, all reading one configuration file."""
-    config = MnemoConfigResource(config_path=config_path)
+    config = MnemoConfigResource(config_path=config_path, ontology_path=ontology_path)
     return {
         "mnemo_config": config,
         "graph": GraphResource(config=config),

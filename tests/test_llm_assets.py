@@ -7,7 +7,10 @@ import yaml
 from conftest import Workspace
 from llm_stub import Reply, StubLLM, empty_reply
 
+from definitions import build_defs
 from mnemo.extract.prompt import PROMPT_VERSION
+from ontology import DEFAULT_PATH
+from resources import default_resources
 
 NOTES = {
     "People/Alice Chen.md": "---\ntype: person\naliases: [Ali]\n---\nEngineer, friend since university.\n",
@@ -71,3 +74,23 @@ def test_without_llm_configuration_nothing_is_called_and_the_graph_is_structural
     assert meta == {"configured": False, "requests": 0}
     extractors = ws.graph().query("MATCH ()-[r:MENTIONS]->() RETURN DISTINCT r.extractor AS x")
     assert [r["x"] for r in extractors] == ["structural"]
+
+
+def test_reextraction_job_sends_only_chunks_an_ontology_change_affects(tmp_path: Path) -> None:
+    data = yaml.safe_load(DEFAULT_PATH.read_text(encoding="utf-8"))
+    data["version"] = "test.2"
+    data["relation_types"]["mentors"] = {
+        "description": "The person mentors the other person.", "class": "semantic", "domain": ["person"], "range": ["person"],
+    }
+    changed = tmp_path / "ontology.yaml"
+    changed.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with StubLLM(responder=_responder) as stub:
+        ws = _workspace(tmp_path, {"base_url": stub.url, "model": "stub-model"})
+        ws.ingest()
+        before = len(stub.requests)
+        defs = build_defs(default_resources(str(ws.config_path), str(changed)))
+        result = defs.get_job_def("reextraction_job").execute_in_process(partition_key="test", instance=ws.instance)
+    assert result.success
+    meta = ws.metadata(result, "llm_extractions")
+    assert len(stub.requests) - before == 2 and stub.prompts()[-1].endswith("loves it.")  # the probe, then Lunch.md
+    assert (meta["extracted"], meta["carried_over"], meta["ontology_version"]) == (1, 2, "test.2")
