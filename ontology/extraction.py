@@ -102,30 +102,31 @@ def build_extraction_model(ontology: "Ontology") -> type[BaseModel]:
     )
 
 
+def _keep(item_model: type[BaseModel], items: Any, problems: Any) -> tuple[list[Any], int]:
+    """The items that parse and have no problems, and how many did not."""
+    kept, dropped = [], 0
+    for item in items or []:
+        try:
+            value = item_model.model_validate(item)
+        except ValidationError:
+            dropped += 1
+            continue
+        if problems(value):
+            dropped += 1
+        else:
+            kept.append(value)
+    return kept, dropped
+
+
 def salvage(model: type[BaseModel], raw: dict[str, Any], ontology: "Ontology", known: dict[str, str]) -> tuple[BaseModel, int]:
     """Keep the valid items of an answer that failed validation; return it and the dropped count."""
     fields = model.model_fields
     entity_model = fields["entities"].annotation.__args__[0]  # type: ignore[union-attr]
     relation_model = fields["relations"].annotation.__args__[0]  # type: ignore[union-attr]
-    entities, relations, dropped = [], [], 0
-    for item in raw.get("entities") or []:
-        try:
-            entity = entity_model.model_validate(item)
-        except ValidationError:
-            dropped += 1
-            continue
-        if extraction_problems(model.model_construct(entities=[entity], relations=[]), ontology, known):
-            dropped += 1
-        else:
-            entities.append(entity)
-    for item in raw.get("relations") or []:
-        try:
-            rel = relation_model.model_validate(item)
-        except ValidationError:
-            dropped += 1
-            continue
-        if extraction_problems(model.model_construct(entities=entities, relations=[rel]), ontology, known):
-            dropped += 1
-        else:
-            relations.append(rel)
-    return model.model_construct(entities=entities, relations=relations), dropped
+
+    def check(entities: list[Any], relations: list[Any]) -> list[str]:
+        return extraction_problems(model.model_construct(entities=entities, relations=relations), ontology, known)
+
+    entities, dropped_entities = _keep(entity_model, raw.get("entities"), lambda e: check([e], []))
+    relations, dropped_relations = _keep(relation_model, raw.get("relations"), lambda r: check(entities, [r]))
+    return model.model_construct(entities=entities, relations=relations), dropped_entities + dropped_relations

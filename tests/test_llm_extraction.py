@@ -138,8 +138,10 @@ def test_ontology_version_change_reextracts_only_affected_chunks_in_the_explicit
     with StubLLM(responder=_by_topic) as stub:
         _run(tmp_path, stub, chunks)
         assert len(stub.requests) == 4
-        _, stats = _run(tmp_path, stub, chunks, _ontology_v2())
+        facts, stats = _run(tmp_path, stub, chunks, _ontology_v2())
         assert len(stub.requests) == 4 and stats.stale_reused == 3  # a normal run does not re-extract
+        versions = {json.loads(r["props"])["ontology_version"] for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values()}
+        assert versions == {ONTOLOGY.version}  # provenance says which ontology the answers were made under
         _, stats = _run(tmp_path, stub, chunks, _ontology_v2(), reextract=True)
         assert len(stub.requests) == 6 and stub.prompts()[-1].endswith("Ali gave a talk.")
         assert (stats.extracted, stats.carried_over) == (1, 2)

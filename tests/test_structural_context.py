@@ -101,10 +101,16 @@ def test_chat_speakers_are_entities_and_i_me_in_own_turns_is_the_self() -> None:
         _turn(0, "user", "I think Dana should come with me. I/O is slow."),
         _turn(1, "assistant", "I can help you plan that."),
         _turn(2, "Dana Kim", "Count me in, I leave tomorrow."),
+        _turn(3, "Ali", "Me too, see you at the station."),
     ]
-    facts = StructuralExtractor(ONTOLOGY, "t", self_name="Sam Rivera").extract([doc], chunks)
+
+    alice_note = Document(id="doc_alice", namespace="t", source="obsidian", path="People/Alice Chen.md",
+                          title="Alice Chen", kind="note", body="", content_hash="a", aliases=["Ali"],
+                          properties={"type": "person"})
+    facts = StructuralExtractor(ONTOLOGY, "t", self_name="Sam Rivera").extract([doc, alice_note], chunks)
     said = sorted((r["src"], r["dst"]) for r in facts.edges[("SAID_BY", "Chunk", "Entity")].values())
-    assert said == [("chunk_turn0", "person_sam_rivera"), ("chunk_turn2", "person_dana_kim")]
+    assert said == [("chunk_turn0", "person_sam_rivera"), ("chunk_turn2", "person_dana_kim"), ("chunk_turn3", "person_alice_chen")]
+    assert facts.nodes["Entity"]["person_alice_chen"]["origin"] == "note" and "person_ali" not in facts.nodes["Entity"]
     assert facts.nodes["Entity"]["person_sam_rivera"]["name"] == "Sam Rivera"
     self_mentions = sorted(
         (r["src"], r["surface"], r["span_start"]) for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values()

@@ -34,10 +34,10 @@ def _properties(entity: dict[str, Any], chunk: Chunk, prompt_version: str) -> di
 
 def add_extraction(
     facts: GraphFacts, chunk: Chunk, extraction: dict[str, Any], ontology: Ontology, *,
-    model: str, prompt_version: str,
+    model: str, prompt_version: str, ontology_version: str,
 ) -> None:
-    """Add one chunk's validated extraction to `facts`."""
-    provenance = {"chunk": chunk.id, "model": model, "ontology_version": ontology.version}
+    """Add one chunk's validated extraction (made under `ontology_version`) to `facts`."""
+    provenance = {"chunk": chunk.id, "model": model, "ontology_version": ontology_version}
     for entity in extraction.get("entities", []):
         facts.add_node("Entity", {
             "id": entity["id"], "kind": entity["kind"], "name": entity["name"], "aliases": sorted(set(entity.get("aliases", []))),

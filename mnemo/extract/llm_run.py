@@ -47,7 +47,7 @@ class LLMRunStats:
 
 @dataclass
 class _Plan:
-    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answers: dict[str, tuple[dict[str, Any], str]] = field(default_factory=dict)  # chunk -> (answer, ontology version)
     todo: list[Chunk] = field(default_factory=list)
 
 
@@ -74,7 +74,7 @@ class LLMRun:
         for chunk in chunks:
             entry = self.cache.get(self._key(chunk))
             if entry is not None:
-                plan.answers[chunk.id] = entry.data
+                plan.answers[chunk.id] = (entry.data, entry.ontology_version)
                 self.stats.cached += 1
                 continue
             stale = self.cache.stale(chunk_hash(chunk), self.extractor.prompt_version, self.extractor.model, self.ontology.version)
@@ -82,9 +82,9 @@ class LLMRun:
                 plan.todo.append(chunk)
                 continue
             kept, dropped = salvage(self.ontology.extraction_model(), stale.data, self.ontology, {})
-            plan.answers[chunk.id] = kept.model_dump()
+            plan.answers[chunk.id] = (kept.model_dump(), self.ontology.version if reextract else stale.ontology_version)
             if reextract:
-                self._store(chunk, plan.answers[chunk.id], dropped)
+                self._store(chunk, plan.answers[chunk.id][0], dropped)
                 self.stats.carried_over += 1
             else:
                 self.stats.stale_reused += 1
@@ -130,7 +130,7 @@ class LLMRun:
                 if answer is None:
                     self._pending(chunk, error)
                     continue
-                plan.answers[chunk.id] = answer.extraction
+                plan.answers[chunk.id] = (answer.extraction, self.ontology.version)
                 self.stats.extracted += 1
                 self.stats.dropped += answer.dropped
                 self._store(chunk, answer.extraction, answer.dropped)
@@ -144,8 +144,9 @@ class LLMRun:
         facts = GraphFacts()
         for chunk in sorted(chunks, key=lambda c: (c.doc_id, c.position)):
             if chunk.id in plan.answers:
-                add_extraction(facts, chunk, plan.answers[chunk.id], self.ontology,
-                               model=self.extractor.model, prompt_version=self.extractor.prompt_version)
+                answer, version = plan.answers[chunk.id]
+                add_extraction(facts, chunk, answer, self.ontology, model=self.extractor.model,
+                               prompt_version=self.extractor.prompt_version, ontology_version=version)
         self.cache.save({chunk_hash(c) for c in chunks})
         self.cache.save_snapshot(self.ontology.snapshot())
         self.cache.write_pending(self.stats.pending)

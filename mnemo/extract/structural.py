@@ -110,11 +110,12 @@ class StructuralExtractor:
         for doc in docs:
             self._properties(facts, doc, index, kinds, entity_of)
             self._body_links(facts, doc, by_doc[doc.id], index, entity_of)
-        add_speakers(facts, docs, self.speakers)
+        speakers = self.speakers.knowing(facts)
+        add_speakers(facts, docs, speakers)
         self._mentions(facts, docs, by_doc, index, entity_of)
-        add_self_mentions(facts, docs, chunks, self.speakers)
+        add_self_mentions(facts, docs, chunks, speakers)
         self._dates(facts, docs, by_doc)
-        add_timeline(facts, docs, chunks, self.namespace, self.speakers)
+        add_timeline(facts, docs, chunks, self.namespace, speakers)
         return facts
 
     def _entity_kinds(self, docs: list[Document], index: NoteIndex) -> dict[str, tuple[str, str]]:
@@ -299,3 +300,4 @@ def _resolve(
     if len(by_context) == 1:
         return by_context, "alias_context"
     return eids, "alias_ambiguous"
+

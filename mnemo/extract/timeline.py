@@ -7,12 +7,14 @@
   in the facts (days mentioned in text), are chained by NEXT.
 - Speakers are entities: the namespace's own person (the `user`/`human` role, or a name
   listed in `self_speakers`) is the `self` entity named in the config; other people are
-  Person entities; an AI assistant is an artifact (`ChatGPT`, `Claude`, `Assistant`).
+  Person entities (the one person a note names so, by name or alias, when there is one);
+  an AI assistant is an artifact (`ChatGPT`, `Claude`, `Assistant`).
   Speakers are linked SPOKE_IN to their Episodes and each turn chunk SAID_BY its speaker.
 """
 
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from mnemo.documents import Chunk, Document, Segment, content_hash, entity_id, normalize_name
 from mnemo.extract.facts import GraphFacts, edge
@@ -29,10 +31,22 @@ class SpeakerMap:
 
     self_name: str | None = None
     self_speakers: tuple[str, ...] = ()
+    # Normalized name or alias -> the one person entity a note names so ("Ali" -> person_alice_chen).
+    people: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def self_id(self) -> str:
         return entity_id("person", self.self_name or SELF_FALLBACK)
+
+    def knowing(self, facts: GraphFacts) -> "SpeakerMap":
+        """This map, resolving speakers to the person entities already in the facts."""
+        owners: dict[str, set[str]] = defaultdict(set)
+        for row in facts.nodes["Entity"].values():
+            if row["kind"] == "person":
+                for name in (row["name"], *(row["aliases"] or [])):
+                    owners[normalize_name(name)].add(row["id"])
+        people = {name: next(iter(ids)) for name, ids in owners.items() if len(ids) == 1}
+        return replace(self, people=people)
 
     def is_self(self, turn: Segment) -> bool:
         """Whether the namespace's own person said this turn."""
@@ -49,7 +63,8 @@ class SpeakerMap:
         if role == "assistant":
             name = ASSISTANT_NAMES.get(fmt, "Assistant")
             return entity_id("artifact", name), "artifact", name
-        return entity_id("person", turn.speaker), "person", turn.speaker.strip()
+        known = self.people.get(normalize_name(turn.speaker))
+        return known or entity_id("person", turn.speaker), "person", turn.speaker.strip()
 
 
 @dataclass
