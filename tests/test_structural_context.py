@@ -103,7 +103,6 @@ def test_chat_speakers_are_entities_and_i_me_in_own_turns_is_the_self() -> None:
         _turn(2, "Dana Kim", "Count me in, I leave tomorrow."),
         _turn(3, "Ali", "Me too, see you at the station."),
     ]
-
     alice_note = Document(id="doc_alice", namespace="t", source="obsidian", path="People/Alice Chen.md",
                           title="Alice Chen", kind="note", body="", content_hash="a", aliases=["Ali"],
                           properties={"type": "person"})
