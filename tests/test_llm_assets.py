@@ -56,7 +56,9 @@ def test_ingest_with_an_llm_adds_grounded_relations_and_reports_usage(tmp_path: 
         assert first["requests"] == chunks + 1 == len(stub.requests)  # the probe, then one per chunk
         assert first["prompt_tokens"] == stub.prompt_tokens and first["extracted"] == chunks
         assert first["estimated_cost_usd"] == round(stub.prompt_tokens / 1e6, 6)
-        second = ws.metadata(ws.ingest(), "llm_extractions")
+        again = ws.ingest()
+        second = ws.metadata(again, "llm_extractions")
+        assert ws.metadata(again, "entity_graph")["writes"] == 0
         assert second["requests"] == 0 and second["cached"] == chunks and len(stub.requests) == chunks + 1
     rows = ws.graph().query(
         "MATCH (a:Entity)-[r:WORKS_AT]->(b:Entity) RETURN a.id AS a, b.id AS b, r.extractor AS x, "

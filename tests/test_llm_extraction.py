@@ -36,16 +36,18 @@ def _chunk(cid: str, text: str) -> Chunk:
                  title=cid, kind="note")
 
 
-def test_unknown_relation_type_is_rejected_and_reasked() -> None:
+@pytest.mark.parametrize("mode", ["tools", "json_schema"])
+def test_unknown_relation_type_is_rejected_and_reasked(mode: str) -> None:
     bad = {**GOOD, "relations": [{**GOOD["relations"][0], "type": "employed_by"}]}
     with StubLLM(script=[OK, Reply(arguments=bad), Reply(arguments=GOOD)]) as stub:
-        extractor = LLMExtractor(_settings(stub), ONTOLOGY, "")
+        extractor = LLMExtractor(_settings(stub, mode=mode), ONTOLOGY, "")
         extractor.probe()
         answer = extractor.extract(_chunk("c1", "Ali works at Acme since March."), [ALICE])
     assert [r["type"] for r in answer.extraction["relations"]] == ["works_at"]
     assert answer.dropped == 0 and extractor.usage.requests == 3
     reask = json.dumps(stub.requests[2]["messages"])
     assert "employed_by" in reask and "works_at" in reask and len(stub.requests[2]["messages"]) > 2
+    assert ("tools" in stub.requests[1]) == (mode == "tools")
 
 
 def test_items_still_invalid_after_the_reasks_are_dropped_and_counted() -> None:
