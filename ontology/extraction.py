@@ -55,8 +55,8 @@ def extraction_problems(data: Any, ontology: "Ontology", known: dict[str, str]) 
     return problems
 
 
-def build_extraction_model(ontology: "Ontology") -> type[BaseModel]:
-    """The `Extraction` response model: entities with properties, relations with validity."""
+def _item_models(ontology: "Ontology") -> tuple[type[BaseModel], type[BaseModel]]:
+    """The entity (with properties carrying `since`) and relation (with validity) models."""
     kinds = tuple(ontology.entity_types)
     kind_doc = "; ".join(f"{t.name}: {t.description}" for t in ontology.entity_types.values())
     rel_doc = "; ".join(
@@ -86,6 +86,12 @@ def build_extraction_model(ontology: "Ontology") -> type[BaseModel]:
         valid_from=(str | None, Field(default=None, description="ISO date the relation started, if the text says so.")),
         valid_to=(str | None, Field(default=None, description="ISO date the relation ended, if the text says so.")),
     )
+    return entity, relation
+
+
+def build_extraction_model(ontology: "Ontology") -> type[BaseModel]:
+    """The `Extraction` response model, validated against the ontology and the grounding."""
+    entity, relation = _item_models(ontology)
 
     def check(self: Any, info: ValidationInfo) -> Any:
         known = (info.context or {}).get("known", {})
