@@ -25,8 +25,8 @@ from mnemo.sources.scan import scan_namespace
 from ontology import load_ontology
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-from llm_stub import Reply, StubLLM, is_probe  # noqa: E402
+sys.path.insert(0, str(REPO))
+from tests.llm_stub import Reply, StubLLM, is_probe  # noqa: E402
 
 
 def grounded_answer(request: dict) -> Reply:

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemo.commands_extraction import extraction_state, print_extraction_state
 from mnemo.commands_writeback import writeback
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
@@ -89,6 +90,21 @@ def status(
     console.print(table)
     for problem in problems:
         console.print(f"[yellow]{problem['path']}[/]: {problem['reason']}")
+
+
+@app.command()
+def extraction(
+    namespace: NamespaceOption = "example",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Show the LLM extractor's cached answers and the chunks still pending."""
+    try:
+        state = extraction_state(load_config(config), namespace)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    print_extraction_state(state, as_json, console)
 
 
 if __name__ == "__main__":

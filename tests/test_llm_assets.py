@@ -1,11 +1,12 @@
 """The llm_extractions asset in the real ingest job, against a loopback stub endpoint."""
 
+import json
 from pathlib import Path
 
 import dagster as dg
 import yaml
-from conftest import Workspace
-from llm_stub import Reply, StubLLM, empty_reply
+from tests.conftest import Workspace
+from tests.llm_stub import Reply, StubLLM, empty_reply
 
 from definitions import build_defs
 from mnemo.extract.prompt import PROMPT_VERSION
@@ -96,3 +97,27 @@ def test_reextraction_job_sends_only_chunks_an_ontology_change_affects(tmp_path:
     meta = ws.metadata(result, "llm_extractions")
     assert len(stub.requests) - before == 2 and stub.prompts()[-1].endswith("loves it.")  # the probe, then Lunch.md
     assert (meta["extracted"], meta["carried_over"], meta["ontology_version"]) == (1, 2, "test.2")
+
+
+def test_extraction_command_lists_cached_answers_and_pending_chunks(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mnemo.cli import app
+
+    def flaky(request: dict) -> Reply:
+        prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        return Reply(status=500) if "Tidewater" in prompt else empty_reply(request)
+
+    with StubLLM(responder=flaky) as stub:
+        ws = _workspace(tmp_path, {"base_url": stub.url, "model": "stub-model", "transient_retries": 1, "retry_wait": 0.01})
+        meta = ws.metadata(ws.ingest(), "llm_extractions")
+    assert meta["pending"] == 1 and meta["extracted"] == len(ws.files().read_chunks()) - 1
+    result = CliRunner().invoke(app, ["extraction", "-n", "test", "--json", "--config", str(ws.config_path)])
+    assert result.exit_code == 0, result.output
+    state = json.loads(result.output)
+    assert state["model"] == "stub-model" and state["cached"][0]["answers"] == meta["extracted"]
+    assert [p["path"] for p in state["pending"]] == ["Lunch.md"] and "500" in state["pending"][0]["reason"]
+    works_at = ws.graph().query("MATCH ()-[r:WORKS_AT]->() RETURN count(r) AS n")
+    assert works_at == [{"n": 0}]  # the failed chunk kept only its structural facts
+    mentions = ws.graph().query("MATCH (c:Chunk)-[m:MENTIONS]->(:Entity {id: 'person_alice_chen'}) RETURN m.method AS how")
+    assert [m["how"] for m in mentions] == ["alias"]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from llm_stub import Reply, StubLLM, is_probe
+from tests.llm_stub import Reply, StubLLM, is_probe
 
 from mnemo.config import GroundingConfig, LLMConfig
 from mnemo.documents import Chunk

@@ -10,7 +10,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_VAULT, corpus
+from tests.conftest import EXAMPLE_VAULT, corpus
 
 from mnemo.config import SourceConfig
 from mnemo.documents import chunk_document

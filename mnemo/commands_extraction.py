@@ -1,0 +1,45 @@
+"""`mnemo extraction`: what the LLM extractor has cached and which chunks are pending."""
+
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mnemo.config import MnemoConfig
+from mnemo.extract.llm_cache import ExtractionCache
+from mnemo.stores.files import NamespaceFiles
+
+
+def extraction_state(settings: MnemoConfig, namespace: str) -> dict[str, Any]:
+    """Cached answers per (model, ontology version, prompt version) and the pending chunks."""
+    cache = ExtractionCache(NamespaceFiles(settings.data_dir, namespace).root / "llm")
+    versions = Counter((e.model, e.ontology_version, e.prompt_version) for e in cache.entries.values())
+    return {
+        "namespace": namespace,
+        "configured": settings.llm is not None,
+        "model": settings.llm.model if settings.llm else None,
+        "cached": [{"model": m, "ontology_version": o, "prompt_version": p, "answers": n} for (m, o, p), n in sorted(versions.items())],
+        "dropped_items": sum(e.dropped for e in cache.entries.values()),
+        "pending": cache.read_pending(),
+    }
+
+
+def print_extraction_state(state: dict[str, Any], as_json: bool, console: Console) -> None:
+    if as_json:
+        json.dump(state, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+        return
+    configured = f"model {state['model']!r}" if state["configured"] else "no llm configured (structural only)"
+    console.print(f"namespace [bold]{state['namespace']}[/]: {configured}")
+    table = Table(title="cached LLM answers")
+    for column in ("model", "ontology version", "prompt version", "answers"):
+        table.add_column(column)
+    for row in state["cached"]:
+        table.add_row(row["model"], row["ontology_version"], row["prompt_version"], str(row["answers"]))
+    console.print(table)
+    console.print(f"{len(state['pending'])} pending chunks, {state['dropped_items']} invalid items dropped")
+    for item in state["pending"]:
+        console.print(f"[yellow]{item['path']}[/] {item['chunk_id']}: {item['reason']}")
