@@ -4,9 +4,11 @@ import json
 from pathlib import Path
 
 from mnemo.config import SourceConfig
-from mnemo.documents import Chunk, Document, chunk_document
+from mnemo.documents import Chunk, Document, Segment, chunk_document
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.structural import StructuralExtractor
+from mnemo.extract.timeline import SpeakerMap
+from mnemo.segments import chunk_segments
 from mnemo.sources.scan import scan_namespace
 from ontology import load_ontology
 
@@ -86,37 +88,51 @@ def test_journal_dates_become_day_links_and_join_the_timeline(tmp_path: Path) ->
     assert timeline == [("2026-01-02", "2026-09-03"), ("2026-09-03", "2026-09-04"), ("2026-09-04", "2026-09-05")]
 
 
-def _turn(i: int, speaker: str, text: str) -> Chunk:
-    return Chunk(
-        id=f"chunk_turn{i}", namespace="t", doc_id="doc_chat", position=i, heading="", text=text,
-        path="chats/c1.json", title="Trip planning", kind="chat", timestamp="2026-09-03T10:00:00",
-        metadata={"speaker": speaker},
-    )
+def _chat(turns: list[tuple[str, str, str]]) -> Document:
+    segments = [
+        Segment(id=f"t{i}", text=text, speaker=speaker, role=role, timestamp="2026-09-03T10:00:00")
+        for i, (speaker, role, text) in enumerate(turns)
+    ]
+    return Document(id="doc_chat", namespace="t", source="jsonl", path="chats/c1.jsonl", title="Trip planning",
+                    kind="chat", body="", content_hash="h", segments=segments)
 
 
 def test_chat_speakers_are_entities_and_i_me_in_own_turns_is_the_self() -> None:
-    doc = Document(id="doc_chat", namespace="t", source="chat", path="chats/c1.json", title="Trip planning",
-                   kind="chat", body="", content_hash="h")
-    chunks = [
-        _turn(0, "user", "I think Dana should come with me. I/O is slow."),
-        _turn(1, "assistant", "I can help you plan that."),
-        _turn(2, "Dana Kim", "Count me in, I leave tomorrow."),
-        _turn(3, "Ali", "Me too, see you at the station."),
-    ]
+    doc = _chat([
+        ("Sam", "user", "I think Dana should come with me. I/O is slow."),
+        ("Assistant", "assistant", "I can help you plan that."),
+        ("Dana Kim", "", "Count me in, I leave tomorrow."),
+        ("Ali", "", "Me too, see you at the station."),
+        ("sam", "", "Myself, I prefer trains."),  # one of the names in `self_speakers`
+    ])
+    chunks = chunk_segments(doc, 180)
+    assert [len(c.metadata["turn_ids"]) for c in chunks] == [4, 1]  # short turns share a chunk
     alice_note = Document(id="doc_alice", namespace="t", source="obsidian", path="People/Alice Chen.md",
                           title="Alice Chen", kind="note", body="", content_hash="a", aliases=["Ali"],
                           properties={"type": "person"})
-    facts = StructuralExtractor(ONTOLOGY, "t", self_name="Sam Rivera").extract([doc, alice_note], chunks)
-    said = sorted((r["src"], r["dst"]) for r in facts.edges[("SAID_BY", "Chunk", "Entity")].values())
-    assert said == [("chunk_turn0", "person_sam_rivera"), ("chunk_turn2", "person_dana_kim"), ("chunk_turn3", "person_alice_chen")]
+    speakers = SpeakerMap("Sam Rivera", ("Sam",))
+    facts = StructuralExtractor(ONTOLOGY, "t", speakers).extract([doc, alice_note], chunks)
+    said = sorted((chunks.index(next(c for c in chunks if c.id == r["src"])), r["dst"])
+                  for r in facts.edges[("SAID_BY", "Chunk", "Entity")].values())
+    assert said == [
+        (0, "artifact_assistant"), (0, "person_alice_chen"), (0, "person_dana_kim"), (0, "person_sam_rivera"),
+        (1, "person_sam_rivera"),
+    ]
     assert facts.nodes["Entity"]["person_alice_chen"]["origin"] == "note" and "person_ali" not in facts.nodes["Entity"]
     assert facts.nodes["Entity"]["person_sam_rivera"]["name"] == "Sam Rivera"
     self_mentions = sorted(
         (r["src"], r["surface"], r["span_start"]) for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values()
         if r["method"] == "self"
     )
-    assert self_mentions == [("chunk_turn0", "I", 0), ("chunk_turn0", "me", chunks[0].text.index("me."))]
-    dana = [r for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values() if r["dst"] == "person_dana_kim"]
-    assert [(r["src"], r["surface"]) for r in dana] == []  # "Dana" alone is not the speaker's full name
+    first, second = chunks[0].text, chunks[1].text
+    assert first.startswith("Sam: I think") and second.startswith("sam: Myself")
+    assert self_mentions == sorted([
+        (chunks[0].id, "I", len("Sam: ")), (chunks[0].id, "me", first.index("me.")),
+        (chunks[1].id, "Myself", len("sam: ")), (chunks[1].id, "I", second.index("I prefer")),
+    ])  # not "I/O", not the assistant's, Dana's or Ali's "I"/"me"/"Me"
+    mentioned = {r["dst"] for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values() if r["method"] != "self"}
+    assert "person_dana_kim" not in mentioned  # "Dana" alone is not her full name; "Dana Kim: " only labels a turn
     day = [r["dst"] for r in facts.edges[("MENTIONS_DAY", "Chunk", "Day")].values()]
     assert day == ["2026-09-04"]
+    timeline = sorted((r["src"], r["dst"]) for r in facts.edges[("NEXT", "Day", "Day")].values())
+    assert timeline == [("2026-09-03", "2026-09-04")]  # the chat's day and the day it mentions, one chain

@@ -89,6 +89,8 @@ def test_episodes_days_and_speakers_form_one_timeline(tmp_path: Path, small_vaul
     assert {s["ep"] for s in said} == {"dana"}
     mention = graph.query("MATCH (c:Chunk)-[:MENTIONS]->(p:Entity {id: 'person_dana_kim'}) MATCH (c)-[:IN_EPISODE]->(e:Episode) RETURN e.title AS ep")
     assert {m["ep"] for m in mention} == {"Porto trip"}  # a chat that mentions her by name
+    own = graph.query("MATCH (c:Chunk)-[m:MENTIONS]->(p:Entity) WHERE m.method = 'self' MATCH (c)-[:IN_EPISODE]->(e:Episode) RETURN e.title AS ep, p.id AS who, m.surface AS surface")
+    assert [(o["ep"], o["who"], o["surface"]) for o in own] == [("Running plan", "person_sam_rivera", "I")]  # "How should I train"
     assert graph.query("MATCH (c:Chunk) WHERE c.timestamp = '' RETURN count(c) AS n") == [{"n": 0}]
     _rerun_does_no_work_and_a_newer_export_supersedes_the_old(workspace, tmp_path)
 
