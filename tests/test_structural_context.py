@@ -56,6 +56,19 @@ def test_ambiguous_alias_is_resolved_by_links_or_context_or_kept_marked(tmp_path
     ]
 
 
+def test_a_one_word_alias_opening_a_sentence_needs_another_sign(tmp_path: Path) -> None:
+    docs, chunks = _vault(tmp_path, {
+        "Tools/Selection tool.md": "---\ntype: artifact\naliases: [Select]\n---\nPicks shapes.\n",
+        "Howto.md": "Select a folder first.\n1. Select the command. Select it twice.\n",
+        "Canvas.md": "Select moves shapes. Pick Select in the toolbar.\n",
+        "Linked.md": "- **Select** is in [[Selection tool]]'s menu.\n",
+    })
+    facts = StructuralExtractor(ONTOLOGY, "t").extract(docs, chunks)
+    found = _mentions(facts, {c.id: c.path for c in chunks}, "Select")
+    assert sorted(found) == ["Canvas.md", "Linked.md"]  # not the verb opening Howto's sentences
+    assert len(found["Canvas.md"]) == 2  # "Pick Select" is a name, so the opening one is too
+
+
 def test_dates_in_text_resolve_against_the_document_date() -> None:
     anchor = anchor_day("2026-09-03")
     text = "Yesterday Bob said the demo is on 14 October; the kickoff was 2026-08-30, see March 3rd, 2025 or 03/04."

@@ -12,6 +12,7 @@ form one NEXT timeline.
 """
 
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -19,13 +20,16 @@ from typing import Any
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.facts import GraphFacts, edge
-from mnemo.extract.grounding import AliasMatcher
+from mnemo.extract.grounding import AliasHit, AliasMatcher
 from mnemo.extract.speakers import add_self_mentions
 from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline, is_speaker_label
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
 EXTRACTOR = "structural"
+# What may stand before the first word of a sentence: a line start or a sentence end, then
+# list and heading marks, numbering, quotes and emphasis.
+_OPENING = re.compile(r"(^|[.!?]\s)[\s>#*+\-_~^=\[(\"'“]*(\d+[.)]\s*)?[\s*_~^=\[(\"'“]*$")
 _RESERVED = {"aliases", "alias", "tags", "tag", "title", "cssclasses", "cssclass", "publish", "mnemo"}
 
 
@@ -232,20 +236,17 @@ class StructuralExtractor:
         if not matcher.owners:
             return
         related = _neighbours(facts)
+        entities = facts.nodes["Entity"]
         for doc in docs:
             linked = {entity_of.get(t.id) for link in doc.links if (t := index.find(link.target))}
-            located = []
-            for chunk in by_doc[doc.id]:
-                text = prose(chunk.text)
-                taken = [(s, e) for _, s, e in located_wikilinks(text)]
-                hits = [
-                    h for h in matcher.hits(text)
-                    if not any(s < h[1] and h[0] < e for s, e in taken) and not is_speaker_label(chunk, text, h[0], h[1])
-                ]
-                located.append((chunk, text, hits))
-            context = linked | {entity_of.get(doc.id)} | {h[2][0] for _, _, hits in located for h in hits if len(h[2]) == 1}
+            located = [_alias_hits(matcher, chunk) for chunk in by_doc[doc.id]]
+            weak = {(c.id, h[0]) for c, text, hits in located for h in hits if _initial_word_alias(text, h, entities)}
+            strong = {h[2][0] for c, _, hits in located for h in hits if len(h[2]) == 1 and (c.id, h[0]) not in weak}
+            context = linked | {entity_of.get(doc.id)} | strong
             for chunk, text, hits in located:
                 for start, end, eids in hits:
+                    if (chunk.id, start) in weak and not context & set(eids):
+                        continue
                     chosen, method = _resolve(eids, linked, context - set(eids), related)
                     for eid in chosen:
                         if eid == entity_of.get(doc.id):
@@ -280,6 +281,32 @@ def _neighbours(facts: GraphFacts) -> dict[str, set[str]]:
         related[row["src"]].add(row["dst"])
         related[row["dst"]].add(row["src"])
     return related
+
+
+def _alias_hits(matcher: AliasMatcher, chunk: Chunk) -> tuple[Chunk, str, list[AliasHit]]:
+    """A chunk, its prose and the names in it, outside wikilinks and chat speaker labels."""
+    text = prose(chunk.text)
+    taken = [(s, e) for _, s, e in located_wikilinks(text)]
+    hits = [
+        h for h in matcher.hits(text)
+        if not any(s < h[1] and h[0] < e for s, e in taken) and not is_speaker_label(chunk, text, h[0], h[1])
+    ]
+    return chunk, text, hits
+
+
+def _initial_word_alias(text: str, hit: AliasHit, entities: dict[str, dict[str, Any]]) -> bool:
+    """A one-word alias (not a name, not an acronym, not a person's) that opens a sentence,
+    a line or a list item: its capital letter says nothing ("Select a folder", "Move
+    cursor to the end" are not the `Select` and `Move` tools). Such a hit counts only when
+    the note links to the entity or mentions it elsewhere.
+    """
+    start, end, eids = hit
+    surface = text[start:end]
+    if " " in surface.strip() or surface.isupper():
+        return False
+    if any(entities[e]["kind"] == "person" or normalize_name(entities[e]["name"]) == normalize_name(surface) for e in eids):
+        return False
+    return bool(_OPENING.search(text[text.rfind("\n", 0, start) + 1:start]))
 
 
 def _resolve(
