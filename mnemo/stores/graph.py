@@ -40,6 +40,24 @@ NODE_SCHEMAS: dict[str, dict[str, str]] = {
         "id": "STRING", "doc_id": "STRING", "title": "STRING", "source": "STRING", "start_time": "STRING",
         "end_time": "STRING", "turns": "INT64", "speakers": "STRING[]", "h": "STRING",
     },
+    # sleep mode (mnemo/sleep): overlays on the extraction facts
+    "Community": {
+        "id": "STRING", "level": "INT64", "title": "STRING", "summary": "STRING", "key_entities": "STRING[]",
+        "members": "STRING", "member_count": "INT64", "sources": "STRING[]", "digest": "STRING", "h": "STRING",
+    },
+    "Summary": {
+        "id": "STRING", "level": "STRING", "period": "STRING", "period_start": "STRING", "period_end": "STRING",
+        "text": "STRING", "eager": "BOOLEAN", "sources": "STRING[]", "digest": "STRING", "h": "STRING",
+    },
+    "Salience": {
+        "id": "STRING", "item_id": "STRING", "item_kind": "STRING", "accesses": "INT64", "last_access": "STRING",
+        "strength": "DOUBLE", "retention": "DOUBLE", "mentions": "INT64", "pagerank": "DOUBLE", "score": "DOUBLE",
+        "faded": "BOOLEAN", "top_of_mind": "BOOLEAN", "h": "STRING",
+    },
+    "SelfProfile": {
+        "id": "STRING", "version": "INT64", "created": "STRING", "entity_id": "STRING", "text": "STRING",
+        "sections": "STRING", "digest": "STRING", "is_current": "BOOLEAN", "h": "STRING",
+    },
 }
 STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
     "HAS_CHUNK": (("Note", "Chunk"),),
@@ -54,6 +72,14 @@ STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
     "SPOKE_IN": (("Entity", "Episode"),),
     "MENTIONS_DAY": (("Chunk", "Day"),),
     "SAID_BY": (("Chunk", "Entity"),),
+    "IN_COMMUNITY": (("Entity", "Community"),),
+    "SUBCOMMUNITY_OF": (("Community", "Community"),),
+    "CITES": (("Community", "Chunk"), ("Summary", "Chunk"), ("SelfProfile", "Chunk")),
+    "SUMMARIZES": (("Summary", "Day"), ("Summary", "Summary")),
+    "SUMMARY_MENTIONS": (("Summary", "Entity"),),
+    "SALIENCE_OF": (("Salience", "Entity"), ("Salience", "Chunk")),
+    "PROMOTED_TO": (("Chunk", "Entity"),),
+    "PORTRAYS": (("SelfProfile", "Entity"),),
 }
 _EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
 EDGE_PROPS = [c for c in EDGE_COLUMNS if c not in ("src", "dst")] + ["run_id"]

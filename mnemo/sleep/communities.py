@@ -1,0 +1,133 @@
+"""Communities of entities (Leiden, two levels) with ids stable across runs and extractive
+summaries that cite their chunks; a community's summary is re-made only when its members
+or their facts changed."""
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+import igraph as ig
+import leidenalg
+
+from mnemo.documents import content_hash
+from mnemo.extract.facts import edge
+from mnemo.sleep.store import Overlay
+from mnemo.sleep.text import Sentence, sentences, summarize
+from mnemo.sleep.view import FactsView
+
+SEED = 42
+MIN_OVERLAP = 0.5
+
+
+@dataclass
+class CommunityStats:
+    communities: int
+    levels: int
+    modularity: float
+    summarized: int
+    reused: int
+
+
+def leiden(graph: ig.Graph) -> tuple[list[list[int]], float]:
+    """Groups of vertex indices (at least 2 members) and the partition's modularity."""
+    if graph.vcount() == 0 or graph.ecount() == 0:
+        return [], 0.0
+    partition = leidenalg.find_partition(graph, leidenalg.ModularityVertexPartition, weights="weight", seed=SEED)
+    groups = [sorted(g) for g in partition if len(g) >= 2]
+    return groups, float(partition.modularity)
+
+
+def match_ids(groups: list[frozenset[str]], previous: dict[str, list[str]], level: int) -> list[str]:
+    """Reuse the id of the previous community with the largest member overlap (Jaccard >= 0.5)."""
+    scored = []
+    for i, members in enumerate(groups):
+        for old_id, old in previous.items():
+            jaccard = len(members & set(old)) / len(members | set(old))
+            if jaccard >= MIN_OVERLAP:
+                scored.append((-jaccard, old_id, i))
+    ids: dict[int, str] = {}
+    taken: set[str] = set()
+    for _, old_id, i in sorted(scored):
+        if i not in ids and old_id not in taken:
+            ids[i], _ = old_id, taken.add(old_id)
+    return [ids.get(i) or f"community_{level}_" + content_hash(*sorted(g))[:12] for i, g in enumerate(groups)]
+
+
+def detect(view: FactsView) -> tuple[list[frozenset[str]], list[list[int]], float]:
+    """Level-0 communities of entities, level-1 groups of level-0 indices, and the modularity."""
+    graph, ids = view.entity_graph()
+    groups, modularity = leiden(graph)
+    level0 = [frozenset(ids[i] for i in g) for g in groups]
+    owner = {ids[i]: n for n, g in enumerate(groups) for i in g}
+    pairs: Counter[tuple[int, int]] = Counter()
+    for e in graph.es:
+        a, b = owner.get(ids[e.source]), owner.get(ids[e.target])
+        if a is not None and b is not None and a != b:
+            pairs[(min(a, b), max(a, b))] += e["weight"]
+    meta = ig.Graph(n=len(level0), edges=sorted(pairs))
+    meta.es["weight"] = [pairs[p] for p in sorted(pairs)]
+    upper, _ = leiden(meta)
+    return level0, upper, modularity
+
+
+def _digest(view: FactsView, members: frozenset[str]) -> str:
+    parts = []
+    for eid in sorted(members):
+        parts.append(view.entities[eid]["h"])
+        parts.extend(view.chunks[c]["h"] for c in view.entity_chunks(eid) if c in view.chunks)
+    return content_hash(*parts)
+
+
+def _summary(view: FactsView, members: frozenset[str]) -> tuple[str, list[str], list[str]]:
+    """(text, key entity ids, cited chunk ids): central entities, their most on-topic sentences."""
+    central = sorted(members, key=lambda e: (-view.degree(e), e))[:5]
+    names = {e: view.entities[e]["name"].lower() for e in members}
+    pool: list[Sentence] = []
+    for eid in central:
+        for chunk_id in view.entity_chunks(eid)[:20]:
+            for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
+                hits = sum(1 for n in names.values() if n and n in s.text.lower())
+                pool.append(Sentence(s.text, chunk_id, float(hits)))
+    text, cited = summarize(pool, 3)
+    titles = ", ".join(view.entities[e]["name"] for e in central)
+    return (f"{titles}. {text}".strip() if text else titles), central, cited
+
+
+def build_communities(view: FactsView, previous: Overlay) -> tuple[Overlay, CommunityStats]:
+    """The Community overlay: nodes, IN_COMMUNITY / SUBCOMMUNITY_OF / CITES edges."""
+    level0, upper, modularity = detect(view)
+    level1 = [frozenset().union(*(level0[i] for i in group)) for group in upper]
+    old_nodes = previous.nodes.get("Community", {})
+    old = {lvl: {i: json.loads(r["members"]) for i, r in old_nodes.items() if r["level"] == lvl} for lvl in (0, 1)}
+    ids0, ids1 = match_ids(level0, old[0], 0), match_ids(level1, old[1], 1)
+    parent_of = {i: ids1[n] for n, group in enumerate(upper) for i in group}
+    overlay = Overlay()
+    made = reused = 0
+    entries = [(0, g, cid, parent_of.get(i)) for i, (g, cid) in enumerate(zip(level0, ids0))]
+    entries += [(1, g, cid, None) for g, cid in zip(level1, ids1)]
+    for level, members, cid, parent in entries:
+        digest = _digest(view, members)
+        row = old_nodes.get(cid)
+        if row and row["digest"] == digest and row["level"] == level:
+            row, reused = dict(row), reused + 1
+        else:
+            text, key, cited = _summary(view, members)
+            row = {"id": cid, "level": level, "title": view.entities[key[0]]["name"] if key else cid,
+                   "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
+                   "member_count": len(members), "sources": cited, "digest": digest}
+            made += 1
+        overlay.add_node("Community", row)
+        _link(overlay, row, members, parent)
+    levels = (1 if level0 else 0) + (1 if level1 else 0)
+    return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused)
+
+
+def _link(overlay: Overlay, row: dict[str, object], members: frozenset[str], parent: str | None) -> None:
+    cid = str(row["id"])
+    if row["level"] == 0:
+        for eid in sorted(members):
+            overlay.add_edge("IN_COMMUNITY", "Entity", "Community", edge("IN_COMMUNITY", eid, cid, "", extractor="sleep"))
+    if parent:
+        overlay.add_edge("SUBCOMMUNITY_OF", "Community", "Community", edge("SUBCOMMUNITY_OF", cid, parent, "", extractor="sleep"))
+    for chunk_id in row["sources"]:  # type: ignore[union-attr]
+        overlay.add_edge("CITES", "Community", "Chunk", edge("CITES", cid, chunk_id, "", extractor="sleep"))

@@ -1,0 +1,78 @@
+"""The sleep steps over one namespace, in order: dedup, communities, summaries, salience,
+profile. Each reads the merged extraction facts, writes its overlay and state files, and
+returns counts; `sync_graph` then brings the graph in line (only differences are written)."""
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from mnemo.sleep.communities import CommunityStats, build_communities
+from mnemo.sleep.merges import merged_facts, sync_graph
+from mnemo.sleep.profile import ProfileStats, build_profile
+from mnemo.sleep.resolve import DedupResult, run_dedup
+from mnemo.sleep.salience import SalienceStats, build_salience
+from mnemo.sleep.settings import SleepConfig
+from mnemo.sleep.store import SleepFiles
+from mnemo.sleep.summaries import SummaryStats, build_summaries
+from mnemo.sleep.view import FactsView
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+
+
+def run_communities(files: NamespaceFiles) -> CommunityStats:
+    sleep = SleepFiles(files.root)
+    overlay, stats = build_communities(FactsView(merged_facts(files)), sleep.read_overlay("communities"))
+    sleep.write_overlay("communities", overlay)
+    return stats
+
+
+def run_summaries(files: NamespaceFiles, settings: SleepConfig, now: datetime) -> SummaryStats:
+    sleep = SleepFiles(files.root)
+    overlay, stats = build_summaries(FactsView(merged_facts(files)), sleep.read_overlay("summaries"), now.date(),
+                                     settings.week_after_days, settings.month_after_days)
+    sleep.write_overlay("summaries", overlay)
+    return stats
+
+
+def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime) -> SalienceStats:
+    sleep = SleepFiles(files.root)
+    state = sleep.read_state("salience")
+    overlay, seen, stats = build_salience(FactsView(merged_facts(files)), sleep, settings, now, state.get("first_seen", {}))
+    sleep.write_overlay("salience", overlay)
+    sleep.write_state("salience", {"first_seen": seen})
+    return stats
+
+
+def run_profile(files: NamespaceFiles, self_name: str | None, now: datetime) -> ProfileStats | None:
+    sleep = SleepFiles(files.root)
+    overlay, stats = build_profile(FactsView(merged_facts(files)), self_name, sleep.read_overlay("profile"),
+                                   sleep.read_overlay("communities"), sleep.read_overlay("summaries"),
+                                   now.isoformat(timespec="seconds"))
+    sleep.write_overlay("profile", overlay)
+    return stats
+
+
+@dataclass
+class SleepReport:
+    dedup: DedupResult
+    communities: CommunityStats
+    summaries: SummaryStats
+    salience: SalienceStats
+    profile: ProfileStats | None
+    graph_writes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def consolidate(
+    files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
+    self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "",
+) -> SleepReport:
+    """Every sleep step in order, then one graph sync."""
+    dedup = run_dedup(files, settings, vectors, now.isoformat(timespec="seconds"))
+    report = SleepReport(dedup, run_communities(files), run_summaries(files, settings, now),
+                         run_salience(files, settings, now), run_profile(files, self_name, now), 0)
+    report.graph_writes = sync_graph(files, graph, run_id).writes
+    return report

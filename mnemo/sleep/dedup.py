@@ -1,0 +1,230 @@
+"""Dedup and alias resolution: blocking, pair scores, and three decision bands.
+
+Candidates come from blocking, never from all pairs: equal name keys (normalized, singular,
+last path segment, initials), MinHash/LSH over name shingles (datasketch) and nearest
+entity vectors. A pair's score combines string similarity (rapidfuzz), abbreviation rules,
+shared neighbours, vector cosine and structural evidence (a name listed as the other's
+alias, a wikilink whose display text is the other's name). Acronyms and short names only
+reach the merge band with context or evidence, never on string or cosine alone.
+"""
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+from datasketch import MinHash, MinHashLSH
+from rapidfuzz import fuzz
+
+from mnemo.documents import normalize_name
+
+_NUM_PERM = 64
+_WIKILINK_DISPLAY = re.compile(r"\[\[[^\]|]+\|([^\]]+)\]\]")
+
+
+@dataclass
+class EntityRecord:
+    """What dedup knows of one entity."""
+
+    id: str
+    kind: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    neighbours: frozenset[str] = frozenset()
+    display_names: frozenset[str] = frozenset()
+    vector: np.ndarray | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class PairScore:
+    a: str
+    b: str
+    score: float
+    reasons: tuple[str, ...]
+
+
+@dataclass
+class Decisions:
+    merges: list[PairScore] = field(default_factory=list)
+    review: list[PairScore] = field(default_factory=list)
+    candidates: int = 0
+
+
+def singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def name_keys(name: str) -> set[str]:
+    """Normalized spellings a name is known by: full, singular, last path segment."""
+    keys = set()
+    for part in {name, name.rsplit("/", 1)[-1]}:
+        norm = normalize_name(part)
+        if norm:
+            keys.add(norm)
+            keys.add(" ".join(singular(w) for w in norm.split()))
+    return keys
+
+
+def initials(name: str) -> str:
+    words = normalize_name(name).split()
+    return "".join(w[0] for w in words) if len(words) >= 2 else ""
+
+
+def _shingles(text: str) -> set[bytes]:
+    padded = f" {normalize_name(text)} "
+    return {padded[i:i + 3].encode() for i in range(max(1, len(padded) - 2))}
+
+
+def _minhash(text: str) -> MinHash:
+    sketch = MinHash(num_perm=_NUM_PERM, seed=7)
+    sketch.update_batch(list(_shingles(text)))
+    return sketch
+
+
+def candidate_pairs(records: list[EntityRecord], focus: set[str] | None = None, k_vectors: int = 3) -> set[tuple[str, str]]:
+    """Pairs worth scoring, from blocking keys, LSH and vector neighbours; `focus` limits them
+    to pairs touching those ids (the entities that are new or changed since the last run)."""
+    pairs: set[tuple[str, str]] = set()
+    blocks: dict[str, set[str]] = defaultdict(set)
+    lsh = MinHashLSH(threshold=0.5, num_perm=_NUM_PERM)
+    sketches = {}
+    for rec in records:
+        for name in rec.names:
+            for key in name_keys(name) | ({initials(name)} - {""}):
+                blocks[key].add(rec.id)
+        sketches[rec.id] = _minhash(" ".join(rec.names))
+        lsh.insert(rec.id, sketches[rec.id])
+    for members in blocks.values():
+        ordered = sorted(members)
+        pairs.update((x, y) for i, x in enumerate(ordered) for y in ordered[i + 1:])
+    for rec in records:
+        if focus is None or rec.id in focus:
+            pairs.update(tuple(sorted((rec.id, other))) for other in lsh.query(sketches[rec.id]) if other != rec.id)
+    pairs |= _vector_pairs(records, focus, k_vectors)
+    if focus is not None:
+        pairs = {p for p in pairs if p[0] in focus or p[1] in focus}
+    return pairs
+
+
+def _vector_pairs(records: list[EntityRecord], focus: set[str] | None, k: int) -> set[tuple[str, str]]:
+    with_vectors = [r for r in records if r.vector is not None]
+    if len(with_vectors) < 2 or k <= 0:
+        return set()
+    matrix = np.stack([r.vector for r in with_vectors]).astype(np.float32)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
+    rows = [i for i, r in enumerate(with_vectors) if focus is None or r.id in focus]
+    pairs = set()
+    for start in range(0, len(rows), 1024):
+        block = rows[start:start + 1024]
+        sims = matrix[block] @ matrix.T
+        for row, i in zip(sims, block):
+            row[i] = -1.0
+            for j in np.argsort(-row)[:k]:
+                pairs.add(tuple(sorted((with_vectors[i].id, with_vectors[int(j)].id))))
+    return pairs
+
+
+def _abbreviation(a: EntityRecord, b: EntityRecord) -> str:
+    """'acronym' (MW / My Words), 'prefix' (Rect / Rectangle), 'contained' (Tool / Whiteboard tool) or ''."""
+    for x in a.names:
+        for y in b.names:
+            nx, ny = normalize_name(x.rsplit("/", 1)[-1]), normalize_name(y.rsplit("/", 1)[-1])
+            short, long = sorted((nx, ny), key=len)
+            if not short or short == long:
+                continue
+            if short.replace(" ", "") == initials(long) and len(short) >= 2:
+                return "acronym"
+            if " " not in short and " " not in long and len(short) >= 3 and long.startswith(short):
+                return "prefix"
+            if set(short.split()) < set(long.split()):
+                return "contained"
+    return ""
+
+
+def _exact_keys(name: str) -> set[str]:
+    """Spellings that are the same name, not merely a related one: full and last path segment."""
+    return {k for part in {name, name.rsplit("/", 1)[-1]} if (k := " ".join(sorted(normalize_name(part).split())))}
+
+
+def _name_similarity(a: EntityRecord, b: EntityRecord) -> tuple[float, str]:
+    """Best fuzzy similarity of any two names, and 'same name' / 'singular and plural' / ''."""
+    best, match = 0.0, ""
+    for x in a.names:
+        for y in b.names:
+            if _exact_keys(x) & _exact_keys(y):
+                match = "same name"
+            elif not match and name_keys(x) & name_keys(y):
+                match = "singular and plural"
+            best = max(best, fuzz.token_sort_ratio(normalize_name(x), normalize_name(y)) / 100.0)
+    return best, match
+
+
+def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
+    """How sure we are that two entities are the same, in [0, 1], with the reasons."""
+    if a.kind != b.kind:
+        return PairScore(a.id, b.id, 0.0, ("incompatible types",))
+    reasons = []
+    if {normalize_name(n) for n in a.names} & {normalize_name(d) for d in b.display_names} or \
+            {normalize_name(n) for n in b.names} & {normalize_name(d) for d in a.display_names}:
+        reasons.append("wikilink display text")
+    similarity, match = _name_similarity(a, b)
+    shared = len(a.neighbours & b.neighbours) / max(1, len(a.neighbours | b.neighbours))
+    cosine = _cosine(a.vector, b.vector)
+    score = similarity * 0.8
+    if match:
+        score = max(score, 0.95 if match == "same name" else 0.85)
+        reasons.append(match)
+    abbreviation = "" if match else _abbreviation(a, b)
+    if abbreviation:
+        score = max(score, 0.7)
+        reasons.append(abbreviation)
+    score += 0.25 * shared + (0.1 * max(0.0, cosine - 0.7) / 0.3 if cosine is not None else 0.0)
+    if shared:
+        reasons.append(f"shared neighbours {shared:.2f}")
+    if reasons and reasons[0] == "wikilink display text":
+        score = max(score, 0.97)
+    reasons.append(f"name similarity {similarity:.2f}")
+    return PairScore(a.id, b.id, round(min(1.0, score), 4), tuple(reasons))
+
+
+def _cosine(x: np.ndarray | None, y: np.ndarray | None) -> float | None:
+    if x is None or y is None:
+        return None
+    return float(np.dot(x, y) / max(1e-9, float(np.linalg.norm(x) * np.linalg.norm(y))))
+
+
+def decide(
+    records: list[EntityRecord], merge_at: float, review_at: float,
+    focus: set[str] | None = None, kept_apart: set[frozenset[str]] | None = None,
+) -> Decisions:
+    """Score blocked candidate pairs and sort them into merge, review and leave bands."""
+    by_id = {r.id: r for r in records}
+    decisions = Decisions()
+    pairs = sorted(candidate_pairs(records, focus))
+    decisions.candidates = len(pairs)
+    for x, y in pairs:
+        if kept_apart and frozenset((x, y)) in kept_apart:
+            continue
+        scored = score_pair(by_id[x], by_id[y])
+        if scored.score >= merge_at:
+            decisions.merges.append(scored)
+        elif scored.score >= review_at:
+            decisions.review.append(scored)
+    return decisions
+
+
+def display_names(surfaces: list[tuple[str, str]]) -> dict[str, set[str]]:
+    """entity id -> display texts of wikilinks to it, from (entity id, mention surface) pairs."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for eid, surface in surfaces:
+        for match in _WIKILINK_DISPLAY.finditer(surface or ""):
+            found[eid].add(match.group(1).strip())
+    return found

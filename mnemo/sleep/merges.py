@@ -1,0 +1,177 @@
+"""The merge log and the canonical graph: extraction facts, merges applied, sleep overlays added.
+
+The ingest job reconciles Kùzu with exactly the facts it is given. Sleep mode never edits the
+graph behind its back: a merge is an event in an append-only log, and `canonical_facts`
+rewrites the extraction facts through the log's active merges (the merged entity's names
+become aliases of the canonical one, its relations, mentions and provenance move over) and
+adds the overlays the other sleep steps wrote. The ingest's `entity_graph` applies the same
+function, so a re-ingest keeps every merge, and `unmerge` is an event that removes one:
+re-applying the facts then restores the graph exactly as it was.
+"""
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from mnemo.documents import content_hash, normalize_name
+from mnemo.extract.facts import GraphFacts, edge, row_hash
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import ApplyStats, GraphStore
+from mnemo.errors import MnemoError
+from mnemo.sleep.store import SleepFiles, append_jsonl, read_jsonl
+
+
+class MergeError(MnemoError):
+    """A merge or unmerge that cannot be done (unknown id, incompatible types...)."""
+
+
+@dataclass(frozen=True)
+class Merge:
+    merge_id: str
+    canonical: str
+    merged: str
+    score: float
+    reasons: tuple[str, ...]
+    decided_by: str
+    at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": "merge", "merge_id": self.merge_id, "canonical": self.canonical, "merged": self.merged,
+                "score": self.score, "reasons": list(self.reasons), "decided_by": self.decided_by, "at": self.at}
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def merge_id(canonical: str, merged: str) -> str:
+    return "merge_" + content_hash(canonical, merged)[:16]
+
+
+@dataclass
+class MergeLog:
+    """Append-only merge and unmerge events of one namespace."""
+
+    files: SleepFiles
+    _events: list[dict[str, Any]] | None = field(default=None, repr=False)
+
+    def events(self) -> list[dict[str, Any]]:
+        if self._events is None:
+            self._events = read_jsonl(self.files.merge_log)
+        return self._events
+
+    def active(self) -> list[Merge]:
+        """Merges in log order that no later event undid."""
+        live: dict[str, Merge] = {}
+        for event in self.events():
+            if event.get("op") == "merge":
+                fields = {k: event[k] for k in ("merge_id", "canonical", "merged", "score", "decided_by", "at")}
+                live[event["merge_id"]] = Merge(**fields, reasons=tuple(event.get("reasons", ())))
+            elif event.get("op") == "unmerge":
+                live.pop(event["merge_id"], None)
+        return list(live.values())
+
+    def kept_apart(self) -> set[frozenset[str]]:
+        """Pairs a person separated with `mnemo unmerge`: never merged automatically again."""
+        merges = {e["merge_id"]: e for e in self.events() if e.get("op") == "merge"}
+        return {frozenset((merges[e["merge_id"]]["canonical"], merges[e["merge_id"]]["merged"]))
+                for e in self.events() if e.get("op") == "unmerge" and e["merge_id"] in merges}
+
+    def append(self, records: list[dict[str, Any]]) -> None:
+        append_jsonl(self.files.merge_log, records)
+        self._events = None
+
+    def record_merges(self, merges: list[Merge]) -> None:
+        self.append([m.to_dict() for m in merges])
+
+    def unmerge(self, target: str, reason: str = "") -> list[Merge]:
+        """Undo the active merge with this id, or every active merge into/of this entity id."""
+        hits = [m for m in self.active() if target in (m.merge_id, m.merged, m.canonical)]
+        if not hits:
+            raise MergeError(f"no active merge matches {target!r} (see `mnemo merges`)")
+        self.append([{"op": "unmerge", "merge_id": m.merge_id, "reason": reason, "at": utc_now()} for m in hits])
+        return hits
+
+
+def resolve_map(merges: list[Merge], entities: dict[str, Any]) -> dict[str, str]:
+    """merged id -> final canonical id, following chains; merges whose ends vanished are skipped."""
+    parent = {m.merged: m.canonical for m in merges if m.merged != m.canonical}
+    resolved = {}
+    for merged in parent:
+        seen, current = {merged}, parent[merged]
+        while current in parent and current not in seen:
+            seen.add(current)
+            current = parent[current]
+        if merged in entities and current in entities and current != merged:
+            resolved[merged] = current
+    return resolved
+
+
+def apply_merges(facts: GraphFacts, merges: list[Merge]) -> dict[str, str]:
+    """Rewrite `facts` in place through the merges; returns the merged -> canonical map used."""
+    entities = facts.nodes["Entity"]
+    mapping = resolve_map(merges, entities)
+    if not mapping:
+        return mapping
+    for merged, canonical in sorted(mapping.items()):
+        _absorb(facts, entities.pop(merged), canonical)
+    for alias in facts.nodes["Alias"].values():
+        if alias["entity_id"] in mapping:
+            alias["entity_id"] = mapping[alias["entity_id"]]
+            alias["h"] = row_hash(alias)
+    for (table, src, dst), rows in facts.edges.items():
+        if "Entity" not in (src, dst):
+            continue
+        for eid, row in list(rows.items()):
+            new_src = mapping.get(row["src"], row["src"]) if src == "Entity" else row["src"]
+            new_dst = mapping.get(row["dst"], row["dst"]) if dst == "Entity" else row["dst"]
+            if (new_src, new_dst) == (row["src"], row["dst"]):
+                continue
+            if src == dst == "Entity" and new_src == new_dst:
+                del rows[eid]
+                continue
+            row.update(src=new_src, dst=new_dst)
+            row["h"] = row_hash(row)
+    return mapping
+
+
+def _absorb(facts: GraphFacts, merged: dict[str, Any], canonical_id: str) -> None:
+    """The canonical entity takes the merged one's names as aliases and its missing properties."""
+    canonical = facts.nodes["Entity"][canonical_id]
+    names = {merged["name"], *(merged["aliases"] or [])} - {canonical["name"]}
+    canonical["aliases"] = sorted(set(canonical["aliases"] or []) | names)
+    props = json.loads(canonical["properties"] or "{}")
+    for key, value in json.loads(merged["properties"] or "{}").items():
+        props.setdefault(key, value)
+    canonical["properties"] = json.dumps(props, sort_keys=True, ensure_ascii=False)
+    canonical["h"] = row_hash(canonical)
+    for name in sorted(names):
+        alias_id = "alias_" + content_hash(canonical_id, name)
+        if alias_id in facts.nodes["Alias"]:
+            continue
+        doc_id = merged["doc_id"] or ""
+        facts.add_node("Alias", {"id": alias_id, "name": name, "norm": normalize_name(name),
+                                 "entity_id": canonical_id, "doc_id": doc_id})
+        facts.add_edge("ALIAS_OF", "Alias", "Entity", edge("ALIAS_OF", alias_id, canonical_id, doc_id, method="merge"))
+
+
+def merged_facts(files: NamespaceFiles) -> GraphFacts:
+    """The extraction facts with the active merges applied."""
+    facts = files.read_facts()
+    apply_merges(facts, MergeLog(SleepFiles(files.root)).active())
+    return facts
+
+
+def canonical_facts(files: NamespaceFiles) -> GraphFacts:
+    """The graph a namespace should have: extraction facts, active merges, sleep overlays."""
+    facts = merged_facts(files)
+    sleep = SleepFiles(files.root)
+    for step in SleepFiles.STEPS:
+        sleep.read_overlay(step).add_to(facts)
+    return facts
+
+
+def sync_graph(files: NamespaceFiles, graph: GraphStore, run_id: str = "") -> ApplyStats:
+    """Make the graph equal to the canonical facts (only differences are written)."""
+    return graph.apply(canonical_facts(files), run_id=run_id)

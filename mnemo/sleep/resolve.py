@@ -1,0 +1,147 @@
+"""The dedup step over a namespace: records from the canonical facts, decisions, the merge log
+and the review queue."""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mnemo.extract.facts import GraphFacts
+from mnemo.sleep.dedup import EntityRecord, PairScore, decide, display_names
+from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
+from mnemo.sleep.settings import SleepConfig
+from mnemo.sleep.store import SleepFiles, read_json, write_json
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.vectors import VectorStore
+
+_ORIGIN_RANK = {"note": 0, "llm": 1, "link": 2}
+
+
+@dataclass
+class DedupResult:
+    examined: int
+    candidates: int
+    merges: list[Merge] = field(default_factory=list)
+    queued: int = 0
+    queue_size: int = 0
+
+
+def entity_records(facts: GraphFacts, vectors: dict[str, np.ndarray] | None = None) -> list[EntityRecord]:
+    """One record per entity: names, type, neighbours (relations and co-mentions), display texts."""
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    by_chunk: dict[str, set[str]] = defaultdict(set)
+    surfaces = []
+    for (table, src, dst), rows in facts.edges.items():
+        for row in rows.values():
+            if src == dst == "Entity":
+                neighbours[row["src"]].add(row["dst"])
+                neighbours[row["dst"]].add(row["src"])
+            elif table == "MENTIONS":
+                by_chunk[row["src"]].add(row["dst"])
+                surfaces.append((row["dst"], row["surface"]))
+    for members in by_chunk.values():
+        for eid in members:
+            neighbours[eid] |= members - {eid}
+    shown = display_names(surfaces)
+    vectors = vectors or {}
+    return [
+        EntityRecord(e["id"], e["kind"], e["name"], tuple(e["aliases"] or ()), frozenset(neighbours[e["id"]]),
+                     frozenset(shown.get(e["id"], ())), vectors.get(e["id"]))
+        for e in sorted(facts.nodes["Entity"].values(), key=lambda r: r["id"])
+    ]
+
+
+def entity_vectors(store: VectorStore | None) -> dict[str, np.ndarray]:
+    table = store.table("entities") if store is not None else None
+    if table is None:
+        return {}
+    rows = table.search().select(["id", "vector"]).limit(None).to_arrow().to_pylist()
+    return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+
+
+def _canonical_first(pair: PairScore, facts: GraphFacts, degree: dict[str, int]) -> tuple[str, str]:
+    """Which of the two ids stays: a note's entity over an implied one, then the better connected."""
+    def rank(eid: str) -> tuple[int, int, int, str]:
+        row = facts.nodes["Entity"][eid]
+        return (_ORIGIN_RANK.get(row["origin"], 1), -degree[eid], len(row["name"]), eid)
+    first, second = sorted((pair.a, pair.b), key=rank)
+    return first, second
+
+
+def run_dedup(files: NamespaceFiles, settings: SleepConfig, vectors: VectorStore | None = None, now: str = "") -> DedupResult:
+    """Merge clear duplicates (logged), queue uncertain ones for review, leave the rest."""
+    sleep = SleepFiles(files.root)
+    log = MergeLog(sleep)
+    facts = files.read_facts()
+    apply_merges(facts, log.active())
+    state = sleep.read_state("dedup")
+    seen = state.get("entities", {})
+    current = {eid: row["h"] for eid, row in facts.nodes["Entity"].items()}
+    focus = {eid for eid, h in current.items() if seen.get(eid) != h}
+    queue = read_review_queue(sleep)
+    apart = log.kept_apart() | {frozenset((q["a"], q["b"])) for q in queue if q["status"] == "rejected"}
+    decisions = decide(entity_records(facts, entity_vectors(vectors)), settings.merge_threshold,
+                       settings.review_threshold, focus, apart)
+    merges = _choose_merges(decisions.merges, facts, now or utc_now())
+    log.record_merges(merges)
+    queued = _enqueue(sleep, queue, decisions.review, {m.merged for m in merges})
+    sleep.write_state("dedup", {"entities": current})
+    pending = sum(1 for q in read_review_queue(sleep) if q["status"] == "pending")
+    return DedupResult(len(focus), decisions.candidates, merges, queued, pending)
+
+
+def _choose_merges(pairs: list[PairScore], facts: GraphFacts, at: str) -> list[Merge]:
+    degree: dict[str, int] = defaultdict(int)
+    for rows in facts.edges.values():
+        for row in rows.values():
+            degree[row["src"]] += 1
+            degree[row["dst"]] += 1
+    gone: set[str] = set()
+    merges = []
+    for pair in sorted(pairs, key=lambda p: (-p.score, p.a, p.b)):
+        canonical, merged = _canonical_first(pair, facts, degree)
+        if canonical in gone or merged in gone:
+            continue
+        gone.add(merged)
+        merges.append(Merge(merge_id(canonical, merged), canonical, merged, pair.score, pair.reasons, "auto", at))
+    return merges
+
+
+def read_review_queue(sleep: SleepFiles) -> list[dict[str, Any]]:
+    return read_json(sleep.review_queue, [])
+
+
+def _enqueue(sleep: SleepFiles, queue: list[dict[str, Any]], pairs: list[PairScore], merged: set[str]) -> int:
+    known = {frozenset((q["a"], q["b"])) for q in queue}
+    fresh = [
+        {"id": merge_id(*sorted((p.a, p.b))), "a": p.a, "b": p.b, "score": p.score, "reasons": list(p.reasons), "status": "pending"}
+        for p in pairs if frozenset((p.a, p.b)) not in known and not {p.a, p.b} & merged
+    ]
+    if fresh:
+        write_json(sleep.review_queue, queue + fresh)
+    return len(fresh)
+
+
+def decide_review(files: NamespaceFiles, item_id: str, accept: bool) -> dict[str, Any]:
+    """Accept (merge, logged as decided by review) or reject (kept apart) one queued pair."""
+    sleep = SleepFiles(files.root)
+    queue = read_review_queue(sleep)
+    item = next((q for q in queue if q["id"] == item_id), None)
+    if item is None:
+        raise MergeError(f"no review item {item_id!r} (see `mnemo review list`)")
+    if item["status"] != "pending":
+        raise MergeError(f"review item {item_id} was already {item['status']}")
+    item["status"] = "accepted" if accept else "rejected"
+    if accept:
+        facts = files.read_facts()
+        log = MergeLog(sleep)
+        apply_merges(facts, log.active())
+        if item["a"] not in facts.nodes["Entity"] or item["b"] not in facts.nodes["Entity"]:
+            raise MergeError(f"review item {item_id}: one of {item['a']}, {item['b']} no longer exists")
+        pair = PairScore(item["a"], item["b"], item["score"], tuple(item["reasons"]))
+        degree: dict[str, int] = defaultdict(int)
+        canonical, merged = _canonical_first(pair, facts, degree)
+        log.record_merges([Merge(merge_id(canonical, merged), canonical, merged, pair.score, pair.reasons, "review", utc_now())])
+    write_json(sleep.review_queue, queue)
+    return item

@@ -1,0 +1,133 @@
+"""Salience and decay: an append-only access log, spaced-repetition strength, retention,
+fading and promotion.
+
+Each item (an entity, or an episodic chunk: a journal chunk or one that was ever accessed)
+has a strength S in days. It starts at `BASE_STRENGTH` when the item is first seen and grows
+with every access, more when the access comes after a long gap (the spacing effect):
+S <- S * (1 + GAIN * (1 - R)) + 1, where R = exp(-dt / S) at the time of access.
+Retention now is R = exp(-(now - last access) / S). An entity's salience mixes retention
+with how often it is mentioned and its PageRank; a chunk's salience is its retention.
+Below `fade_below` an item is `faded` (left out of eager recall, never deleted). Episodic
+chunks accessed at least `promote_after_accesses` times are promoted: linked to the
+entities they mention.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from mnemo.extract.facts import edge
+from mnemo.sleep.settings import SleepConfig
+from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
+from mnemo.sleep.view import FactsView
+
+BASE_STRENGTH = 30.0
+GAIN = 1.5
+ACCESS_KINDS = ("recall", "remember", "lookup")
+
+
+@dataclass
+class SalienceStats:
+    items: int = 0
+    faded: int = 0
+    promoted: int = 0
+    newly_faded: int = 0
+    top_of_mind: list[str] | None = None
+
+
+def record_access(namespace_root: Path, item_ids: list[str], kind: str, at: datetime | None = None) -> None:
+    """Append one access per item to the namespace's access log (no graph lock is taken)."""
+    if kind not in ACCESS_KINDS:
+        raise ValueError(f"unknown access kind {kind!r}; use one of {ACCESS_KINDS}")
+    stamp = (at or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    append_jsonl(SleepFiles(namespace_root).access_log, [{"id": i, "kind": kind, "at": stamp} for i in item_ids])
+
+
+def _days(a: datetime, b: datetime) -> float:
+    return max(0.0, (b - a).total_seconds() / 86400.0)
+
+
+def strength(first_seen: datetime, accesses: list[datetime]) -> tuple[float, datetime]:
+    """(S in days, time of last reinforcement) after replaying the accesses in order."""
+    value, last = BASE_STRENGTH, first_seen
+    for at in sorted(a for a in accesses if a >= first_seen):
+        retention = math.exp(-_days(last, at) / value)
+        value = value * (1 + GAIN * (1 - retention)) + 1
+        last = at
+    return value, last
+
+
+def _parse(stamp: str) -> datetime:
+    when = datetime.fromisoformat(stamp)
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def build_salience(
+    view: FactsView, sleep: SleepFiles, settings: SleepConfig, now: datetime, first_seen: dict[str, str],
+) -> tuple[Overlay, dict[str, str], SalienceStats]:
+    """The Salience overlay, the updated first-seen map, and counts."""
+    accesses: dict[str, list[datetime]] = {}
+    for record in read_jsonl(sleep.access_log):
+        accesses.setdefault(record["id"], []).append(_parse(record["at"]))
+    episodic = {c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") == "journal" for c in ids}
+    chunk_items = sorted(c for c in view.chunks if c in episodic or c in accesses)
+    stamp = now.isoformat(timespec="seconds")
+    seen = {i: first_seen.get(i, stamp) for i in [*sorted(view.entities), *chunk_items]}
+    ranks = _pagerank(view)
+    mentions = {e: len(view.mentions.get(e, ())) for e in view.entities}
+    top_mentions = max(mentions.values(), default=0)
+    previous = {r["item_id"]: r for r in sleep.read_overlay("salience").nodes.get("Salience", {}).values()}
+    overlay, stats, scored = Overlay(), SalienceStats(), []
+    for item, seen_at in seen.items():
+        s, last = strength(_parse(seen_at), [a for a in accesses.get(item, []) if a <= now])
+        retention = math.exp(-_days(last, now) / s)
+        kind = "entity" if item in view.entities else "chunk"
+        score = retention
+        if kind == "entity":
+            frequency = math.log1p(mentions[item]) / math.log1p(top_mentions) if top_mentions else 0.0
+            score = 0.5 * retention + 0.25 * frequency + 0.25 * ranks.get(item, 0.0)
+        row = {"id": f"salience_{item}", "item_id": item, "item_kind": kind,
+               "accesses": len([a for a in accesses.get(item, []) if a <= now]), "last_access": last.isoformat(timespec="seconds"),
+               "strength": round(s, 3), "retention": round(retention, 4), "mentions": mentions.get(item, 0),
+               "pagerank": round(ranks.get(item, 0.0), 4), "score": round(min(1.0, max(0.0, score)), 4)}
+        row["faded"] = row["score"] < settings.fade_below
+        scored.append(row)
+    _finish(overlay, view, scored, previous, settings, stats)
+    return overlay, seen, stats
+
+
+def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previous: dict[str, Any],
+            settings: SleepConfig, stats: SalienceStats) -> None:
+    entities = sorted((r for r in rows if r["item_kind"] == "entity" and not r["faded"]), key=lambda r: (-r["score"], r["item_id"]))
+    top = {r["item_id"] for r in entities[:settings.top_of_mind]}
+    for row in rows:
+        row["top_of_mind"] = row["item_id"] in top
+        overlay.add_node("Salience", row)
+        table = "Entity" if row["item_kind"] == "entity" else "Chunk"
+        overlay.add_edge("SALIENCE_OF", "Salience", table, edge("SALIENCE_OF", row["id"], row["item_id"], "", extractor="sleep"))
+        if row["item_kind"] == "chunk" and row["accesses"] >= settings.promote_after_accesses:
+            targets = sorted(view.chunk_entities.get(row["item_id"], ()))
+            for eid in targets:
+                overlay.add_edge("PROMOTED_TO", "Chunk", "Entity", edge("PROMOTED_TO", row["item_id"], eid, "", extractor="sleep"))
+            stats.promoted += bool(targets)
+        was = previous.get(row["item_id"])
+        stats.newly_faded += row["faded"] and not (was and was["faded"])
+    stats.items, stats.faded = len(rows), sum(r["faded"] for r in rows)
+    stats.top_of_mind = [r["item_id"] for r in entities[:settings.top_of_mind]]
+
+
+def _pagerank(view: FactsView) -> dict[str, float]:
+    graph, ids = view.entity_graph()
+    if graph.vcount() == 0:
+        return {}
+    ranks = graph.pagerank(weights="weight" if graph.ecount() else None)
+    top = max(ranks) or 1.0
+    return {eid: r / top for eid, r in zip(ids, ranks)}
+
+
+def read_salience(namespace_root: Path) -> dict[str, dict[str, Any]]:
+    """item id -> its last computed salience row (score, faded, top_of_mind ...), lock-free."""
+    rows = SleepFiles(namespace_root).read_overlay("salience").nodes.get("Salience", {})
+    return {r["item_id"]: r for r in rows.values()}

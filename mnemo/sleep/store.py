@@ -1,0 +1,131 @@
+"""Sleep mode's files in a namespace's data directory (`<namespace>/sleep/`).
+
+- `merges.jsonl`   append-only merge log (merge and unmerge events)
+- `review.json`    the review queue of uncertain duplicate pairs
+- `overlay/*.json` graph rows each step adds on top of the extraction facts
+- `state/*.json`   what a step saw last time (digests), for incremental runs
+- `access.jsonl`   append-only access log (see salience.py)
+"""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mnemo.extract.facts import GraphFacts, row_hash
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON through a temp file and an atomic rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, sort_keys=True, indent=0)
+    os.replace(tmp, path)
+
+
+def read_json(path: Path, default: Any) -> Any:
+    if not path.exists():
+        return default
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    """Append records, one JSON object a line, in a single O_APPEND write (no lock needed)."""
+    if not records:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every complete line of an append-only log (a torn last line is ignored)."""
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return records
+
+
+class Overlay:
+    """Graph rows one sleep step contributes: nodes per table and edges per table key."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, dict[str, dict[str, Any]]] = {}
+        self.edges: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+
+    def add_node(self, table: str, row: dict[str, Any]) -> None:
+        row = {k: v for k, v in row.items() if k != "h"}
+        row["h"] = row_hash(row)
+        self.nodes.setdefault(table, {})[row["id"]] = row
+
+    def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
+        self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "nodes": {t: sorted(rows.values(), key=lambda r: r["id"]) for t, rows in sorted(self.nodes.items())},
+            "edges": [[list(k), sorted(rows.values(), key=lambda r: r["id"])] for k, rows in sorted(self.edges.items())],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Overlay":
+        overlay = cls()
+        for table, rows in data.get("nodes", {}).items():
+            overlay.nodes[table] = {r["id"]: r for r in rows}
+        for key, rows in data.get("edges", []):
+            overlay.edges[tuple(key)] = {r["id"]: r for r in rows}
+        return overlay
+
+    def add_to(self, facts: GraphFacts) -> None:
+        """Add these rows to `facts`, leaving out edges whose ends are not in the graph."""
+        for table, rows in self.nodes.items():
+            facts.nodes.setdefault(table, {}).update(rows)
+        for (table, src, dst), rows in self.edges.items():
+            for row in rows.values():
+                if row["src"] in facts.nodes.get(src, {}) and row["dst"] in facts.nodes.get(dst, {}):
+                    facts.add_edge(table, src, dst, row)
+
+
+class SleepFiles:
+    """Paths of sleep mode's files for one namespace."""
+
+    STEPS = ("communities", "summaries", "salience", "profile")
+
+    def __init__(self, namespace_root: Path) -> None:
+        self.root = Path(namespace_root) / "sleep"
+
+    @property
+    def merge_log(self) -> Path:
+        return self.root / "merges.jsonl"
+
+    @property
+    def review_queue(self) -> Path:
+        return self.root / "review.json"
+
+    @property
+    def access_log(self) -> Path:
+        return self.root / "access.jsonl"
+
+    def read_overlay(self, step: str) -> Overlay:
+        return Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
+
+    def write_overlay(self, step: str, overlay: Overlay) -> None:
+        write_json(self.root / "overlay" / f"{step}.json", overlay.to_json())
+
+    def read_state(self, step: str) -> dict[str, Any]:
+        return read_json(self.root / "state" / f"{step}.json", {})
+
+    def write_state(self, step: str, state: dict[str, Any]) -> None:
+        write_json(self.root / "state" / f"{step}.json", state)

@@ -1,0 +1,116 @@
+"""Progressive summaries of episodic memory: day, then week, then month.
+
+Every closed day with content gets a day summary. Weeks that ended more than
+`week_after_days` ago get a week summary made from their days, months that ended more
+than `month_after_days` ago a month summary. The coarsest summary of a period is `eager`
+(eager recall prefers it); the finer ones stay reachable for deliberate recall. A summary
+is re-made only when the digest of what it rests on changed.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from mnemo.documents import content_hash
+from mnemo.extract.facts import edge
+from mnemo.sleep.store import Overlay
+from mnemo.sleep.text import Sentence, sentences, summarize
+from mnemo.sleep.view import FactsView
+
+LEVELS = ("day", "week", "month")
+
+
+@dataclass
+class SummaryStats:
+    made: int = 0
+    reused: int = 0
+    days: int = 0
+    weeks: int = 0
+    months: int = 0
+
+
+def day_chunks(view: FactsView) -> dict[str, list[str]]:
+    """Day (YYYY-MM-DD) -> chunk ids of the notes and episodes placed on that day."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for (table, src, _), rows in view.facts.edges.items():
+        if table != "ON_DAY" or src != "Note":
+            continue
+        for row in rows.values():
+            found[row["dst"]].extend(view.note_chunks.get(row["src"], []))
+    return {day: sorted(set(ids)) for day, ids in found.items() if ids}
+
+
+def _week(day: date) -> tuple[str, date, date]:
+    year, week, _ = day.isocalendar()
+    start = day - timedelta(days=day.weekday())
+    return f"{year}-W{week:02d}", start, start + timedelta(days=6)
+
+
+def _month(day: date) -> tuple[str, date, date]:
+    start = day.replace(day=1)
+    end = (start + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+    return f"{day:%Y-%m}", start, end
+
+
+def build_summaries(view: FactsView, previous: Overlay, today: date, week_after: int, month_after: int) -> tuple[Overlay, SummaryStats]:
+    """The Summary overlay for every closed period with content."""
+    overlay, stats = Overlay(), SummaryStats()
+    old = previous.nodes.get("Summary", {})
+    chunks_of = {d: c for d, c in day_chunks(view).items() if date.fromisoformat(d) < today}
+    groups: dict[str, dict[str, tuple[date, date, list[str]]]] = {"week": {}, "month": {}}
+    for day in sorted(chunks_of):
+        when = date.fromisoformat(day)
+        for level, (period, start, end) in (("week", _week(when)), ("month", _month(when))):
+            horizon = week_after if level == "week" else month_after
+            if end < today - timedelta(days=horizon):
+                groups[level].setdefault(period, (start, end, []))[2].append(day)
+    covered = {d for _, _, days in groups["week"].values() for d in days}
+    covered_weeks = {d for _, _, days in groups["month"].values() for d in days}
+    for day, chunk_ids in sorted(chunks_of.items()):
+        row = _summary_row(view, old, "day", day, day, day, chunk_ids, eager=day not in covered and day not in covered_weeks, stats=stats)
+        overlay.add_node("Summary", row)
+        overlay.add_edge("SUMMARIZES", "Summary", "Day", edge("SUMMARIZES", row["id"], day, "", extractor="sleep"))
+        _cite(overlay, view, row)
+    for level in ("week", "month"):
+        for period, (start, end, days) in sorted(groups[level].items()):
+            chunk_ids = sorted({c for d in days for c in chunks_of[d]})
+            eager = level == "month" or not all(d in covered_weeks for d in days)
+            row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats)
+            overlay.add_node("Summary", row)
+            for d in days:
+                overlay.add_edge("SUMMARIZES", "Summary", "Summary", edge("SUMMARIZES", row["id"], f"summary_day_{d}", "", extractor="sleep"))
+            _cite(overlay, view, row)
+    stats.days, stats.weeks, stats.months = len(chunks_of), len(groups["week"]), len(groups["month"])
+    return overlay, stats
+
+
+def _summary_row(
+    view: FactsView, old: dict[str, dict[str, object]], level: str, period: str, start: str, end: str,
+    chunk_ids: list[str], eager: bool, stats: SummaryStats,
+) -> dict[str, object]:
+    sid = f"summary_{level}_{period}"
+    digest = content_hash(level, *(view.chunks[c]["h"] for c in chunk_ids))
+    previous = old.get(sid)
+    if previous and previous["digest"] == digest:
+        stats.reused += 1
+        return {**previous, "eager": eager}
+    stats.made += 1
+    pool: list[Sentence] = []
+    for chunk_id in chunk_ids:
+        weight = 1.0 + len(view.chunk_entities.get(chunk_id, ()))
+        pool.extend(Sentence(s.text, chunk_id, weight) for s in sentences(view.chunks[chunk_id]["text"], chunk_id))
+    k = {"day": 2, "week": 4, "month": 6}[level]
+    text, cited = summarize(pool, k)
+    if not text:
+        text = " ".join(" ".join(view.chunks[c]["text"].split())[:200] for c in chunk_ids[:k])
+        cited = chunk_ids[:k]
+    return {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end,
+            "text": text, "eager": eager, "sources": cited, "digest": digest}
+
+
+def _cite(overlay: Overlay, view: FactsView, row: dict[str, object]) -> None:
+    sources = list(row["sources"])  # type: ignore[call-overload]
+    for chunk_id in sources:
+        overlay.add_edge("CITES", "Summary", "Chunk", edge("CITES", str(row["id"]), chunk_id, "", extractor="sleep"))
+    for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())}):
+        overlay.add_edge("SUMMARY_MENTIONS", "Summary", "Entity", edge("SUMMARY_MENTIONS", str(row["id"]), eid, "", extractor="sleep"))

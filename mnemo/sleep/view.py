@@ -1,0 +1,64 @@
+"""Read-only indexes over canonical facts that the sleep steps share."""
+
+from collections import defaultdict
+from typing import Any
+
+import igraph as ig
+
+from mnemo.extract.facts import GraphFacts
+
+
+class FactsView:
+    """Entities, their relations, mentions, pages and chunks, indexed for the sleep steps."""
+
+    def __init__(self, facts: GraphFacts) -> None:
+        self.facts = facts
+        self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
+        self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
+        self.notes: dict[str, dict[str, Any]] = facts.nodes["Note"]
+        self.relations: list[tuple[str, str]] = []
+        self.mentions: dict[str, set[str]] = defaultdict(set)
+        self.chunk_entities: dict[str, set[str]] = defaultdict(set)
+        self.note_chunks: dict[str, list[str]] = defaultdict(list)
+        self.pages: dict[str, set[str]] = defaultdict(set)
+        for (table, src, dst), rows in facts.edges.items():
+            for row in rows.values():
+                self._index(table, src, dst, row)
+        for note_id, chunk_ids in self.note_chunks.items():
+            chunk_ids.sort(key=lambda c: self.chunks[c]["position"] if c in self.chunks else 0)
+
+    def _index(self, table: str, src: str, dst: str, row: dict[str, Any]) -> None:
+        if src == dst == "Entity" and row["src"] in self.entities and row["dst"] in self.entities:
+            self.relations.append((row["src"], row["dst"]))
+        elif table == "MENTIONS" and row["src"] in self.chunks:
+            self.mentions[row["dst"]].add(row["src"])
+            self.chunk_entities[row["src"]].add(row["dst"])
+        elif table == "HAS_CHUNK":
+            self.note_chunks[row["src"]].append(row["dst"])
+        elif table == "PAGE_OF":
+            self.pages[row["dst"]].add(row["src"])
+
+    def entity_chunks(self, eid: str) -> list[str]:
+        """Chunks that mention the entity, then the chunks of its own page(s)."""
+        own = [c for note in sorted(self.pages.get(eid, ())) for c in self.note_chunks.get(note, [])]
+        return sorted(self.mentions.get(eid, set())) + own
+
+    def entity_graph(self) -> tuple[ig.Graph, list[str]]:
+        """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5."""
+        ids = sorted(self.entities)
+        index = {eid: i for i, eid in enumerate(ids)}
+        weights: dict[tuple[int, int], float] = defaultdict(float)
+        for a, b in self.relations:
+            if a != b:
+                weights[tuple(sorted((index[a], index[b])))] += 1.0
+        for members in self.chunk_entities.values():
+            ordered = sorted(index[m] for m in members if m in index)
+            for i, x in enumerate(ordered):
+                for y in ordered[i + 1:]:
+                    weights[(x, y)] += 0.5
+        graph = ig.Graph(n=len(ids), edges=sorted(weights))
+        graph.es["weight"] = [weights[e] for e in sorted(weights)]
+        return graph, ids
+
+    def degree(self, eid: str) -> int:
+        return len(self.mentions.get(eid, ())) + sum(1 for a, b in self.relations if eid in (a, b))
