@@ -5,21 +5,36 @@ import dagster as dg
 from assets.checks import ingest_checks
 from assets.extraction import extraction_assets
 from assets.ingest import ingest_assets
+from assets.sleep import sleep_assets
+from assets.sleep_checks import sleep_checks
 from assets.writeback import writeback_assets
-from jobs import ingest_job, reextraction_job
-from resources import default_resources
+from jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job
+from mnemo.errors import ConfigError
+from mnemo.sleep.settings import SleepConfig
+from resources import MnemoConfigResource, default_resources
 from sensors import namespaces_sensor
 from sensors.file_drop import file_drop_sensor
 
 
+def _sleep_settings(resources: dict[str, dg.ConfigurableResource]) -> SleepConfig:
+    """The `sleep:` settings of mnemo.yaml for the schedule (defaults when there is no valid file)."""
+    config = resources.get("mnemo_config")
+    try:
+        return config.load().sleep if isinstance(config, MnemoConfigResource) else SleepConfig()
+    except ConfigError:
+        return SleepConfig()
+
+
 def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> dg.Definitions:
     """Definitions with the given resources (tests pass temporary stores)."""
+    resources = resources if resources is not None else default_resources()
     return dg.Definitions(
-        assets=[*ingest_assets, *extraction_assets, *writeback_assets],
-        asset_checks=ingest_checks,
-        jobs=[ingest_job, reextraction_job],
+        assets=[*ingest_assets, *extraction_assets, *writeback_assets, *sleep_assets],
+        asset_checks=ingest_checks + sleep_checks,
+        jobs=[ingest_job, reextraction_job, sleep_mode_job],
+        schedules=[nightly_schedule_for(_sleep_settings(resources))],
         sensors=[namespaces_sensor, file_drop_sensor],
-        resources=resources if resources is not None else default_resources(),
+        resources=resources,
     )
 
 

@@ -4,7 +4,8 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, graph_facts, scan_documents
+from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents
+from mnemo.sleep.merges import canonical_facts
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -109,7 +110,7 @@ def entity_graph(
 ) -> dg.MaterializeResult:
     """The Kùzu graph of notes, chunks, entities, aliases and days, reconciled with the extractions."""
     namespace = context.partition_key
-    facts = graph_facts(mnemo_config.files(namespace))
+    facts = canonical_facts(mnemo_config.files(namespace))  # merges and sleep overlays kept (mnemo/sleep/merges.py)
     stats = graph.store(namespace).apply(facts, run_id=context.run_id)
     changed = {k: v for k, v in stats.inserted.items() if v} | {f"-{k}": v for k, v in stats.deleted.items() if v}
     return dg.MaterializeResult(metadata={
@@ -129,7 +130,7 @@ def entity_vectors(
 ) -> dg.MaterializeResult:
     """Entity embeddings (name, type, aliases, properties) for semantic lookup and grounding."""
     namespace = context.partition_key
-    facts = mnemo_config.files(namespace).read_facts()
+    facts = canonical_facts(mnemo_config.files(namespace))
     stats = vectors.store(namespace).sync("entities", entity_rows(facts), embedder.embedder())
     return dg.MaterializeResult(metadata={
         "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted, "rows": stats.total,

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.commands_extraction import extraction_state, print_extraction_state
+from mnemo.commands_sleep import register as register_sleep_commands
 from mnemo.commands_writeback import writeback
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
@@ -106,6 +107,8 @@ def extraction(
         return
     print_extraction_state(state, as_json, console)
 
+
+register_sleep_commands(app)
 
 if __name__ == "__main__":
     app()

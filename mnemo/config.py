@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mnemo.errors import ConfigError
+from mnemo.sleep.settings import SleepConfig
 
 CONFIG_ENV = "MNEMO_CONFIG"
 DEFAULT_CONFIG = "mnemo.yaml"
@@ -109,6 +110,7 @@ class MnemoConfig(_Strict):
     watch: WatchConfig = WatchConfig()
     writeback: WritebackConfig = WritebackConfig()
     grounding: GroundingConfig = GroundingConfig()
+    sleep: SleepConfig = SleepConfig()
     path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("namespaces")

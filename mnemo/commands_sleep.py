@@ -1,0 +1,144 @@
+"""`mnemo sleep`, `mnemo merges`, `mnemo unmerge` and `mnemo review ...`: sleep mode from the CLI."""
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mnemo.config import load_config
+from mnemo.errors import MnemoError
+from mnemo.sleep.consolidate import consolidate
+from mnemo.sleep.merges import MergeLog, sync_graph
+from mnemo.sleep.resolve import decide_review, read_review_queue
+from mnemo.sleep.store import SleepFiles
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+from ontology import load_ontology
+
+console = Console()
+review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pairs.", no_args_is_help=True)
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=2)
+
+
+def _files(config: Path | None, namespace: str) -> NamespaceFiles:
+    return NamespaceFiles(load_config(config).data_dir, namespace)
+
+
+def _resync(files: NamespaceFiles) -> int:
+    """Bring the graph in line with the merge log (waits briefly for the graph lock)."""
+    if not files.graph_path.exists():
+        return 0
+    return sync_graph(files, GraphStore(files.graph_path, load_ontology())).writes
+
+
+def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
+          as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
+    """Run sleep mode now: dedup, communities, summaries, salience, self profile."""
+    try:
+        settings = load_config(config)
+        files = NamespaceFiles(settings.data_dir, namespace)
+        if not (files.root / "facts").exists():
+            raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
+        report = consolidate(files, GraphStore(files.graph_path, load_ontology()), settings.sleep,
+                             datetime.now(timezone.utc), settings.namespace(namespace).self_name, VectorStore(files.vectors_path))
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    data = report.to_dict()
+    console.print_json(json.dumps(data, default=str)) if as_json else console.print(
+        f"merged {len(report.dedup.merges)}, review queue {report.dedup.queue_size}, "
+        f"communities {report.communities.communities} (modularity {report.communities.modularity}), "
+        f"summaries made {report.summaries.made} / reused {report.summaries.reused}, "
+        f"faded {report.salience.faded}, promoted {report.salience.promoted}, graph writes {report.graph_writes}")
+
+
+def merges(namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+    """List the active merges (newest last) with their ids for `mnemo unmerge`."""
+    try:
+        active = MergeLog(SleepFiles(_files(config, namespace).root)).active()
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    table = Table(title=f"merges in {namespace}")
+    for column in ("merge id", "canonical", "merged", "score", "by", "at"):
+        table.add_column(column)
+    for m in active:
+        table.add_row(m.merge_id, m.canonical, m.merged, f"{m.score:.2f}", m.decided_by, m.at)
+    console.print(table if active else "No active merges.")
+
+
+def unmerge(target: Annotated[str, typer.Argument(help="A merge id, or an entity id to separate from everything merged with it.")],
+            namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+    """Undo a merge: the entities are separate again, exactly as extracted, and stay apart."""
+    try:
+        files = _files(config, namespace)
+        undone = MergeLog(SleepFiles(files.root)).unmerge(target, reason="mnemo unmerge")
+        writes = _resync(files)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    for m in undone:
+        console.print(f"unmerged {m.merged} from {m.canonical} ({m.merge_id})")
+    console.print(f"graph writes: {writes}")
+
+
+@review_app.command("list")
+def review_list(namespace: NamespaceOption = "example", config: ConfigOption = None,
+                show_all: Annotated[bool, typer.Option("--all", help="Also show decided items.")] = False) -> None:
+    """Show the pairs waiting for a decision."""
+    try:
+        queue = read_review_queue(SleepFiles(_files(config, namespace).root))
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    table = Table(title=f"review queue of {namespace}")
+    for column in ("id", "a", "b", "score", "why", "status"):
+        table.add_column(column)
+    for item in queue:
+        if show_all or item["status"] == "pending":
+            table.add_row(item["id"], item["a"], item["b"], f"{item['score']:.2f}", ", ".join(item["reasons"]), item["status"])
+    console.print(table)
+
+
+def _decide(item_id: str, namespace: str, config: Path | None, accept: bool) -> None:
+    try:
+        files = _files(config, namespace)
+        item = decide_review(files, item_id, accept)
+        writes = _resync(files) if accept else 0
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"{item['status']}: {item['a']} / {item['b']}" + (f" (graph writes: {writes})" if accept else ""))
+
+
+@review_app.command("accept")
+def review_accept(item_id: Annotated[str, typer.Argument(help="The review item id.")],
+                  namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+    """Merge the pair (logged; undo with `mnemo unmerge`)."""
+    _decide(item_id, namespace, config, True)
+
+
+@review_app.command("reject")
+def review_reject(item_id: Annotated[str, typer.Argument(help="The review item id.")],
+                  namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+    """Keep the pair apart; it is not proposed again."""
+    _decide(item_id, namespace, config, False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the sleep-mode commands to the `mnemo` app."""
+    app.command("sleep")(sleep)
+    app.command("merges")(merges)
+    app.command("unmerge")(unmerge)
+    app.add_typer(review_app, name="review")
