@@ -16,7 +16,7 @@ GROUP = "sleep_mode"
 NOW_TAG = "mnemo/now"
 
 
-def run_time(context: dg.AssetExecutionContext) -> datetime:
+def run_time(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> datetime:
     """The run's clock: the `mnemo/now` tag (ISO time, for replays), else now in UTC."""
     stamp = context.run.tags.get(NOW_TAG)
     when = datetime.fromisoformat(stamp) if stamp else datetime.now(timezone.utc)

@@ -1,12 +1,11 @@
 """Asset checks of sleep mode: merges keep types, nothing dangles, communities and closed
 days are summarized, salience stays in [0, 1]."""
 
-from datetime import datetime, timezone
-
 import dagster as dg
 
-from assets.checks import _namespaces, no_dangling_elements
-from assets.sleep import entity_communities, entity_merges, episodic_summaries, salience_scores
+from assets.checks import _namespaces
+from assets.sleep import entity_communities, entity_merges, episodic_summaries, run_time, salience_scores
+from mnemo.checks import dangling
 from mnemo.sleep.checks import community_problems, cross_type_merges, missing_day_summaries, salience_out_of_range
 from mnemo.sleep.merges import merged_facts
 from mnemo.sleep.view import FactsView
@@ -24,7 +23,7 @@ def merges_keep_types(context: dg.AssetCheckExecutionContext, mnemo_config: Mnem
 
 @dg.asset_check(asset=entity_merges, description="Nothing dangles after merges (aliases, chunks, entities).")
 def no_dangling_after_merges(context: dg.AssetCheckExecutionContext, graph: GraphResource) -> dg.AssetCheckResult:
-    return no_dangling_elements(context, graph)
+    return _result([f"{ns}: {n} x {what}" for ns in _namespaces(context) for what, n in dangling(graph.store(ns)).items() if n])
 
 
 @dg.asset_check(asset=entity_communities, description="Every community has 2+ members and a summary citing its sources.")
@@ -40,7 +39,7 @@ def salience_in_range(context: dg.AssetCheckExecutionContext, mnemo_config: Mnem
 
 @dg.asset_check(asset=episodic_summaries, description="Every closed day with content has a day summary.")
 def closed_days_summarized(context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource) -> dg.AssetCheckResult:
-    today = datetime.now(timezone.utc).date()
+    today = run_time(context).date()
     files = [mnemo_config.files(ns) for ns in _namespaces(context)]
     return _result([d for f in files for d in missing_day_summaries(f, FactsView(merged_facts(f)), today)])
 

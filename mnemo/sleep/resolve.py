@@ -86,7 +86,8 @@ def run_dedup(files: NamespaceFiles, settings: SleepConfig, vectors: VectorStore
     merges = _choose_merges(decisions.merges, facts, now or utc_now())
     log.record_merges(merges)
     queued = _enqueue(sleep, queue, decisions.review, {m.merged for m in merges})
-    sleep.write_state("dedup", {"entities": current})
+    apply_merges(facts, merges)
+    sleep.write_state("dedup", {"entities": {eid: row["h"] for eid, row in facts.nodes["Entity"].items()}})
     pending = sum(1 for q in read_review_queue(sleep) if q["status"] == "pending")
     return DedupResult(len(focus), decisions.candidates, merges, queued, pending)
 

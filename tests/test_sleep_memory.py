@@ -1,0 +1,87 @@
+"""Salience over simulated days, progressive summaries, and the sleep-mode job with its checks."""
+
+from datetime import datetime, timedelta, timezone
+
+from conftest import Workspace
+from definitions import build_defs
+from mnemo.sleep.consolidate import run_salience, run_summaries
+from mnemo.sleep.merges import sync_graph
+from mnemo.sleep.salience import read_salience, record_access, strength
+from mnemo.sleep.settings import SleepConfig
+from mnemo.sleep.store import SleepFiles
+from resources import default_resources
+
+T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+SETTINGS = SleepConfig()
+
+
+def _journal_chunk(workspace: Workspace, day: str) -> str:
+    rows = workspace.graph().query(
+        "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk)-[:MENTIONS]->(:Entity) WHERE n.day = $day RETURN c.id AS id ORDER BY c.position",
+        {"day": day})
+    return rows[0]["id"]
+
+
+def test_decay_reinforcement_fading_and_promotion_over_simulated_days(workspace: Workspace) -> None:
+    workspace.ingest()
+    files, graph, root = workspace.files(), workspace.graph(), workspace.files().root
+    chunk = _journal_chunk(workspace, "2026-11-20")
+    run_salience(files, SETTINGS, T0)
+    start = read_salience(root)
+    assert start["person_alice_chen"]["retention"] == 1.0 and not start[chunk]["faded"]
+
+    for day in (1, 4, 12):
+        record_access(root, ["person_alice_chen", chunk], "recall", T0 + timedelta(days=day))
+    for day in (10, 40, 100):
+        run_salience(files, SETTINGS, T0 + timedelta(days=day))
+        scores = read_salience(root)
+        if day == 40:
+            assert scores["person_alice_chen"]["strength"] > scores["person_bob_martins"]["strength"]
+            assert scores["person_alice_chen"]["retention"] > scores["person_bob_martins"]["retention"]
+    quiet = [i for i, r in scores.items() if r["item_kind"] == "chunk" and r["accesses"] == 0]
+    assert quiet and all(scores[i]["faded"] for i in quiet)
+    assert scores[chunk]["retention"] > max(scores[i]["retention"] for i in quiet)
+    assert scores[chunk]["accesses"] == 3
+    assert all(0.0 <= r["score"] <= 1.0 for r in scores.values())
+
+    sync_graph(files, graph)
+    promoted = graph.query("MATCH (c:Chunk {id: $id})-[:PROMOTED_TO]->(e:Entity) RETURN e.id AS id", {"id": chunk})
+    assert promoted
+    faded_in_graph = graph.query("MATCH (s:Salience)-[:SALIENCE_OF]->(c:Chunk) WHERE s.faded RETURN count(c) AS n")[0]["n"]
+    assert faded_in_graph == len(quiet)
+
+
+def test_strength_grows_more_after_a_long_gap() -> None:
+    early = strength(T0, [T0 + timedelta(days=1)])[0]
+    late = strength(T0, [T0 + timedelta(days=60)])[0]
+    assert late > early > strength(T0, [])[0]
+
+
+def test_progressive_summaries_replace_detail_and_are_reused(workspace: Workspace) -> None:
+    workspace.ingest()
+    files = workspace.files()
+    now = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+    settings = SleepConfig(week_after_days=14, month_after_days=30)
+    first = run_summaries(files, settings, now)
+    rows = SleepFiles(files.root).read_overlay("summaries").nodes["Summary"]
+    assert first.days == 13 and first.months == 1 and first.weeks >= 4
+    assert rows["summary_month_2026-09"]["eager"] and not rows["summary_day_2026-09-01"]["eager"]
+    assert rows["summary_day_2026-11-20"]["eager"]
+    assert all(r["sources"] and r["text"] for r in rows.values())
+    again = run_summaries(files, settings, now)
+    assert again.made == 0 and again.reused == first.made
+
+
+def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace) -> None:
+    workspace.ingest()
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    result = defs.resolve_job_def("sleep_mode_job").execute_in_process(
+        partition_key="test", instance=workspace.instance, tags={"mnemo/now": "2026-11-22T03:00:00+00:00"})
+    assert result.success
+    checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    assert len(checks) == 5 and all(c.passed for c in checks)
+    assert workspace.metadata(result, "self_profile")["self"] == "(no self entity found)"
+    communities = workspace.metadata(result, "entity_communities")
+    assert communities["communities"] >= 2 and communities["modularity"] > 0
+    schedule = defs.resolve_schedule_def("nightly_sleep_schedule")
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("0 3 * * *", "UTC")

@@ -1,0 +1,100 @@
+"""Dedup on real stores: automatic merges survive a re-ingest, unmerge restores the graph exactly,
+and a second consolidation with no new data changes nothing."""
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from conftest import Workspace
+from mnemo.sleep.consolidate import consolidate
+from mnemo.sleep.dedup import EntityRecord, score_pair
+from mnemo.sleep.merges import MergeLog, sync_graph
+from mnemo.sleep.resolve import run_dedup
+from mnemo.sleep.settings import SleepConfig
+from mnemo.sleep.store import SleepFiles
+
+NOW = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+DUPLICATE = "person_le_guin_ursula_k"
+CANONICAL = "person_ursula_k_le_guin"
+
+
+def _add_duplicate(vault: Path) -> None:
+    """A book whose author link spells the person's name another way (no such note exists)."""
+    (vault / "Books" / "The Left Hand of Darkness.md").write_text(
+        '---\ntype: book\nauthor: "[[Le Guin, Ursula K.]]"\n---\nRead it after [[The Dispossessed]].\n', encoding="utf-8")
+
+
+def _entity_ids(workspace: Workspace) -> set[str]:
+    return {r["id"] for r in workspace.graph().query("MATCH (e:Entity) RETURN e.id AS id")}
+
+
+def test_merge_survives_reingest_and_unmerge_restores_exactly(workspace: Workspace, vault: Path) -> None:
+    _add_duplicate(vault)
+    workspace.ingest()
+    files, graph = workspace.files(), workspace.graph()
+    before = graph.dump()
+    assert {DUPLICATE, CANONICAL} <= _entity_ids(workspace)
+
+    result = run_dedup(files, SleepConfig(), workspace.vectors())
+    assert [(m.canonical, m.merged) for m in result.merges] == [(CANONICAL, DUPLICATE)]
+    assert sync_graph(files, graph).writes > 0
+    assert DUPLICATE not in _entity_ids(workspace)
+    authors = graph.query("MATCH (b:Entity)-[:CREATED_BY]->(p:Entity) WHERE b.name = 'The Left Hand of Darkness' RETURN p.id AS id")
+    assert [r["id"] for r in authors] == [CANONICAL]
+    (alias,) = graph.query("MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity {id: $id}) WHERE a.name = 'Le Guin, Ursula K.' RETURN e.id AS id", {"id": CANONICAL})
+    assert alias["id"] == CANONICAL
+    merged_dump = graph.dump()
+
+    workspace.ingest()
+    assert graph.dump() == merged_dump
+    assert DUPLICATE not in {r["id"] for r in workspace.vectors().table("entities").search().limit(None).to_list()}
+
+    MergeLog(SleepFiles(files.root)).unmerge(CANONICAL)
+    sync_graph(files, graph)
+    assert graph.dump() == before
+    assert run_dedup(files, SleepConfig(), workspace.vectors()).merges == []
+    events = [e["op"] for e in MergeLog(SleepFiles(files.root)).events()]
+    assert events == ["merge", "unmerge"]
+
+
+def test_second_consolidation_changes_nothing(workspace: Workspace, vault: Path) -> None:
+    _add_duplicate(vault)
+    workspace.ingest()
+    files, graph = workspace.files(), workspace.graph()
+    first = consolidate(files, graph, SleepConfig(), NOW, "Sam Rivera", workspace.vectors())
+    assert first.graph_writes > 0 and len(first.dedup.merges) == 1
+    dump = graph.dump()
+    second = consolidate(files, graph, SleepConfig(), NOW, "Sam Rivera", workspace.vectors())
+    assert second.graph_writes == 0
+    assert second.dedup.examined == 0 and second.dedup.merges == []
+    assert second.communities.summarized == 0 and second.communities.reused == first.communities.communities
+    assert second.summaries.made == 0
+    assert second.profile is not None and not second.profile.changed
+    assert graph.dump() == dump
+
+
+def test_scores_never_cross_types_and_acronyms_need_context() -> None:
+    words = EntityRecord("concept_my_words", "concept", "My Words")
+    acronym = EntityRecord("concept_mw", "concept", "MW")
+    assert score_pair(words, acronym).score < SleepConfig().merge_threshold
+    assert "acronym" in score_pair(words, acronym).reasons
+    shared = frozenset({"person_a", "project_b", "concept_c"})
+    with_context = score_pair(EntityRecord("concept_my_words", "concept", "My Words", neighbours=shared),
+                              EntityRecord("concept_mw", "concept", "MW", neighbours=shared))
+    assert with_context.score >= SleepConfig().merge_threshold
+    place = EntityRecord("place_lisbon", "place", "Lisbon")
+    club = EntityRecord("organization_lisbon", "organization", "Lisbon")
+    assert score_pair(place, club).score == 0.0
+
+
+def test_labeled_pairs_precision_of_automatic_merges() -> None:
+    """The labeled set in benchmarks/ (names only) keeps automatic merges precise."""
+    import csv
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from dedup_eval import PAIRS, evaluate
+
+    rows = list(csv.DictReader(PAIRS.open(encoding="utf-8"), delimiter="\t"))
+    figures = evaluate(rows, SleepConfig().merge_threshold)["all"]
+    assert figures["positives"] >= 50 and figures["pairs"] - figures["positives"] >= 200
+    assert figures["precision"] >= 0.97
