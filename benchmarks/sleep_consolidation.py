@@ -1,0 +1,79 @@
+"""Time sleep mode on a vault: a first consolidation, a second with no change, and a third
+after one note changed (how much work each step does).
+
+Usage: .venv/bin/python benchmarks/sleep_consolidation.py (PATH | --synthetic N) [--kind obsidian|logseq]
+Ingest runs offline first (hashing embedder), step by step without Dagster.
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.synthetic_vault import generate  # noqa: E402
+from mnemo.config import parse_config  # noqa: E402
+from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
+from mnemo.sleep.consolidate import consolidate  # noqa: E402
+from mnemo.sleep.merges import canonical_facts, sync_graph  # noqa: E402
+from mnemo.stores.embedders import build_embedder  # noqa: E402
+from mnemo.stores.files import NamespaceFiles  # noqa: E402
+from mnemo.stores.graph import GraphStore  # noqa: E402
+from mnemo.stores.vectors import VectorStore  # noqa: E402
+from ontology import load_ontology  # noqa: E402
+
+
+def ingest(files: NamespaceFiles, config, graph: GraphStore) -> float:  # noqa: ANN001
+    start = time.perf_counter()
+    embedder = build_embedder(config.embedder)
+    scan_documents(files, config.namespace("bench"))
+    chunks, _ = build_chunks(files, config.chunking.max_words)
+    VectorStore(files.vectors_path).sync("chunks", chunk_rows(chunks), embedder)
+    extract_facts(files, graph.ontology)
+    sync_graph(files, graph)
+    VectorStore(files.vectors_path).sync("entities", entity_rows(canonical_facts(files)), embedder)
+    return time.perf_counter() - start
+
+
+def line(label: str, seconds: float, report) -> str:  # noqa: ANN001
+    d, c, s, sal = report.dedup, report.communities, report.summaries, report.salience
+    return (f"{label:<22} {seconds:7.2f} s | dedup examined {d.examined}, candidates {d.candidates}, merged {len(d.merges)},"
+            f" queue {d.queue_size} | communities {c.communities} (summarized {c.summarized}, reused {c.reused},"
+            f" modularity {c.modularity}) | summaries made {s.made}, reused {s.reused} | salience items {sal.items},"
+            f" faded {sal.faded} | graph writes {report.graph_writes}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", type=Path, nargs="?")
+    parser.add_argument("--synthetic", type=int, default=0)
+    parser.add_argument("--kind", default="obsidian")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = args.path.resolve() if args.path else Path(tmp) / "vault"
+        if args.synthetic:
+            print(f"synthetic vault: {generate(vault, args.synthetic)} notes")
+        config = parse_config({"data_dir": str(Path(tmp) / "data"), "embedder": {"kind": "hashing"},
+                               "namespaces": {"bench": {"sources": [{"kind": args.kind, "path": str(vault)}]}}}, Path(tmp) / "mnemo.yaml")
+        files = NamespaceFiles(config.data_dir, "bench")
+        graph = GraphStore(files.graph_path, load_ontology())
+        print(f"ingest                 {ingest(files, config, graph):7.2f} s, graph: {graph.counts()}")
+        now = datetime.now(timezone.utc)
+        for label in ("first consolidation", "second, no change"):
+            start = time.perf_counter()
+            report = consolidate(files, graph, config.sleep, now, None, VectorStore(files.vectors_path))
+            print(line(label, time.perf_counter() - start, report))
+        if args.synthetic:
+            note = sorted((vault / "People").glob("*.md"))[0]
+            note.write_text(note.read_text(encoding="utf-8") + "\nOne more line about a new idea.\n", encoding="utf-8")
+            print(f"re-ingest after one changed note {ingest(files, config, graph):7.2f} s")
+            start = time.perf_counter()
+            report = consolidate(files, graph, config.sleep, now + timedelta(hours=1), None, VectorStore(files.vectors_path))
+            print(line("third, one note changed", time.perf_counter() - start, report))
+
+
+if __name__ == "__main__":
+    main()
