@@ -43,7 +43,7 @@ def line(label: str, seconds: float, report) -> str:  # noqa: ANN001
     return (f"{label:<22} {seconds:7.2f} s | dedup examined {d.examined}, candidates {d.candidates}, merged {len(d.merges)},"
             f" queue {d.queue_size} | communities {c.communities} (summarized {c.summarized}, reused {c.reused},"
             f" modularity {c.modularity}) | summaries made {s.made}, reused {s.reused} | salience items {sal.items},"
-            f" faded {sal.faded} | graph writes {report.graph_writes}")
+            f" faded {sal.faded} | graph writes {report.graph_writes}\n{'':<24}step seconds {report.seconds}")
 
 
 def main() -> None:

@@ -2,9 +2,11 @@
 profile. Each reads the merged extraction facts, writes its overlay and state files, and
 returns counts; `sync_graph` then brings the graph in line (only differences are written)."""
 
-from dataclasses import asdict, dataclass
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from mnemo.sleep.communities import CommunityStats, build_communities
 from mnemo.sleep.merges import merged_facts, sync_graph
@@ -61,6 +63,7 @@ class SleepReport:
     salience: SalienceStats
     profile: ProfileStats | None
     graph_writes: int
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,9 +73,22 @@ def consolidate(
     files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
     self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "",
 ) -> SleepReport:
-    """Every sleep step in order, then one graph sync."""
-    dedup = run_dedup(files, settings, vectors, now.isoformat(timespec="seconds"))
-    report = SleepReport(dedup, run_communities(files), run_summaries(files, settings, now),
-                         run_salience(files, settings, now), run_profile(files, self_name, now), 0)
-    report.graph_writes = sync_graph(files, graph, run_id).writes
-    return report
+    """Every sleep step in order, then one graph sync; `seconds` holds each step's time."""
+    seconds: dict[str, float] = {}
+    dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, now.isoformat(timespec="seconds")))
+    communities = _timed(seconds, "communities", lambda: run_communities(files))
+    summaries = _timed(seconds, "summaries", lambda: run_summaries(files, settings, now))
+    salience = _timed(seconds, "salience", lambda: run_salience(files, settings, now))
+    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now))
+    writes = _timed(seconds, "graph", lambda: sync_graph(files, graph, run_id).writes)
+    return SleepReport(dedup, communities, summaries, salience, profile, writes, seconds)
+
+
+T = TypeVar("T")
+
+
+def _timed(seconds: dict[str, float], name: str, step: Callable[[], T]) -> T:
+    start = time.perf_counter()
+    value = step()
+    seconds[name] = round(time.perf_counter() - start, 2)
+    return value

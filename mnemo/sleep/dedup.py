@@ -191,8 +191,16 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
         reasons.append(f"shared neighbours {shared:.2f}")
     if reasons and reasons[0] == "wikilink display text":
         score = max(score, 0.97)
+    elif _numbers(a) and _numbers(b) and not _numbers(a) & _numbers(b):
+        score = min(score, 0.5)
+        reasons.append("different numbers")
     reasons.append(f"name similarity {similarity:.2f}")
     return PairScore(a.id, b.id, round(min(1.0, score), 4), tuple(reasons))
+
+
+def _numbers(record: EntityRecord) -> set[str]:
+    """The numbers in an entity's names ("Sprint 4", "2023 Japan trip"): different numbers, different things."""
+    return {w for n in record.names for w in normalize_name(n).split() if w.isdigit()}
 
 
 def _cosine(x: np.ndarray | None, y: np.ndarray | None) -> float | None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.extract.facts import GraphFacts
-from mnemo.sleep.dedup import EntityRecord, PairScore, decide, display_names
+from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles, read_json, write_json
@@ -82,7 +82,7 @@ def run_dedup(files: NamespaceFiles, settings: SleepConfig, vectors: VectorStore
     queue = read_review_queue(sleep)
     apart = log.kept_apart() | {frozenset((q["a"], q["b"])) for q in queue if q["status"] == "rejected"}
     decisions = decide(entity_records(facts, entity_vectors(vectors)), settings.merge_threshold,
-                       settings.review_threshold, focus, apart)
+                       settings.review_threshold, focus, apart) if focus else Decisions()
     merges = _choose_merges(decisions.merges, facts, now or utc_now())
     log.record_merges(merges)
     queued = _enqueue(sleep, queue, decisions.review, {m.merged for m in merges})
