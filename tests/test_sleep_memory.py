@@ -2,6 +2,9 @@
 
 from datetime import datetime, timedelta, timezone
 
+import dagster as dg
+import yaml
+
 from conftest import Workspace
 from definitions import build_defs
 from mnemo.sleep.consolidate import run_salience, run_summaries
@@ -85,3 +88,13 @@ def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace) -> None:
     assert communities["communities"] >= 2 and communities["modularity"] > 0
     schedule = defs.resolve_schedule_def("nightly_sleep_schedule")
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("0 3 * * *", "UTC")
+    tick = schedule.evaluate_tick(dg.build_schedule_context(instance=workspace.instance, scheduled_execution_time=T0))
+    assert [(r.partition_key, r.run_key) for r in tick.run_requests] == [("test", "sleep-test-2026-11-21")]
+
+
+def test_schedule_takes_cron_and_timezone_from_the_config(workspace: Workspace) -> None:
+    data = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
+    data["sleep"] = {"cron": "30 2 * * *", "timezone": "Europe/Lisbon"}
+    workspace.config_path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    schedule = build_defs(default_resources(str(workspace.config_path))).resolve_schedule_def("nightly_sleep_schedule")
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 2 * * *", "Europe/Lisbon")
