@@ -88,8 +88,10 @@ def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace) -> None:
     assert communities["communities"] >= 2 and communities["modularity"] > 0
     schedule = defs.resolve_schedule_def("nightly_sleep_schedule")
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("0 3 * * *", "UTC")
-    tick = schedule.evaluate_tick(dg.build_schedule_context(instance=workspace.instance, scheduled_execution_time=T0))
-    assert [(r.partition_key, r.run_key) for r in tick.run_requests] == [("test", "sleep-test-2026-11-21")]
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("namespace", ["test", "other"])
+        requests = schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=T0))
+    assert [(r.partition_key, r.run_key) for r in requests] == [("other", "sleep-other-2026-11-21"), ("test", "sleep-test-2026-11-21")]
 
 
 def test_schedule_takes_cron_and_timezone_from_the_config(workspace: Workspace) -> None:
