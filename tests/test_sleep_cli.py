@@ -1,4 +1,5 @@
-"""The sleep-mode commands: sleep, merges, unmerge, review — results and clear errors."""
+"""The sleep-mode commands: sleep (a second run with no new data changes nothing), merges,
+unmerge, review — results and clear errors."""
 
 import json
 from pathlib import Path
@@ -27,6 +28,14 @@ def test_sleep_merges_and_unmerge_from_the_cli(workspace: Workspace, vault: Path
     assert code == 0, output
     report = json.loads(output)
     assert [(m["canonical"], m["merged"]) for m in report["dedup"]["merges"]] == [(CANONICAL, DUPLICATE)]
+    assert report["graph_writes"] > 0 and report["summaries"]["made"] > 0 and report["communities"]["summarized"] > 0
+    dump = workspace.graph().dump()
+    code, output = _run(workspace, "sleep", "--json")
+    again = json.loads(output)
+    assert code == 0 and again["graph_writes"] == 0 and workspace.graph().dump() == dump
+    assert again["dedup"]["examined"] == 0 and again["dedup"]["merges"] == []
+    assert again["communities"]["summarized"] == 0 and again["communities"]["reused"] == report["communities"]["communities"]
+    assert again["summaries"]["made"] == 0 and again["summaries"]["reused"] == report["summaries"]["made"]
     code, output = _run(workspace, "merges")
     assert code == 0 and "merge_" in output
     (merge,) = MergeLog(SleepFiles(workspace.files().root)).active()

@@ -1,18 +1,14 @@
-"""Dedup on real stores: automatic merges survive a re-ingest, unmerge restores the graph exactly,
-and a second consolidation with no new data changes nothing."""
+"""Dedup on real stores: automatic merges survive a re-ingest and unmerge restores the graph exactly."""
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 from conftest import Workspace
-from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.dedup import EntityRecord, score_pair
 from mnemo.sleep.merges import MergeLog, sync_graph
 from mnemo.sleep.resolve import run_dedup
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles
 
-NOW = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
 DUPLICATE = "person_le_guin_ursula_k"
 CANONICAL = "person_ursula_k_le_guin"
 
@@ -54,22 +50,6 @@ def test_merge_survives_reingest_and_unmerge_restores_exactly(workspace: Workspa
     assert run_dedup(files, SleepConfig(), workspace.vectors()).merges == []
     events = [e["op"] for e in MergeLog(SleepFiles(files.root)).events()]
     assert events == ["merge", "unmerge"]
-
-
-def test_second_consolidation_changes_nothing(workspace: Workspace, vault: Path) -> None:
-    _add_duplicate(vault)
-    workspace.ingest()
-    files, graph = workspace.files(), workspace.graph()
-    first = consolidate(files, graph, SleepConfig(), NOW, "Sam Rivera", workspace.vectors())
-    assert first.graph_writes > 0 and len(first.dedup.merges) == 1
-    dump = graph.dump()
-    second = consolidate(files, graph, SleepConfig(), NOW, "Sam Rivera", workspace.vectors())
-    assert second.graph_writes == 0
-    assert second.dedup.examined == 0 and second.dedup.merges == []
-    assert second.communities.summarized == 0 and second.communities.reused == first.communities.communities
-    assert second.summaries.made == 0
-    assert second.profile is not None and not second.profile.changed
-    assert graph.dump() == dump
 
 
 def test_scores_never_cross_types_and_acronyms_need_context() -> None:
