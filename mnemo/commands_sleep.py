@@ -35,6 +35,15 @@ def _files(config: Path | None, namespace: str) -> NamespaceFiles:
     return NamespaceFiles(load_config(config).data_dir, namespace)
 
 
+def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def _resync(files: NamespaceFiles) -> int:
     """Bring the graph in line with the merge log (waits briefly for the graph lock)."""
     if not files.graph_path.exists():
@@ -70,12 +79,9 @@ def merges(namespace: NamespaceOption = "example", config: ConfigOption = None) 
     except MnemoError as exc:
         _fail(str(exc))
         return
-    table = Table(title=f"merges in {namespace}")
-    for column in ("merge id", "canonical", "merged", "score", "by", "at"):
-        table.add_column(column)
-    for m in active:
-        table.add_row(m.merge_id, m.canonical, m.merged, f"{m.score:.2f}", m.decided_by, m.at)
-    console.print(table if active else "No active merges.")
+    rows = [[m.merge_id, m.canonical, m.merged, f"{m.score:.2f}", m.decided_by, m.at] for m in active]
+    console.print(_table(f"merges in {namespace}", ["merge id", "canonical", "merged", "score", "by", "at"], rows)
+                  if active else "No active merges.")
 
 
 def unmerge(target: Annotated[str, typer.Argument(help="A merge id, or an entity id to separate from everything merged with it.")],
@@ -102,13 +108,9 @@ def review_list(namespace: NamespaceOption = "example", config: ConfigOption = N
     except MnemoError as exc:
         _fail(str(exc))
         return
-    table = Table(title=f"review queue of {namespace}")
-    for column in ("id", "a", "b", "score", "why", "status"):
-        table.add_column(column)
-    for item in queue:
-        if show_all or item["status"] == "pending":
-            table.add_row(item["id"], item["a"], item["b"], f"{item['score']:.2f}", ", ".join(item["reasons"]), item["status"])
-    console.print(table)
+    rows = [[q["id"], q["a"], q["b"], f"{q['score']:.2f}", ", ".join(q["reasons"]), q["status"]]
+            for q in queue if show_all or q["status"] == "pending"]
+    console.print(_table(f"review queue of {namespace}", ["id", "a", "b", "score", "why", "status"], rows))
 
 
 def _decide(item_id: str, namespace: str, config: Path | None, accept: bool) -> None:
