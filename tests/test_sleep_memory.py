@@ -1,17 +1,19 @@
 """Salience over simulated days, progressive summaries, and the sleep-mode job with its checks."""
 
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import dagster as dg
 import yaml
 
 from conftest import Workspace
 from definitions import build_defs
-from mnemo.sleep.consolidate import run_salience, run_summaries
+from mnemo.sleep.consolidate import run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.salience import read_salience, record_access, strength
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles
+from mnemo.sleep.summaries import read_summaries
 from resources import default_resources
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
@@ -60,7 +62,7 @@ def test_strength_grows_more_after_a_long_gap() -> None:
     assert late > early > strength(T0, [])[0]
 
 
-def test_progressive_summaries_replace_detail_and_are_reused(workspace: Workspace) -> None:
+def test_progressive_summaries_and_a_versioned_self_profile(workspace: Workspace, vault: Path) -> None:
     workspace.ingest()
     files = workspace.files()
     now = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
@@ -71,8 +73,24 @@ def test_progressive_summaries_replace_detail_and_are_reused(workspace: Workspac
     assert rows["summary_month_2026-09"]["eager"] and not rows["summary_day_2026-09-01"]["eager"]
     assert rows["summary_day_2026-11-20"]["eager"]
     assert all(r["sources"] and r["text"] for r in rows.values())
+    eager = read_summaries(files.root, eager_only=True)
+    assert eager[0]["id"] == "summary_month_2026-09" and "summary_day_2026-09-01" not in {r["id"] for r in eager}
+    assert len(read_summaries(files.root)) == len(rows) > len(eager)
     again = run_summaries(files, settings, now)
     assert again.made == 0 and again.reused == first.made
+
+    first_profile = run_profile(files, "Sam Rivera", now)
+    assert first_profile is not None and (first_profile.entity, first_profile.version) == ("person_sam_rivera", 1)
+    note = vault / "People" / "Sam Rivera.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("role: Software engineer", "role: Staff engineer"), encoding="utf-8")
+    workspace.ingest()
+    second_profile = run_profile(files, "Sam Rivera", now + timedelta(days=1))
+    assert second_profile is not None and second_profile.version == 2 and second_profile.changed
+    versions = SleepFiles(files.root).read_overlay("profile").nodes["SelfProfile"]
+    assert [(v["version"], v["is_current"]) for v in sorted(versions.values(), key=lambda v: v["version"])] == [(1, False), (2, True)]
+    assert "role: Staff engineer" in versions["profile_person_sam_rivera_v2"]["text"]
+    assert "role: Software engineer" in versions["profile_person_sam_rivera_v1"]["text"]
+    assert "works at: Acme Robotics" in versions["profile_person_sam_rivera_v2"]["text"]
 
 
 def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace) -> None:

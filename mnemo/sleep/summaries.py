@@ -11,9 +11,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from pathlib import Path
+from typing import Any
+
 from mnemo.documents import content_hash
 from mnemo.extract.facts import edge
-from mnemo.sleep.store import Overlay
+from mnemo.sleep.store import Overlay, SleepFiles
 from mnemo.sleep.text import Sentence, sentences, summarize
 from mnemo.sleep.view import FactsView
 
@@ -114,3 +117,10 @@ def _cite(overlay: Overlay, view: FactsView, row: dict[str, object]) -> None:
         overlay.add_edge("CITES", "Summary", "Chunk", edge("CITES", str(row["id"]), chunk_id, "", extractor="sleep"))
     for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())}):
         overlay.add_edge("SUMMARY_MENTIONS", "Summary", "Entity", edge("SUMMARY_MENTIONS", str(row["id"]), eid, "", extractor="sleep"))
+
+
+def read_summaries(namespace_root: Path, eager_only: bool = False) -> list[dict[str, Any]]:
+    """The summaries, oldest period first, lock-free; `eager_only` keeps the coarsest per period
+    (what eager recall should prefer), else every level (deliberate recall)."""
+    rows = SleepFiles(namespace_root).read_overlay("summaries").nodes.get("Summary", {}).values()
+    return sorted((r for r in rows if r["eager"] or not eager_only), key=lambda r: (r["period_start"], LEVELS.index(r["level"])))
