@@ -102,6 +102,8 @@ def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace) -> None:
     checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
     assert len(checks) == 5 and all(c.passed for c in checks)
     assert workspace.metadata(result, "self_profile")["self"] == "(no self entity found)"
+    picture = Path(str(workspace.metadata(result, "salience_scores")["distribution"]))
+    assert picture.read_bytes().startswith(b"\x89PNG")
     communities = workspace.metadata(result, "entity_communities")
     assert communities["communities"] >= 2 and communities["modularity"] > 0
     schedule = defs.resolve_schedule_def("nightly_sleep_schedule")
