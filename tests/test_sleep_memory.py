@@ -1,12 +1,13 @@
 """Salience over simulated days, progressive summaries, and the sleep-mode job with its checks."""
 
+import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import dagster as dg
 import yaml
 
-from conftest import Workspace
+from conftest import Workspace, make_workspace
 from definitions import build_defs
 from mnemo.sleep.consolidate import run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import sync_graph
@@ -120,3 +121,20 @@ def test_schedule_takes_cron_and_timezone_from_the_config(workspace: Workspace) 
     workspace.config_path.write_text(yaml.safe_dump(data), encoding="utf-8")
     schedule = build_defs(default_resources(str(workspace.config_path))).resolve_schedule_def("nightly_sleep_schedule")
     assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 2 * * *", "Europe/Lisbon")
+
+
+def test_day_summaries_cover_chat_turns_on_their_own_days(tmp_path: Path) -> None:
+    texts = tmp_path / "texts.jsonl"
+    filler = " We could also walk along the river and find somewhere quiet for dinner." * 12
+    turns = [  # long enough for a chunk each
+        {"conversation": "porto", "speaker": "Dana Kim", "text": "Are we still on for the Porto weekend trip?" + filler, "timestamp": "2026-09-04T19:00:00Z"},
+        {"conversation": "porto", "speaker": "Sam", "text": "Yes, I booked the early train on Friday morning." + filler, "timestamp": "2026-09-05T08:02:00Z"},
+    ]
+    texts.write_text("\n".join(json.dumps(t) for t in turns), encoding="utf-8")
+    workspace = make_workspace(tmp_path, {"test": [{"kind": "jsonl", "path": str(texts)}]})
+    workspace.ingest()
+    stats = run_summaries(workspace.files(), SETTINGS, datetime(2026, 9, 10, tzinfo=timezone.utc))
+    rows = SleepFiles(workspace.files().root).read_overlay("summaries").nodes["Summary"]
+    assert stats.days == 2
+    assert "Porto weekend" in rows["summary_day_2026-09-04"]["text"] and "train" not in rows["summary_day_2026-09-04"]["text"]
+    assert "early train" in rows["summary_day_2026-09-05"]["text"]

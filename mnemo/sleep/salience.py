@@ -1,7 +1,7 @@
 """Salience and decay: an append-only access log, spaced-repetition strength, retention,
 fading and promotion.
 
-Each item (an entity, or an episodic chunk: a journal chunk or one that was ever accessed)
+Each item (an entity, or an episodic chunk: of a journal page or a chat, or one that was ever accessed)
 has a strength S in days. It starts at `BASE_STRENGTH` when the item is first seen and grows
 with every access, more when the access comes after a long gap (the spacing effect):
 S <- S * (1 + GAIN * (1 - R)) + 1, where R = exp(-dt / S) at the time of access.
@@ -26,6 +26,7 @@ from mnemo.sleep.view import FactsView
 BASE_STRENGTH = 30.0
 GAIN = 1.5
 ACCESS_KINDS = ("recall", "remember", "lookup")
+EPISODIC = ("journal", "chat")
 
 
 @dataclass
@@ -71,7 +72,7 @@ def build_salience(
     accesses: dict[str, list[datetime]] = {}
     for record in read_jsonl(sleep.access_log):
         accesses.setdefault(record["id"], []).append(_parse(record["at"]))
-    episodic = {c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") == "journal" for c in ids}
+    episodic = {c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") in EPISODIC for c in ids}
     chunk_items = sorted(c for c in view.chunks if c in episodic or c in accesses)
     stamp = now.isoformat(timespec="seconds")
     seen = {i: first_seen.get(i, stamp) for i in [*sorted(view.entities), *chunk_items]}

@@ -33,13 +33,17 @@ class SummaryStats:
 
 
 def day_chunks(view: FactsView) -> dict[str, list[str]]:
-    """Day (YYYY-MM-DD) -> chunk ids of the notes and episodes placed on that day."""
+    """Day (YYYY-MM-DD) -> chunk ids of the notes placed on that day and of the episode turns said on it."""
+    episodes: dict[str, list[str]] = defaultdict(list)
+    for row in view.facts.edges.get(("IN_EPISODE", "Chunk", "Episode"), {}).values():
+        episodes[row["dst"]].append(row["src"])
     found: dict[str, list[str]] = defaultdict(list)
-    for (table, src, _), rows in view.facts.edges.items():
-        if table != "ON_DAY" or src != "Note":
-            continue
-        for row in rows.values():
-            found[row["dst"]].extend(view.note_chunks.get(row["src"], []))
+    for row in view.facts.edges.get(("ON_DAY", "Note", "Day"), {}).values():
+        found[row["dst"]].extend(view.note_chunks.get(row["src"], []))
+    for row in view.facts.edges.get(("ON_DAY", "Episode", "Day"), {}).values():
+        day = row["dst"]
+        found[day].extend(c for c in episodes.get(row["src"], [])
+                          if c in view.chunks and (view.chunks[c]["timestamp"] or day).startswith(day))
     return {day: sorted(set(ids)) for day, ids in found.items() if ids}
 
 
