@@ -163,8 +163,21 @@ def _name_similarity(a: EntityRecord, b: EntityRecord) -> tuple[float, str]:
                 match = "same name"
             elif not match and name_keys(x) & name_keys(y):
                 match = "singular and plural"
-            best = max(best, fuzz.token_sort_ratio(normalize_name(x), normalize_name(y)) / 100.0)
+            short_x, short_y = _without_shared_namespace(x, y)
+            best = max(best, fuzz.token_sort_ratio(normalize_name(short_x), normalize_name(short_y)) / 100.0)
     return best, match
+
+
+def _without_shared_namespace(x: str, y: str) -> tuple[str, str]:
+    """'Bar/Bold toggle' and 'Bar/Italic toggle' are compared as 'Bold toggle' and 'Italic toggle':
+    siblings in one namespace share their path, not their identity."""
+    px, py = x.lower().split("/"), y.lower().split("/")
+    shared = 0
+    while shared < min(len(px), len(py)) - 1 and px[shared] == py[shared]:
+        shared += 1
+    if not shared:
+        return x, y
+    return "/".join(x.split("/")[shared:]), "/".join(y.split("/")[shared:])
 
 
 def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
