@@ -156,7 +156,8 @@ class _SleepFacts:
         return cls(
             _communities(conn, tables, columns),
             _column(conn, "Note", "summary", columns), _column(conn, "Entity", "summary", columns),
-            _column(conn, "Note", "salience", columns), _column(conn, "Entity", "salience", columns),
+            _column(conn, "Note", "salience", columns),
+            _column(conn, "Entity", "salience", columns) or _salience_nodes(conn, columns),
         )
 
     def for_note(self, note_id: str, about: list[str], mentioned: list[str]) -> tuple[str | None, str | None, float | None]:
@@ -187,6 +188,13 @@ def _column(conn: kuzu.Connection, table: str, column: str, columns: dict[str, s
     if column not in columns.get(table, set()):
         return {}
     return {r[0]: r[1] for r in _rows(conn, f"MATCH (n:{table}) WHERE n.{column} IS NOT NULL RETURN n.id, n.{column}")}
+
+
+def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict[str, Any]:
+    """entity id -> score from sleep mode's Salience nodes (mnemo/sleep/salience.py)."""
+    if not {"item_id", "item_kind", "score"} <= columns.get("Salience", set()):
+        return {}
+    return {r[0]: r[1] for r in _rows(conn, "MATCH (s:Salience) WHERE s.item_kind = 'entity' AND s.score IS NOT NULL RETURN s.item_id, s.score")}
 
 
 def _communities(conn: kuzu.Connection, tables: dict[str, str], columns: dict[str, set[str]]) -> dict[str, tuple[int, str, str]]:

@@ -186,13 +186,10 @@ def test_opt_out_exclude_and_symlinks(workspace: Workspace, vault: Path) -> None
 
 
 def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspace, vault: Path) -> None:
-    with workspace.graph().connect() as conn:
-        conn.execute("CREATE NODE TABLE Community(id STRING, level INT64, title STRING, summary STRING, PRIMARY KEY (id))")
-        conn.execute("CREATE REL TABLE IN_COMMUNITY(FROM Entity TO Community)")
-        conn.execute("ALTER TABLE Entity ADD salience DOUBLE")
+    with workspace.graph().connect() as conn:  # the tables sleep mode writes (mnemo/stores/graph.py)
         conn.execute("CREATE (:Community {id: 'c1', level: 0, title: 'Heron team', summary: 'Alice leads Project Heron.\nMore.'})")
         conn.execute("MATCH (e:Entity {id: 'person_alice_chen'}), (c:Community {id: 'c1'}) CREATE (e)-[:IN_COMMUNITY]->(c)")
-        conn.execute("MATCH (e:Entity {id: 'person_alice_chen'}) SET e.salience = 0.8123")
+        conn.execute("CREATE (:Salience {id: 'salience_person_alice_chen', item_id: 'person_alice_chen', item_kind: 'entity', score: 0.8123})")
     run(workspace)
     alice = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
     assert '  community: "Heron team"\n  summary: "Alice leads Project Heron. More."\n  salience: 0.812\n' in alice
