@@ -3,6 +3,7 @@
 import json
 from datetime import date
 
+from mnemo.pipeline import graph_facts
 from mnemo.sleep.merges import MergeLog
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import day_chunks
@@ -12,7 +13,7 @@ from mnemo.stores.files import NamespaceFiles
 
 def cross_type_merges(files: NamespaceFiles) -> list[str]:
     """Active merges whose two entities have different types in the extraction facts."""
-    entities = files.read_facts().nodes["Entity"]
+    entities = graph_facts(files).nodes["Entity"]
     bad = []
     for merge in MergeLog(SleepFiles(files.root)).active():
         a, b = entities.get(merge.canonical), entities.get(merge.merged)

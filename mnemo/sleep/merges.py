@@ -15,11 +15,12 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mnemo.documents import content_hash, normalize_name
+from mnemo.errors import MnemoError
 from mnemo.extract.facts import GraphFacts, edge, row_hash
+from mnemo.pipeline import graph_facts
+from mnemo.sleep.store import SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import ApplyStats, GraphStore
-from mnemo.errors import MnemoError
-from mnemo.sleep.store import SleepFiles, append_jsonl, read_jsonl
 
 
 class MergeError(MnemoError):
@@ -157,8 +158,8 @@ def _absorb(facts: GraphFacts, merged: dict[str, Any], canonical_id: str) -> Non
 
 
 def merged_facts(files: NamespaceFiles) -> GraphFacts:
-    """The extraction facts with the active merges applied."""
-    facts = files.read_facts()
+    """The extraction facts (structural and LLM) with the active merges applied."""
+    facts = graph_facts(files)
     apply_merges(facts, MergeLog(SleepFiles(files.root)).active())
     return facts
 

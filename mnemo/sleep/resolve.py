@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.extract.facts import GraphFacts
+from mnemo.pipeline import graph_facts
 from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.settings import SleepConfig
@@ -73,7 +74,7 @@ def run_dedup(files: NamespaceFiles, settings: SleepConfig, vectors: VectorStore
     """Merge clear duplicates (logged), queue uncertain ones for review, leave the rest."""
     sleep = SleepFiles(files.root)
     log = MergeLog(sleep)
-    facts = files.read_facts()
+    facts = graph_facts(files)
     apply_merges(facts, log.active())
     state = sleep.read_state("dedup")
     seen = state.get("entities", {})
@@ -135,7 +136,7 @@ def decide_review(files: NamespaceFiles, item_id: str, accept: bool) -> dict[str
         raise MergeError(f"review item {item_id} was already {item['status']}")
     item["status"] = "accepted" if accept else "rejected"
     if accept:
-        facts = files.read_facts()
+        facts = graph_facts(files)
         log = MergeLog(sleep)
         apply_merges(facts, log.active())
         if item["a"] not in facts.nodes["Entity"] or item["b"] not in facts.nodes["Entity"]:
