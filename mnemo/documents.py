@@ -10,7 +10,8 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 
 DocumentKind = Literal["note", "journal", "chat"]
-_MD = MarkdownIt("commonmark")
+# Block structure only: chunking needs headings and block line ranges, not inline markup.
+_MD = MarkdownIt("commonmark").disable("inline")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
