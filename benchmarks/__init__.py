@@ -1,0 +1,1 @@
+"""The performance suite: synthetic vaults, measurements, reports (`make bench`)."""

@@ -1,0 +1,164 @@
+"""Measurements of mnemo's ingest, each a function over the public pipeline and Dagster job.
+
+Every timing here runs the real thing: the `ingest_job` of `definitions.py` executed in
+process (per-asset times come from Dagster's own step events), the stores it writes, and
+the embedder the configuration names.
+"""
+
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import yaml
+
+from definitions import build_defs
+from mnemo.config import load_config
+from mnemo.pipeline import chunk_rows, entity_rows
+from mnemo.sources.scan import PARSERS
+from mnemo.stores.embedders import Embedder, build_embedder
+from mnemo.stores.files import NamespaceFiles
+from resources import default_resources
+
+NAMESPACE = "bench"
+CHAT_KINDS = ("jsonl", "chatgpt", "claude")
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set size so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def chat_kind() -> str | None:
+    """The chat export format the scanner can read, if any has landed."""
+    return next((k for k in CHAT_KINDS if k in PARSERS), None)
+
+
+def write_config(work: Path, vault: Path, embedder: str, chats: Path | None = None) -> Path:
+    """A mnemo.yaml for one namespace reading the synthetic vault (and chats when supported)."""
+    sources: list[dict[str, str]] = [{"kind": "obsidian", "path": str(vault)}]
+    kind = chat_kind()
+    if chats is not None and kind is not None:
+        sources.append({"kind": kind, "path": str(chats)})
+    config = {"data_dir": str(work / "data"), "embedder": {"kind": embedder}, "namespaces": {NAMESPACE: {"sources": sources}}}
+    path = work / "mnemo.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+@dataclass
+class JobRun:
+    wall: float
+    assets: dict[str, float]
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def orchestration(self) -> float:
+        """Time Dagster spent around the steps (planning, events, resources)."""
+        return max(0.0, self.wall - sum(self.assets.values()))
+
+
+def _step_times(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]:
+    started: dict[str, float] = {}
+    times: dict[str, float] = {}
+    for entry in instance.all_logs(run_id):
+        event = entry.dagster_event
+        if event is None or event.step_key is None:
+            continue
+        if event.event_type_value == "STEP_START":
+            started[event.step_key] = entry.timestamp
+        elif event.event_type_value == "STEP_SUCCESS" and event.step_key in started:
+            times[event.step_key] = entry.timestamp - started[event.step_key]
+    return times
+
+
+def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        values = {k: v.value for k, v in materialization.metadata.items() if isinstance(v.value, int | float | str)}
+        out[materialization.asset_key.to_user_string()] = {k: v for k, v in values.items() if len(str(v)) < 80}
+    return out
+
+
+class IngestRunner:
+    """Runs the real ingest job for the bench namespace, keeping one Dagster instance."""
+
+    def __init__(self, config_path: Path) -> None:
+        self.config_path = config_path
+        self.instance = dg.DagsterInstance.ephemeral()
+        self.instance.add_dynamic_partitions("namespace", [NAMESPACE])
+        self.defs = build_defs(default_resources(str(config_path)))
+
+    def run(self) -> JobRun:
+        job = self.defs.resolve_job_def("ingest_job")
+        start = time.perf_counter()
+        result = job.execute_in_process(partition_key=NAMESPACE, instance=self.instance)
+        wall = time.perf_counter() - start
+        if not result.success:
+            raise RuntimeError("the ingest job failed; see the Dagster output above")
+        return JobRun(wall, _step_times(self.instance, result.run_id), _metadata(result))
+
+    @property
+    def files(self) -> NamespaceFiles:
+        return NamespaceFiles(load_config(self.config_path).data_dir, NAMESPACE)
+
+    def embedder(self) -> Embedder:
+        return build_embedder(load_config(self.config_path).embedder)
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def embedded_texts(files: NamespaceFiles) -> list[str]:
+    """Every text the ingest embeds: the chunks' and the entities' `embed_text`."""
+    chunks = [r["embed_text"] for r in chunk_rows(files.read_chunks())]
+    return chunks + [r["embed_text"] for r in entity_rows(files.read_facts())]
+
+
+def full_ingest(runner: IngestRunner) -> dict[str, Any]:
+    """A first ingest into empty stores, its per-asset times, throughput and peak RSS."""
+    run = runner.run()
+    files = runner.files
+    notes = len(files.read_documents())
+    chunks = len(files.read_chunks())
+    return {
+        "wall_s": run.wall, "assets_s": run.assets, "orchestration_s": run.orchestration,
+        "notes": notes, "chunks": chunks, "notes_per_s": notes / run.wall, "chunks_per_s": chunks / run.wall,
+        "peak_rss_mib": peak_rss_mib(), "metadata": run.metadata,
+    }
+
+
+def raw_encode(runner: IngestRunner, embedder: Embedder) -> dict[str, Any]:
+    """The physical limit: the same texts encoded by the same model in one call, nothing else."""
+    texts = embedded_texts(runner.files)
+    seconds, _ = timed(lambda: embedder.encode(texts))
+    return {"texts": len(texts), "encode_s": seconds, "texts_per_s": len(texts) / seconds if seconds else 0.0}
+
+
+def _edit(path: Path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def incremental(runner: IngestRunner, vault: Path, paths: list[str], full_wall: float) -> dict[str, Any]:
+    """Re-runs after no change, one changed note, one added note, one deleted note."""
+    out: dict[str, Any] = {}
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("unchanged", lambda: None),
+        ("one_changed", lambda: _edit(vault / paths[len(paths) // 2], "\n\nA new thought about the garden and the budget.\n")),
+        ("one_added", lambda: (vault / "Notes" / "Bench added note.md").write_text("# Added\n\nA note written just now.\n", encoding="utf-8")),
+        ("one_deleted", lambda: (vault / paths[len(paths) // 3]).unlink()),
+    ]
+    for name, change in steps:
+        change()
+        run = runner.run()
+        out[name] = {"wall_s": run.wall, "fraction_of_full": run.wall / full_wall, "assets_s": run.assets,
+                     "orchestration_s": run.orchestration}
+    return out

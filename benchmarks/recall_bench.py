@@ -1,0 +1,112 @@
+"""Recall latency: eager (and deliberate, when it exists) at vault scale, eager at vector scale.
+
+The vector-scale tables hold generated unit vectors and generated text in exactly the
+columns the `chunks` table has, so the measured call is mnemo's own `recall_chunks`.
+"""
+
+import importlib.util
+import inspect
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from benchmarks.synth import WORDS, Entity
+from mnemo.recall import recall_chunks
+from mnemo.stores.embedders import Embedder
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+
+TEMPLATES = ("What did I discuss with {name}?", "{name}", "notes about {name} and the budget",
+             "when did I last meet {name}", "{word} {word2} {name}", "what happened with the {word} review")
+
+
+def queries(entities: list[Entity], count: int, seed: int = 11) -> list[str]:
+    """Deterministic questions about the vault's entities, popular ones more often."""
+    rng = random.Random(seed)
+    weights = [1 / (i + 1) for i in range(len(entities))]
+    out = []
+    for _ in range(count):
+        entity = rng.choices(entities, weights)[0]
+        out.append(rng.choice(TEMPLATES).format(name=entity.name, word=rng.choice(WORDS), word2=rng.choice(WORDS)))
+    return out
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ms = np.asarray(samples) * 1000
+    return {"p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
+            "p99_ms": float(np.percentile(ms, 99)), "n": len(samples)}
+
+
+def latency(call: Callable[[str], Any], texts: list[str], warmup: int = 5) -> dict[str, float]:
+    """Per-query wall time of `call`, after a few warm-up calls."""
+    for text in texts[:warmup]:
+        call(text)
+    samples = []
+    for text in texts:
+        start = time.perf_counter()
+        call(text)
+        samples.append(time.perf_counter() - start)
+    return percentiles(samples)
+
+
+def eager(store: VectorStore, embedder: Embedder, k: int = 10) -> Callable[[str], Any]:
+    return lambda query: recall_chunks(store, embedder, query, k)
+
+
+def deliberate(config_path: Path, namespace: str, texts: list[str], k: int = 10) -> dict[str, Any]:
+    """Deliberate recall latency through MemoryClient, once that mode has landed."""
+    if importlib.util.find_spec("mnemo.client") is None:
+        return {"status": "not available yet (no mnemo.client)"}
+    from mnemo import client
+
+    cls = getattr(client, "MemoryClient", None)
+    recall = getattr(cls, "recall", None)
+    if recall is None or "mode" not in inspect.signature(recall).parameters:
+        return {"status": "not available yet (MemoryClient.recall has no mode)"}
+    options = inspect.signature(cls).parameters
+    config_key = next((n for n in ("config_path", "config") if n in options), None)
+    memory = cls(namespace=namespace, **({config_key: config_path} if config_key else {}))
+    return {"status": "measured", **latency(lambda q: memory.recall(q, k=k, mode="deliberate"), texts)}
+
+
+def _text(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, k=rng.randint(20, 60)))
+
+
+def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: int = 100_000) -> dict[str, float]:
+    """A `chunks` table of `rows` generated unit vectors and texts, with mnemo's FTS index."""
+    rng = random.Random(seed)
+    generator = np.random.default_rng(seed)
+    db = lancedb.connect(str(path))
+    table = None
+    start = time.perf_counter()
+    for offset in range(0, rows, batch):
+        n = min(batch, rows - offset)
+        vectors = generator.standard_normal((n, dim), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        texts = [_text(rng) for _ in range(n)]
+        data = pa.table({
+            "id": [f"chunk_{offset + i:09d}" for i in range(n)], "path": [f"Notes/{(offset + i) // 20}.md" for i in range(n)],
+            "title": [""] * n, "heading": [""] * n, "text": texts, TEXT_COLUMN: texts, "timestamp": [""] * n,
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
+        })
+        table = db.create_table("chunks", data=data) if table is None else table
+        if offset:
+            table.add(data)
+    written = time.perf_counter() - start
+    start = time.perf_counter()
+    table.create_fts_index(TEXT_COLUMN, replace=True)
+    return {"write_s": written, "fts_index_s": time.perf_counter() - start}
+
+
+def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[str]) -> dict[str, Any]:
+    """Eager recall latency over `rows` generated chunks (mnemo's recall, unchanged)."""
+    path = work / f"scale-{rows}"
+    build = build_vector_table(path, rows, embedder.dim)
+    store = VectorStore(path)
+    return {"rows": rows, **build, "eager": latency(eager(store, embedder), query_texts)}

@@ -1,0 +1,102 @@
+"""Tables, growth exponents and target verdicts from the suite's results."""
+
+import math
+from typing import Any
+
+import numpy as np
+
+GIB = 1024
+
+
+def growth_exponent(sizes: list[int], seconds: list[float]) -> float | None:
+    """b in time ≈ a · size^b, fitted on log-log; None with fewer than two sizes."""
+    points = [(s, t) for s, t in zip(sizes, seconds) if s > 0 and t and t > 0]
+    if len(points) < 2:
+        return None
+    slope, _ = np.polyfit([math.log(s) for s, _ in points], [math.log(t) for _, t in points], 1)
+    return float(slope)
+
+
+def table(title: str, header: list[str], rows: list[list[Any]]) -> str:
+    cells = [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(header)]
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |"
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    body = ["| " + " | ".join(c.rjust(w) for c, w in zip(r, widths)) + " |" for r in cells]
+    return "\n".join([f"\n### {title}\n", line, rule, *body])
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def _get(data: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
+    rows, assets, increments = [], [], []
+    for r in runs:
+        ing = r["ingest"]
+        rows.append([r["embedder"], r["notes"], ing["chunks"], ing["wall_s"], ing["notes_per_s"], ing["chunks_per_s"],
+                     ing["peak_rss_mib"], r["raw"]["encode_s"], r["ratio_pipeline_raw"], r["baseline"]["ingest_s"],
+                     ing["wall_s"] / r["baseline"]["ingest_s"]])
+        for name, seconds in ing["assets_s"].items():
+            assets.append([r["embedder"], r["notes"], name, seconds, seconds / ing["wall_s"]])
+        assets.append([r["embedder"], r["notes"], "(dagster orchestration)", ing["orchestration_s"], ing["orchestration_s"] / ing["wall_s"]])
+        for name, inc in r["incremental"].items():
+            increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"]])
+    return [
+        table("1-2, 6. Full ingest, raw encode and the plain-RAG peer",
+              ["embedder", "notes", "chunks", "ingest s", "notes/s", "chunks/s", "peak RSS MiB", "raw encode s",
+               "pipeline/raw", "plain-RAG s", "mnemo/plain"], rows),
+        table("1. Time per asset (first ingest)", ["embedder", "notes", "asset / check", "s", "share"], assets),
+        table("3. Incremental re-runs", ["embedder", "notes", "change", "s", "fraction of full"], increments),
+    ]
+
+
+def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> list[str]:
+    rows = []
+    for r in runs:
+        for mode, data in (("eager", r["recall_eager"]), ("deliberate", r["recall_deliberate"]), ("plain-RAG", r["baseline"]["recall"])):
+            if "p50_ms" in data:
+                rows.append([r["embedder"], f"{r['notes']} notes", mode, data["p50_ms"], data["p95_ms"], data["p99_ms"], data["n"]])
+            else:
+                rows.append([r["embedder"], f"{r['notes']} notes", mode, data.get("status", "-"), "", "", ""])
+    for s in scale:
+        e = s["eager"]
+        rows.append([s["embedder"], f"{s['rows']} chunks", "eager", e["p50_ms"], e["p95_ms"], e["p99_ms"], e["n"]])
+    return [table("4, 6. Recall latency (ms)", ["embedder", "scale", "mode", "p50", "p95", "p99", "n"], rows)]
+
+
+def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
+    rows = [[r["embedder"], r["notes"], r["sleep"].get("status"), r["sleep"].get("full_s", ""), r["sleep"].get("after_change_s", "")] for r in runs]
+    return [table("5. Sleep-mode consolidation", ["embedder", "notes", "status", "full s", "after change s"], rows)]
+
+
+def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Fitted exponents per embedder for ingest, incremental, recall and consolidation."""
+    out: dict[str, dict[str, float | None]] = {}
+    for embedder in sorted({r["embedder"] for r in runs}):
+        mine = sorted((r for r in runs if r["embedder"] == embedder), key=lambda r: r["notes"])
+        sizes = [r["notes"] for r in mine]
+        out[embedder] = {
+            "ingest": growth_exponent(sizes, [r["ingest"]["wall_s"] for r in mine]),
+            "one_changed": growth_exponent(sizes, [_get(r, "incremental", "one_changed", "wall_s") for r in mine]),
+            "recall_eager_p50": growth_exponent(sizes, [r["recall_eager"]["p50_ms"] for r in mine]),
+            "plain_rag_ingest": growth_exponent(sizes, [r["baseline"]["ingest_s"] for r in mine]),
+            "consolidation": growth_exponent(sizes, [_get(r, "sleep", "full_s") for r in mine]),
+        }
+    return out
+
+
+def growth_table(exponents: dict[str, dict[str, float | None]]) -> list[str]:
+    rows = [[e, *(("-" if v is None else round(v, 2)) for v in values.values())] for e, values in exponents.items()]
+    header = ["embedder", *next(iter(exponents.values()), {}).keys()]
+    return [table("7. Growth exponent b (time ≈ a·notes^b)", header, rows)]

@@ -1,0 +1,39 @@
+"""Eager recall at vector scale, in its own process: generated chunks, mnemo's recall.
+
+Usage: .venv/bin/python -m benchmarks.scale WORK --rows 1000000 --json OUT [--embedder minilm]
+"""
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from benchmarks.measure import peak_rss_mib  # noqa: E402
+from benchmarks.recall_bench import queries, vector_scale  # noqa: E402
+from benchmarks.synth import Entity  # noqa: E402
+from mnemo.config import EmbedderConfig  # noqa: E402
+from mnemo.stores.embedders import build_embedder  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("work", type=Path)
+    parser.add_argument("--rows", type=int, required=True)
+    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--json", type=Path, required=True)
+    args = parser.parse_args()
+    embedder = build_embedder(EmbedderConfig(kind=args.embedder))
+    embedder.encode(["warm up the model"])
+    names = [Entity("project", f"Project {w}", "Projects") for w in ("Heron", "Lantern", "Compass", "Garden", "Signal")]
+    result = vector_scale(args.work, args.rows, embedder, queries(names, args.queries))
+    result.update({"embedder": embedder.name, "peak_rss_mib": peak_rss_mib()})
+    args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

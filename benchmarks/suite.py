@@ -1,0 +1,127 @@
+"""mnemo's performance suite: how long ingest, recall and consolidation take, and how they grow.
+
+Each size runs in a fresh process (benchmarks/worker.py) on a seeded synthetic vault; the
+vector-scale recall runs on generated vectors. Tables are printed at the end and the
+whole result is written as JSON under benchmarks/out/.
+
+Usage: .venv/bin/python -m benchmarks.suite [--quick] [--sizes 1000 3000 10000]
+         [--embedders minilm hashing] [--vector-scale 100000 1000000] [--profile]
+"""
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import report, targets
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def _worker(args: list[str], log: Path) -> dict[str, Any]:
+    """Run benchmarks.worker in a fresh process; its Dagster logs go to `log`."""
+    with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as tmp:
+        result = Path(tmp) / "result.json"
+        command = [sys.executable, "-m", "benchmarks.worker", str(Path(tmp) / "work"), *args, "--json", str(result)]
+        with log.open("a", encoding="utf-8") as stream:
+            done = subprocess.run(command, stdout=stream, stderr=stream, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"benchmark worker failed ({' '.join(args)}); see {log}")
+        return json.loads(result.read_text(encoding="utf-8"))
+
+
+def _scale(rows: int, embedder: str, queries: int, log: Path) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="mnemo-scale-") as tmp:
+        result = Path(tmp) / "result.json"
+        command = [sys.executable, "-m", "benchmarks.scale", tmp, "--rows", str(rows), "--embedder", embedder,
+                   "--queries", str(queries), "--json", str(result)]
+        with log.open("a", encoding="utf-8") as stream:
+            done = subprocess.run(command, stdout=stream, stderr=stream, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"vector-scale benchmark failed ({rows} rows); see {log}")
+        return json.loads(result.read_text(encoding="utf-8"))
+
+
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1k notes, packaged MiniLM, 100k-chunk recall: a few minutes")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000])
+    parser.add_argument("--embedders", nargs="+", default=["minilm", "hashing"])
+    parser.add_argument("--vector-scale", type=int, nargs="*", default=[100_000, 1_000_000])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--profile", action="store_true", help="also profile one full ingest at the largest size")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.embedders, args.vector_scale = [1000], ["minilm"], [100_000]
+    return args
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = args.out / "worker.log"
+    log.write_text("", encoding="utf-8")
+    started = time.perf_counter()
+    loads = [_load()]
+    runs, scale, profiles = [], [], []
+    for embedder in args.embedders:
+        for size in args.sizes:
+            print(f"… {embedder}: {size} notes", flush=True)
+            result = _worker(["--notes", str(size), "--embedder", embedder, "--queries", str(args.queries)], log)
+            runs.append({"notes": size, **result})
+            loads.append(_load())
+    for rows in args.vector_scale:
+        print(f"… vector scale: {rows} chunks", flush=True)
+        scale.append(_scale(rows, args.embedders[0], args.queries, log))
+        loads.append(_load())
+    if args.profile:
+        for embedder in args.embedders:
+            print(f"… profile: {embedder}, {max(args.sizes)} notes", flush=True)
+            profiles.append({"embedder": embedder, **_worker(["--notes", str(max(args.sizes)), "--embedder", embedder, "--profile"], log)})
+    return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
+            "load_average_1m": loads, "suite_s": time.perf_counter() - started, "args": {k: str(v) for k, v in vars(args).items()},
+            "runs": runs, "vector_scale": scale, "profiles": profiles}
+
+
+def render(result: dict[str, Any]) -> str:
+    runs, scale = result["runs"], result["vector_scale"]
+    exponents = report.growth(runs)
+    result["growth"] = exponents
+    result["targets"] = targets.judge(runs, scale)
+    parts = [*report.ingest_tables(runs), *report.recall_tables(runs, scale), *report.sleep_table(runs),
+             *report.growth_table(exponents), *targets.targets_table(result["targets"])]
+    for profile in result["profiles"]:
+        rows = [[p["function"][:90], p["self_s"], p["share"]] for p in profile["top"]]
+        parts.append(report.table(f"Profile, {profile['embedder']}: top functions by self time", ["function", "self s", "share"], rows))
+        libraries = [[name, seconds] for name, seconds in list(profile["libraries"].items())[:12]]
+        parts.append(report.table(f"Profile, {profile['embedder']}: self time by package", ["package", "self s"], libraries))
+    loads = result["load_average_1m"]
+    parts.append(f"\n{result['cpus']} cores; 1-minute load average during the run: {min(loads):.1f} to {max(loads):.1f}; "
+                 f"suite took {result['suite_s'] / 60:.1f} min")
+    return "\n".join(parts)
+
+
+def main() -> None:
+    args = _options()
+    result = run(args)
+    text = render(result)
+    print(text)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for name in (f"bench-{stamp}.json", "latest.json"):
+        (args.out / name).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    (args.out / "latest.md").write_text(text + "\n", encoding="utf-8")
+    print(f"\nresults: {args.out / 'latest.json'} (and latest.md)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""The issue's performance targets, judged from one suite run (largest measured size)."""
+
+from typing import Any
+
+from benchmarks.report import table
+
+
+def _verdict(value: float | None, limit: float) -> str:
+    if value is None:
+        return "not measured"
+    return "met" if value <= limit else "missed"
+
+
+def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str = "minilm-l6-v2") -> list[list[Any]]:
+    """[target, limit, measured, at, verdict] rows for the default embedder's largest vault."""
+    mine = sorted((r for r in runs if r["embedder"] == embedder), key=lambda r: r["notes"])
+    if not mine:
+        return []
+    big = mine[-1]
+    at = f"{big['notes']} notes"
+    rows: list[list[Any]] = []
+
+    def add(name: str, limit: float, value: float | None, where: str = at, note: str = "") -> None:
+        shown = "-" if value is None else round(value, 3)
+        rows.append([name, limit, shown, where, _verdict(value, limit) + (f" ({note})" if note else "")])
+
+    add("pipeline / raw encode", 1.25, big["ratio_pipeline_raw"])
+    add("one changed note / full ingest", 0.02, big["incremental"]["one_changed"]["fraction_of_full"])
+    add("eager recall p95 ms", 50, big["recall_eager"]["p95_ms"])
+    largest = max(scale, key=lambda s: s["rows"]) if scale else None
+    add("eager recall p95 ms at 1M chunks", 150, largest["eager"]["p95_ms"] if largest else None,
+        f"{largest['rows']} chunks" if largest else "-", "" if not largest or largest["rows"] >= 1_000_000 else "smaller scale")
+    deliberate = big["recall_deliberate"]
+    add("deliberate recall p95 ms", 300, deliberate.get("p95_ms"), at, "" if "p95_ms" in deliberate else deliberate["status"])
+    sleep = big["sleep"]
+    add("consolidation s", 300, sleep.get("full_s"), at, "" if "full_s" in sleep else sleep["status"])
+    rerun = sleep["after_change_s"] / sleep["full_s"] if sleep.get("full_s") and "after_change_s" in sleep else None
+    add("consolidation re-run / full", 0.05, rerun, at, "" if rerun is not None else sleep["status"])
+    add("peak RSS GiB", 4, big["ingest"]["peak_rss_mib"] / 1024)
+    add("mnemo ingest / plain-RAG ingest", 1.3, big["ingest"]["wall_s"] / big["baseline"]["ingest_s"])
+    return rows
+
+
+def targets_table(rows: list[list[Any]]) -> list[str]:
+    return [table("Targets (default embedder, largest size of this run)", ["target", "limit", "measured", "at", "verdict"], rows)]

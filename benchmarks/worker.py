@@ -1,0 +1,79 @@
+"""One size, one embedder, one fresh process: generate, ingest, measure, print JSON.
+
+A fresh process per size keeps peak RSS per size honest and the runs independent.
+Usage: .venv/bin/python -m benchmarks.worker WORK --notes N --json OUT [--embedder minilm] [--profile]
+"""
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from benchmarks import baseline, measure, profiling, recall_bench, sleep_bench  # noqa: E402
+from benchmarks.synth import generate  # noqa: E402
+from mnemo.stores.vectors import VectorStore  # noqa: E402
+
+
+def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, seed: int) -> dict[str, Any]:
+    vault = generate(work / "src", notes, seed)
+    runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
+    embedder = runner.embedder()
+    load_s, _ = measure.timed(lambda: embedder.encode(["warm up the model"]))
+    out: dict[str, Any] = {"notes_generated": vault.notes, "chats_generated": vault.chats, "messages_generated": vault.messages,
+                           "chat_source": measure.chat_kind() or "not available yet", "embedder": embedder.name, "model_load_s": load_s}
+    out["ingest"] = measure.full_ingest(runner)
+    out["raw"] = measure.raw_encode(runner, embedder)
+    out["ratio_pipeline_raw"] = out["ingest"]["wall_s"] / out["raw"]["encode_s"]
+    questions = recall_bench.queries(vault.entities, query_count)
+    store = VectorStore(runner.files.vectors_path)
+    out["recall_eager"] = recall_bench.latency(recall_bench.eager(store, embedder), questions)
+    out["recall_deliberate"] = recall_bench.deliberate(runner.config_path, measure.NAMESPACE, questions)
+    plain_s, plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
+    out["baseline"] = {"ingest_s": plain_s, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
+    out["sleep"] = sleep_bench.first_run(runner)
+    out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"]["wall_s"])
+    out["sleep"].update(sleep_bench.after_change(runner))
+    return out
+
+
+def profile_size(work: Path, notes: int, embedder_kind: str, seed: int, top: int) -> dict[str, Any]:
+    """A pyinstrument profile of one full ingest: the text report and its top frames."""
+    from pyinstrument import Profiler
+
+    vault = generate(work / "src", notes, seed)
+    runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind))
+    runner.embedder().encode(["warm up the model"])
+    profiler = Profiler(interval=0.005)
+    profiler.start()
+    run = runner.run()
+    profiler.stop()
+    (work / "profile.html").write_text(profiler.output_html(), encoding="utf-8")
+    return {"wall_s": run.wall, "assets_s": run.assets, "report": profiler.output_text(unicode=False, color=False, show_all=False),
+            "top": profiling.top_frames(profiler, top), "libraries": profiling.by_library(profiler)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("work", type=Path)
+    parser.add_argument("--notes", type=int, required=True)
+    parser.add_argument("--embedder", default="minilm")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", action="store_true", help="profile one full ingest instead of measuring")
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--json", type=Path, required=True, help="where to write the result")
+    args = parser.parse_args()
+    if args.profile:
+        result = profile_size(args.work, args.notes, args.embedder, args.seed, args.top)
+    else:
+        result = measure_size(args.work, args.notes, args.embedder, args.queries, args.seed)
+    args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
