@@ -13,12 +13,15 @@ from mnemo.documents import Link
 
 _MD = MarkdownIt("commonmark")
 _MD_BLOCKS = MarkdownIt("commonmark").disable("inline")  # code blocks need only the block rules
-_MAYBE_CODE = re.compile(r"```|~~~|^(?: {4}|\t)", re.MULTILINE)
+# Code needs a fence or a line indented to column 4 (a tab after up to three spaces counts).
+_MAYBE_CODE = re.compile(r"```|~~~|^ {0,3}\t|^ {4}", re.MULTILINE)
 _HANDLER = frontmatter.YAMLHandler()
 _OPENING = re.compile(r"\A---[ \t]*\r?\n")
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^)\s]+\.md)(?:#([^)\s]*))?\)")
 _INLINE_CODE = re.compile(r"(`+)[^`\n]*?\1")
+# Without a backtick, a tilde fence or a line indented to column 4, there is no code to blank.
+_MAYBE_CODE = re.compile(r"`|~~~|^ {0,3}\t|^ {4}", re.MULTILINE)
 _TAG = re.compile(r"(?<![\w/&#\[\]`(])#([^\W\d][\w/\-]*|\d+[^\W\d][\w/\-]*)", re.UNICODE)
 _MAX_YAML_ALIASES = 50
 
@@ -106,7 +109,7 @@ def tag_list(value: Any) -> list[str]:
 
 def prose(body: str) -> str:
     """The body with code blocks and inline code blanked out (links and tags there are not real)."""
-    if not _MAYBE_CODE.search(body):
+    if not _MAYBE_CODE.search(body.replace("\r", "\n")):
         return _INLINE_CODE.sub(" ", "\n".join(body.splitlines()))
     lines = body.splitlines()
     for token in _MD_BLOCKS.parse(body):
