@@ -4,7 +4,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
@@ -40,6 +40,11 @@ def normalize_name(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form of a name, for alias matching."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     return " ".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    """A dataclass's fields as a dict, in order, without asdict's deep copy (rows are serialized at once)."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
 
 
 @dataclass(frozen=True)
@@ -99,9 +104,9 @@ class Document:
     segments: list[Segment] = field(default_factory=list)
 
     def to_row(self) -> dict[str, Any]:
-        row = asdict(self)
+        row = _fields(self)
         row["properties"] = json.dumps(self.properties, sort_keys=True, ensure_ascii=False, default=str)
-        row["links"] = json.dumps([asdict(link) for link in self.links], ensure_ascii=False)
+        row["links"] = json.dumps([_fields(link) for link in self.links], ensure_ascii=False)
         row["segments"] = json.dumps([asdict(s) for s in self.segments], ensure_ascii=False, default=str)
         return row
 
@@ -141,7 +146,7 @@ class Chunk:
         return f"{head}\n{self.text}" if head else self.text
 
     def to_row(self) -> dict[str, Any]:
-        row = asdict(self)
+        row = _fields(self)
         row["metadata"] = json.dumps(self.metadata, sort_keys=True, ensure_ascii=False)
         return row
 
