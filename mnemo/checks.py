@@ -17,11 +17,13 @@ DANGLING_QUERIES = {
 
 def relation_violations(store: GraphStore) -> list[str]:
     """Relations whose endpoint types the ontology does not allow, as readable lines."""
+    relations = list(store.ontology.relation_types.values())
+    results = store.queries([
+        f"MATCH (a:Entity)-[r:{relation.table}]->(b:Entity) RETURN a.kind AS a, b.kind AS b, count(*) AS n"
+        for relation in relations
+    ])
     problems = []
-    for relation in store.ontology.relation_types.values():
-        rows = store.query(
-            f"MATCH (a:Entity)-[r:{relation.table}]->(b:Entity) RETURN a.kind AS a, b.kind AS b, count(*) AS n"
-        )
+    for relation, rows in zip(relations, results):
         for row in rows:
             reason = store.ontology.check(relation.name, row["a"], row["b"])
             if reason:
@@ -31,11 +33,8 @@ def relation_violations(store: GraphStore) -> list[str]:
 
 def dangling(store: GraphStore) -> dict[str, int]:
     """Counts of graph elements that lost what should hold them."""
-    counts = {}
-    for name, cypher in DANGLING_QUERIES.items():
-        (value,) = store.query(cypher)[0].values()
-        counts[name] = int(value)
-    return counts
+    results = store.queries(list(DANGLING_QUERIES.values()))
+    return {name: int(next(iter(rows[0].values()))) for name, rows in zip(DANGLING_QUERIES, results)}
 
 
 def vector_dimensions(store: VectorStore, expected: int) -> dict[str, int | None]:

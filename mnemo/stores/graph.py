@@ -236,13 +236,20 @@ class GraphStore:
 
     def query(self, cypher: str, params: dict[str, Any] | None = None, wait_seconds: float = 2.0) -> list[dict[str, Any]]:
         """Run one read-only, parameterized query and return rows as dicts."""
+        return self.queries([cypher], params, wait_seconds)[0]
+
+    def queries(self, cyphers: list[str], params: dict[str, Any] | None = None, wait_seconds: float = 2.0) -> list[list[dict[str, Any]]]:
+        """Run several read-only queries in one opening of the database (opening costs more than a query)."""
         with self.connect(read_only=True, wait_seconds=wait_seconds) as conn:
-            result = conn.execute(cypher, params or {})
-            names = result.get_column_names()
-            rows = []
-            while result.has_next():
-                rows.append(dict(zip(names, result.get_next())))
-            return rows
+            return [_dicts(conn.execute(cypher, params or {})) for cypher in cyphers]
+
+
+def _dicts(result: Any) -> list[dict[str, Any]]:
+    names = result.get_column_names()
+    rows = []
+    while result.has_next():
+        rows.append(dict(zip(names, result.get_next())))
+    return rows
 
 
 def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
