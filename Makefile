@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test ui bench clean
+.PHONY: install demo test ui bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -34,6 +34,16 @@ test: $(STAMP) ## run the test suite
 
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## start the Dagster UI on http://127.0.0.1:3000
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+$(VENV)/.bench-installed: $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	@touch $@
+
+bench: $(VENV)/.bench-installed ## performance suite; `make bench BENCH_ARGS=--quick` for 1k notes in a few minutes
+	$(BIN)/python -m benchmarks.suite $(BENCH_ARGS)
+
+bench-quick: $(VENV)/.bench-installed ## the performance suite at 1k notes (under 5 minutes)
+	$(BIN)/python -m benchmarks.suite --quick $(BENCH_ARGS)
 
 clean: ## remove the example's stored memory and Dagster's run history
 	rm -rf .mnemo .dagster
