@@ -37,17 +37,19 @@ def _library(path: str) -> str:
     for package in ("mnemo", "assets", "resources", "ontology", "benchmarks"):
         if package in parts:
             return package
-    return parts[-1] if parts else "?"
+    return "python" if "python3" in "/".join(parts) else parts[-1]
 
 
 def by_library(profiler: Any) -> dict[str, float]:
-    """Self time summed per package: the model's libraries against everything else."""
+    """Self time summed per package (built-in calls count for the package that made them)."""
     root = profiler.last_session.root_frame()
     totals: dict[str, float] = defaultdict(float)
-    stack = [root] if root is not None else []
+    stack = [(root, "?")] if root is not None else []
     while stack:
-        frame = stack.pop()
-        stack.extend(frame.children)
+        frame, caller = stack.pop()
+        path = frame.file_path or ""
+        library = caller if not path or path.startswith("<") else _library(path)
+        stack.extend((child, library) for child in frame.children)
         if _own(frame) > 0:
-            totals[_library(frame.file_path or "")] += _own(frame)
+            totals[library] += _own(frame)
     return dict(sorted(((k, round(v, 3)) for k, v in totals.items()), key=lambda kv: -kv[1]))

@@ -5,7 +5,7 @@ vector-scale recall runs on generated vectors. Tables are printed at the end and
 whole result is written as JSON under benchmarks/out/.
 
 Usage: .venv/bin/python -m benchmarks.suite [--quick] [--sizes 1000 3000 10000]
-         [--embedders minilm hashing] [--vector-scale 100000 1000000] [--profile]
+         [--embedders minilm hashing] [--model-sizes 1000 3000] [--vector-scale 100000 1000000] [--profile]
 """
 
 import argparse
@@ -53,6 +53,8 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="1k notes, packaged MiniLM, 100k-chunk recall: a few minutes")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000])
     parser.add_argument("--embedders", nargs="+", default=["minilm", "hashing"])
+    parser.add_argument("--model-sizes", type=int, nargs="+", default=None,
+                        help="sizes for the model embedders (all but hashing); default: --sizes")
     parser.add_argument("--vector-scale", type=int, nargs="*", default=[100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--profile", action="store_true", help="also profile one full ingest at the largest size")
@@ -61,6 +63,10 @@ def _options() -> argparse.Namespace:
     if args.quick:
         args.sizes, args.embedders, args.vector_scale = [1000], ["minilm"], [100_000]
     return args
+
+
+def _sizes(args: argparse.Namespace, embedder: str) -> list[int]:
+    return args.sizes if embedder == "hashing" or not args.model_sizes else args.model_sizes
 
 
 def _load() -> float:
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     loads = [_load()]
     runs, scale, profiles = [], [], []
     for embedder in args.embedders:
-        for size in args.sizes:
+        for size in _sizes(args, embedder):
             print(f"… {embedder}: {size} notes", flush=True)
             result = _worker(["--notes", str(size), "--embedder", embedder, "--queries", str(args.queries)], log)
             runs.append({"notes": size, **result})
@@ -86,8 +92,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         loads.append(_load())
     if args.profile:
         for embedder in args.embedders:
-            print(f"… profile: {embedder}, {max(args.sizes)} notes", flush=True)
-            profiles.append({"embedder": embedder, **_worker(["--notes", str(max(args.sizes)), "--embedder", embedder, "--profile"], log)})
+            size = max(_sizes(args, embedder))
+            print(f"… profile: {embedder}, {size} notes", flush=True)
+            profiles.append({"embedder": embedder, "notes": size, **_worker(["--notes", str(size), "--embedder", embedder, "--profile"], log)})
     return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
             "load_average_1m": loads, "suite_s": time.perf_counter() - started, "args": {k: str(v) for k, v in vars(args).items()},
             "runs": runs, "vector_scale": scale, "profiles": profiles}
@@ -102,7 +109,7 @@ def render(result: dict[str, Any]) -> str:
              *report.growth_table(exponents), *targets.targets_table(result["targets"])]
     for profile in result["profiles"]:
         rows = [[p["function"][:90], p["self_s"], p["share"]] for p in profile["top"]]
-        parts.append(report.table(f"Profile, {profile['embedder']}: top functions by self time", ["function", "self s", "share"], rows))
+        parts.append(report.table(f"Profile, {profile['embedder']}, {profile['notes']} notes: top functions by self time", ["function", "self s", "share"], rows))
         libraries = [[name, seconds] for name, seconds in list(profile["libraries"].items())[:12]]
         parts.append(report.table(f"Profile, {profile['embedder']}: self time by package", ["package", "self s"], libraries))
     loads = result["load_average_1m"]
