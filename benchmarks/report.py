@@ -44,20 +44,21 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
     rows, assets, increments = [], [], []
     for r in runs:
         ing = r["ingest"]
+        base = r["baseline"]
         rows.append([r["embedder"], r["notes"], ing["chunks"], ing["wall_s"], ing["notes_per_s"], ing["chunks_per_s"],
-                     ing["peak_rss_mib"], r["raw"]["encode_s"], r["ratio_pipeline_raw"], r["baseline"]["ingest_s"],
-                     ing["wall_s"] / r["baseline"]["ingest_s"]])
+                     ing["peak_rss_mib"], r["raw"]["encode_s"], r["ratio_pipeline_raw"], base["ingest_s"],
+                     ing["wall_s"] / base["ingest_s"], ing["cpu_s"], r["cpu_ratio_pipeline_raw"], ing["cpu_s"] / base["cpu_s"]])
         for name, seconds in ing["assets_s"].items():
             assets.append([r["embedder"], r["notes"], name, seconds, seconds / ing["wall_s"]])
         assets.append([r["embedder"], r["notes"], "(dagster orchestration)", ing["orchestration_s"], ing["orchestration_s"] / ing["wall_s"]])
         for name, inc in r["incremental"].items():
-            increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"]])
+            increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"], inc["cpu_s"], inc["cpu_fraction_of_full"]])
     return [
         table("1-2, 6. Full ingest, raw encode and the plain-RAG peer",
               ["embedder", "notes", "chunks", "ingest s", "notes/s", "chunks/s", "peak RSS MiB", "raw encode s",
-               "pipeline/raw", "plain-RAG s", "mnemo/plain"], rows),
+               "pipeline/raw", "plain-RAG s", "mnemo/plain", "CPU s", "CPU pipeline/raw", "CPU mnemo/plain"], rows),
         table("1. Time per asset (first ingest)", ["embedder", "notes", "asset / check", "s", "share"], assets),
-        table("3. Incremental re-runs", ["embedder", "notes", "change", "s", "fraction of full"], increments),
+        table("3. Incremental re-runs", ["embedder", "notes", "change", "s", "of full", "CPU s", "CPU of full"], increments),
     ]
 
 

@@ -59,6 +59,7 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--profile", action="store_true", help="also profile one full ingest at the largest size")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--render", type=Path, help="only print the tables of a saved result (even a partial one)")
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.embedders, args.vector_scale = [1000], ["minilm"], [100_000]
@@ -79,25 +80,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     log.write_text("", encoding="utf-8")
     started = time.perf_counter()
     loads = [_load()]
-    runs, scale, profiles = [], [], []
+    runs: list[dict[str, Any]] = []
+    scale: list[dict[str, Any]] = []
+    profiles: list[dict[str, Any]] = []
+    result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
+              "load_average_1m": loads, "suite_s": 0.0, "args": {k: str(v) for k, v in vars(args).items()},
+              "runs": runs, "vector_scale": scale, "profiles": profiles}
+
+    def save() -> None:  # after every step, so an interrupted run still has its results
+        loads.append(_load())
+        result["suite_s"] = time.perf_counter() - started
+        (args.out / "partial.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+
     for embedder in args.embedders:
         for size in _sizes(args, embedder):
             print(f"… {embedder}: {size} notes", flush=True)
-            result = _worker(["--notes", str(size), "--embedder", embedder, "--queries", str(args.queries)], log)
-            runs.append({"notes": size, **result})
-            loads.append(_load())
+            runs.append({"notes": size, **_worker(["--notes", str(size), "--embedder", embedder, "--queries", str(args.queries)], log)})
+            save()
     for rows in args.vector_scale:
         print(f"… vector scale: {rows} chunks", flush=True)
         scale.append(_scale(rows, args.embedders[0], args.queries, log))
-        loads.append(_load())
+        save()
     if args.profile:
         for embedder in args.embedders:
             size = max(_sizes(args, embedder))
             print(f"… profile: {embedder}, {size} notes", flush=True)
             profiles.append({"embedder": embedder, "notes": size, **_worker(["--notes", str(size), "--embedder", embedder, "--profile"], log)})
-    return {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
-            "load_average_1m": loads, "suite_s": time.perf_counter() - started, "args": {k: str(v) for k, v in vars(args).items()},
-            "runs": runs, "vector_scale": scale, "profiles": profiles}
+            save()
+    return result
 
 
 def render(result: dict[str, Any]) -> str:
@@ -120,6 +130,9 @@ def render(result: dict[str, Any]) -> str:
 
 def main() -> None:
     args = _options()
+    if args.render:
+        print(render(json.loads(args.render.read_text(encoding="utf-8"))))
+        return
     result = run(args)
     text = render(result)
     print(text)

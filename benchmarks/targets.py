@@ -25,7 +25,9 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
         rows.append([name, limit, shown, where, _verdict(value, limit) + (f" ({note})" if note else "")])
 
     add("pipeline / raw encode", 1.25, big["ratio_pipeline_raw"])
+    add("pipeline / raw encode, CPU time", 1.25, big["cpu_ratio_pipeline_raw"])
     add("one changed note / full ingest", 0.02, big["incremental"]["one_changed"]["fraction_of_full"])
+    add("one changed note / full ingest, CPU time", 0.02, big["incremental"]["one_changed"]["cpu_fraction_of_full"])
     add("eager recall p95 ms", 50, big["recall_eager"]["p95_ms"])
     largest = max(scale, key=lambda s: s["rows"]) if scale else None
     add("eager recall p95 ms at 1M chunks", 150, largest["eager"]["p95_ms"] if largest else None,
@@ -38,6 +40,7 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     add("consolidation re-run / full", 0.05, rerun, at, "" if rerun is not None else sleep["status"])
     add("peak RSS GiB", 4, big["ingest"]["peak_rss_mib"] / 1024)
     add("mnemo ingest / plain-RAG ingest", 1.3, big["ingest"]["wall_s"] / big["baseline"]["ingest_s"])
+    add("mnemo ingest / plain-RAG ingest, CPU time", 1.3, big["ingest"]["cpu_s"] / big["baseline"]["cpu_s"])
     return rows
 
 

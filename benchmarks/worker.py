@@ -23,20 +23,21 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     vault = generate(work / "src", notes, seed)
     runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
     embedder = runner.embedder()
-    load_s, _ = measure.timed(lambda: embedder.encode(["warm up the model"]))
+    (load_s, _), _ = measure.timed(lambda: embedder.encode(["warm up the model"]))
     out: dict[str, Any] = {"notes_generated": vault.notes, "chats_generated": vault.chats, "messages_generated": vault.messages,
                            "chat_source": measure.chat_kind() or "not available yet", "embedder": embedder.name, "model_load_s": load_s}
     out["ingest"] = measure.full_ingest(runner)
     out["raw"] = measure.raw_encode(runner, embedder)
     out["ratio_pipeline_raw"] = out["ingest"]["wall_s"] / out["raw"]["encode_s"]
+    out["cpu_ratio_pipeline_raw"] = out["ingest"]["cpu_s"] / out["raw"]["cpu_s"]
     questions = recall_bench.queries(vault.entities, query_count)
     store = VectorStore(runner.files.vectors_path)
     out["recall_eager"] = recall_bench.latency(recall_bench.eager(store, embedder), questions)
     out["recall_deliberate"] = recall_bench.deliberate(runner.config_path, measure.NAMESPACE, questions)
-    plain_s, plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
-    out["baseline"] = {"ingest_s": plain_s, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
+    (plain_s, plain_cpu), plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
+    out["baseline"] = {"ingest_s": plain_s, "cpu_s": plain_cpu, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
     out["sleep"] = sleep_bench.first_run(runner)
-    out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"]["wall_s"])
+    out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"])
     out["sleep"].update(sleep_bench.after_change(runner))
     return out
 
