@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             save()
     for rows in args.vector_scale:
         print(f"… vector scale: {rows} chunks", flush=True)
-        scale.append(_scale(rows, args.embedders[0], args.queries, log))
+        scale.append(_scale(rows, "minilm" if "minilm" in args.embedders else args.embedders[0], args.queries, log))
         save()
     if args.profile:
         for embedder in args.embedders:
