@@ -51,15 +51,16 @@ def _scale(rows: int, embedder: str, queries: int, log: Path) -> dict[str, Any]:
 def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1k notes, packaged MiniLM, 100k-chunk recall: a few minutes")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 3000, 10000], help="vault sizes in notes (none: skip)")
     parser.add_argument("--embedders", nargs="+", default=["minilm", "hashing"])
     parser.add_argument("--model-sizes", type=int, nargs="+", default=None,
                         help="sizes for the model embedders (all but hashing); default: --sizes")
     parser.add_argument("--vector-scale", type=int, nargs="*", default=[100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--profile", action="store_true", help="also profile one full ingest at the largest size")
+    parser.add_argument("--profile", action="store_true", help="also profile one full ingest per embedder")
+    parser.add_argument("--profile-notes", type=int, default=None, help="size of the profiled vault (default: the largest)")
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--render", type=Path, help="only print the tables of a saved result (even a partial one)")
+    parser.add_argument("--render", type=Path, nargs="+", help="only print the tables of saved results (partial ones too), merged")
     args = parser.parse_args()
     if args.quick:
         args.sizes, args.embedders, args.vector_scale = [1000], ["minilm"], [100_000]
@@ -103,11 +104,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         save()
     if args.profile:
         for embedder in args.embedders:
-            size = max(_sizes(args, embedder))
+            size = args.profile_notes or max(_sizes(args, embedder), default=1000)
             print(f"… profile: {embedder}, {size} notes", flush=True)
             profiles.append({"embedder": embedder, "notes": size, **_worker(["--notes", str(size), "--embedder", embedder, "--profile"], log)})
             save()
     return result
+
+
+def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several saved results as one: runs, scales and profiles together, loads and times added up."""
+    merged = dict(results[0])
+    for key in ("runs", "vector_scale", "profiles", "load_average_1m"):
+        merged[key] = [item for result in results for item in result[key]]
+    merged["suite_s"] = sum(result["suite_s"] for result in results)
+    return merged
 
 
 def render(result: dict[str, Any]) -> str:
@@ -131,7 +141,7 @@ def render(result: dict[str, Any]) -> str:
 def main() -> None:
     args = _options()
     if args.render:
-        print(render(json.loads(args.render.read_text(encoding="utf-8"))))
+        print(render(merge([json.loads(path.read_text(encoding="utf-8")) for path in args.render])))
         return
     result = run(args)
     text = render(result)
