@@ -89,7 +89,9 @@ def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
         sizes = [r["notes"] for r in mine]
         out[embedder] = {
             "ingest": growth_exponent(sizes, [r["ingest"]["wall_s"] for r in mine]),
+            "ingest_cpu": growth_exponent(sizes, [r["ingest"]["cpu_s"] for r in mine]),
             "one_changed": growth_exponent(sizes, [_get(r, "incremental", "one_changed", "wall_s") for r in mine]),
+            "one_changed_cpu": growth_exponent(sizes, [_get(r, "incremental", "one_changed", "cpu_s") for r in mine]),
             "recall_eager_p50": growth_exponent(sizes, [r["recall_eager"]["p50_ms"] for r in mine]),
             "plain_rag_ingest": growth_exponent(sizes, [r["baseline"]["ingest_s"] for r in mine]),
             "consolidation": growth_exponent(sizes, [_get(r, "sleep", "full_s") for r in mine]),
