@@ -18,12 +18,14 @@ from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
+from mnemo.locks import writer
 from mnemo.segments import block_index, chunk_segments, referenced
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.files import NamespaceFiles
 from ontology import Ontology
 
 
+@writer(lambda files: files.root)
 def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_key: str = "mnemo") -> ScanResult:
     """Scan the namespace's sources incrementally; write documents, manifest and problems."""
     result = scan_namespace(files.namespace, namespace.sources, files.read_manifest(), files.read_documents(), writeback_key)
@@ -47,6 +49,7 @@ def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
     return f"{key}:{content_hash(json.dumps(refs, sort_keys=True))}" if refs else key
 
 
+@writer(lambda files: files.root)
 def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
     """Chunk new and changed documents; keep the chunks of the rest as they were."""
     docs = files.read_documents()
@@ -84,6 +87,7 @@ def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
     ]
 
 
+@writer(lambda files: files.root)
 def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> GraphFacts:
     """Run the structural extractor over the whole namespace and store the result."""
     speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None

@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+from mnemo import faults
 from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document
 from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
@@ -38,6 +39,7 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     os.close(fd)
     try:
         frame.write_parquet(tmp)
+        faults.point(f"files:{path.name}")
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -123,6 +125,7 @@ class NamespaceFiles:
         path = self.root / "problems.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(problems, indent=1, ensure_ascii=False), encoding="utf-8")
+        faults.point("files:problems.json")
         os.replace(tmp, path)
 
     def read_problems(self) -> list[dict[str, Any]]:

@@ -16,8 +16,10 @@ from typing import Any
 import kuzu
 import polars as pl
 
+from mnemo import faults
 from mnemo.errors import OntologyError, StoreLocked
 from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.locks import writer
 from ontology import Ontology
 
 NODE_SCHEMAS: dict[str, dict[str, str]] = {
@@ -163,6 +165,7 @@ class GraphStore:
 
     # -- writes -------------------------------------------------------------------------
 
+    @writer(lambda store: store.path.parent)
     def apply(self, facts: GraphFacts, run_id: str = "") -> ApplyStats:
         """Make the graph equal to `facts`, touching only what differs."""
         stats = ApplyStats()
@@ -171,6 +174,7 @@ class GraphStore:
             for key, current in current_edges.items():
                 desired = facts.edges.get(key, {})
                 doomed = [i for i, h in current.items() if desired.get(i, {}).get("h") != h]
+                faults.point(f"graph.delete_edges:{key[0]}", len(doomed))
                 _run_batches(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) WHERE r.id IN $ids DELETE r", doomed)
                 stats.deleted[key[0]] = stats.deleted.get(key[0], 0) + len(doomed)
             for table in NODE_SCHEMAS:
@@ -188,12 +192,15 @@ class GraphStore:
     def _apply_nodes(self, conn: kuzu.Connection, table: str, desired: dict[str, dict[str, Any]], stats: ApplyStats) -> None:
         current = _pairs(conn, f"MATCH (n:{table}) RETURN n.id, n.h")
         stale = [i for i in current if i not in desired]
+        faults.point(f"graph.delete_nodes:{table}", len(stale))
         _run_batches(conn, f"MATCH (n:{table}) WHERE n.id IN $ids DETACH DELETE n", stale)
         changed = [row for i, row in desired.items() if i in current and current[i] != row["h"]]
+        faults.point(f"graph.update_nodes:{table}", len(changed))
         assignments = ", ".join(f"n.{c} = row.{c}" for c in NODE_SCHEMAS[table] if c != "id")
         for start in range(0, len(changed), BATCH):
             conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": changed[start:start + BATCH]})
         new = [row for i, row in desired.items() if i not in current]
+        faults.point(f"graph.copy_nodes:{table}", len(new))
         if new:
             schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
             frame = pl.DataFrame([{c: row[c] for c in schema} for row in new], schema=schema)
@@ -206,6 +213,7 @@ class GraphStore:
         if not rows:
             return
         table, src, dst = key
+        faults.point(f"graph.copy_edges:{table}")
         schema = {"src": pl.String, "dst": pl.String, **{c: _polars_type(_EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS}}
         frame = pl.DataFrame([{**{c: row.get(c, "") for c in schema}, "run_id": run_id} for row in rows], schema=schema)
         conn.execute(f"COPY {table} FROM frame (from='{src}', to='{dst}')")

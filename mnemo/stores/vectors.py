@@ -14,7 +14,9 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
+from mnemo import faults
 from mnemo.documents import content_hash
+from mnemo.locks import writer
 from mnemo.stores.embedders import Embedder
 
 TEXT_COLUMN = "embed_text"
@@ -52,6 +54,7 @@ class VectorStore:
         db = self._db()
         return db.open_table(name) if name in db.list_tables().tables else None
 
+    @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = 512) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
         stats = SyncStats(total=len(rows))
@@ -66,17 +69,21 @@ class VectorStore:
         doomed = [i for i in current if i not in desired]
         to_embed = [r for i, r in desired.items() if i not in current or current[i][0] != r["embed_hash"]]
         to_update = [r for i, r in desired.items() if i in current and current[i][0] == r["embed_hash"] and current[i][1] != r["meta_hash"]]
+        faults.point(f"vectors.delete:{name}", len(doomed) if table is not None else 0)
         if table is not None and doomed:
             for start in range(0, len(doomed), 1000):
                 table.delete(id_filter(doomed[start:start + 1000]))
         for start in range(0, len(to_embed), batch):
             part = to_embed[start:start + batch]
             vectors = embedder.encode([r[TEXT_COLUMN] for r in part])
+            faults.point(f"vectors.upsert:{name}")
             table = self._upsert(name, table, part, vectors)
         if to_update and table is not None:
             kept = _vectors(table, [r["id"] for r in to_update])
+            faults.point(f"vectors.update:{name}")
             table = self._upsert(name, table, to_update, np.stack([kept[r["id"]] for r in to_update]))
         if table is not None and (doomed or to_embed or to_update or not _has_fts(table)):
+            faults.point(f"vectors.fts_index:{name}")
             table.create_fts_index(TEXT_COLUMN, replace=True)
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
         return stats

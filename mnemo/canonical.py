@@ -1,0 +1,57 @@
+"""A canonical dump of everything a namespace holds, for comparing two states of memory.
+
+Two namespaces hold the same memory when their dumps are equal: graph nodes and edges
+(sorted, without run ids), every vector table's ids and content hashes, the manifest,
+the documents, chunks and problems. Crash, backup and export tests compare these.
+"""
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import lancedb
+
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+from ontology import Ontology
+
+
+def vector_tables(store: VectorStore) -> list[str]:
+    """The names of the LanceDB tables a namespace has, sorted."""
+    if not store.path.exists():
+        return []
+    return sorted(lancedb.connect(str(store.path)).list_tables().tables)
+
+
+def canonical_dump(data_dir: Path, namespace: str, ontology: Ontology) -> dict[str, Any]:
+    """Every store of the namespace as sorted, JSON-able rows."""
+    files = NamespaceFiles(data_dir, namespace)
+    graph = GraphStore(files.graph_path, ontology)
+    vectors = VectorStore(files.vectors_path)
+    return {
+        "graph": {k: [list(r) for r in v] for k, v in graph.dump().items()} if graph.path.exists() else {},
+        "vectors": {name: [list(r) for r in vectors.dump(name)] for name in vector_tables(vectors)},
+        "manifest": sorted((e.source, e.path, e.mtime_ns, e.size, e.file_hash, list(e.doc_ids)) for e in files.read_manifest()),
+        "documents": sorted((d.id, d.path, d.content_hash, d.title) for d in files.read_documents()),
+        "chunks": sorted(c.id for c in files.read_chunks()),
+        "problems": sorted((p["path"], p["reason"]) for p in files.read_problems()),
+    }
+
+
+def digest(dump: dict[str, Any]) -> str:
+    """A short fingerprint of a dump (equal dumps, equal digests)."""
+    return hashlib.sha256(json.dumps(dump, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Which parts of two dumps differ (empty when they are equal), for readable failures."""
+    out = []
+    for key in sorted(set(a) | set(b)):
+        left, right = a.get(key), b.get(key)
+        if isinstance(left, dict) and isinstance(right, dict):
+            out.extend(f"{key}.{k}" for k in sorted(set(left) | set(right)) if left.get(k) != right.get(k))
+        elif left != right:
+            out.append(key)
+    return out

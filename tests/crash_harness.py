@@ -1,0 +1,102 @@
+"""Crash-consistency harness: run jobs, stop them at write points, compare canonical dumps.
+
+Every job that `build_defs` knows and whose name is in JOBS takes part; a job added later
+(consolidation, write-back) is covered by adding its name here and calling
+`faults.point(...)` at its write points.
+"""
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import yaml
+
+from definitions import build_defs
+from mnemo import faults
+from mnemo.canonical import canonical_dump, differences
+from ontology import load_ontology
+from resources import default_resources
+
+JOBS = ("ingest_job", "sleep_job", "consolidation_job")
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+@dataclass
+class Setup:
+    """One data directory reading fixed sources, with its own config file and Dagster instance."""
+
+    root: Path
+    sources: list[dict[str, str]]
+    namespace: str = "test"
+    instance: dg.DagsterInstance = field(default_factory=dg.DagsterInstance.ephemeral)
+
+    def __post_init__(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        config = {"data_dir": str(self.data_dir), "namespaces": {self.namespace: {"sources": self.sources}}, "embedder": {"kind": "hashing"}}
+        self.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        self.instance.add_dynamic_partitions("namespace", [self.namespace])
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "mnemo.yaml"
+
+    def jobs(self) -> list[dg.JobDefinition]:
+        """The known jobs of JOBS, without their asset checks (checks only read)."""
+        defs = build_defs(default_resources(str(self.config_path)))
+        known = {job.name: job for job in defs.jobs or [] if hasattr(job, "selection")}
+        writes = [dg.define_asset_job(f"{name}_writes", selection=known[name].selection.without_checks()) for name in JOBS if name in known]
+        merged = dg.Definitions.merge(defs, dg.Definitions(jobs=writes))
+        return [merged.resolve_job_def(job.name) for job in writes]
+
+    def run(self) -> bool:
+        """Run every job once, in order; False when one of them fails."""
+        for job in self.jobs():
+            result = job.execute_in_process(partition_key=self.namespace, instance=self.instance, run_config=QUIET, raise_on_error=False)
+            if not result.success:
+                return False
+        return True
+
+    def dump(self) -> dict[str, Any]:
+        return canonical_dump(self.data_dir, self.namespace, load_ontology())
+
+    def clone(self, root: Path) -> "Setup":
+        """A new setup with the same sources and a copy of this one's data directory."""
+        twin = Setup(root, self.sources, self.namespace)
+        if self.data_dir.exists():
+            shutil.copytree(self.data_dir, twin.data_dir, dirs_exist_ok=True)
+        return twin
+
+
+def trace(setup: Setup) -> list[tuple[str, int]]:
+    """The write points an uninterrupted run from this state passes, as (name, n-th pass)."""
+    with faults.recording() as names:
+        assert setup.run()
+    return faults.occurrences(names)
+
+
+def crash_then_recover(setup: Setup, name: str, nth: int) -> None:
+    """Fail the run at the nth pass of `name`, then run again normally."""
+    with faults.armed(name, nth) as arm:
+        finished = setup.run()
+    assert arm.seen >= nth, f"write point {name}@{nth} was never reached"
+    assert not finished, f"the run went on after the fault at {name}@{nth}"
+    assert setup.run(), f"the re-run after a fault at {name}@{nth} failed"
+
+
+def converges(start: Setup, work: Path, points: list[tuple[str, int]], reference: dict[str, Any]) -> dict[str, list[str]]:
+    """For each point: clone the start state, crash there, recover; map point -> differing parts."""
+    failures: dict[str, list[str]] = {}
+    for i, (name, nth) in enumerate(points):
+        setup = start.clone(work / f"p{i}")
+        crash_then_recover(setup, name, nth)
+        diff = differences(setup.dump(), reference)
+        if diff:
+            failures[f"{name}@{nth}"] = diff
+        shutil.rmtree(setup.root)
+    return failures
