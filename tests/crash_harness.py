@@ -5,7 +5,12 @@ Every job that `build_defs` knows and whose name is in JOBS takes part; a job ad
 `faults.point(...)` at its write points.
 """
 
+import multiprocessing
+import multiprocessing.context
+import os
 import shutil
+import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,3 +105,37 @@ def converges(start: Setup, work: Path, points: list[tuple[str, int]], reference
             failures[f"{name}@{nth}"] = diff
         shutil.rmtree(setup.root)
     return failures
+
+
+def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "") -> None:
+    """The body of a child process that runs the jobs (optionally with $MNEMO_FAULT set)."""
+    if fault:
+        os.environ[faults.FAULT_ENV] = fault
+    Setup(Path(root), sources).run()
+
+
+def child_context() -> multiprocessing.context.BaseContext:
+    """Fresh processes forked from a server that has already imported Dagster and the stores."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["tests.crash_harness"])
+    return context
+
+
+def warm_up() -> None:
+    """Start the fork server (it imports everything once), so child run times are comparable."""
+    child = child_context().Process(target=time.sleep, args=(0,))
+    child.start()
+    child.join()
+
+
+def kill_at(setup: Setup, delay: float, fault: str = "") -> tuple[bool, float]:
+    """Start the jobs in a child process and SIGKILL it after `delay` s; (was it killed, run time)."""
+    child = child_context().Process(target=run_in_child, args=(str(setup.root), setup.sources, fault))
+    start = time.monotonic()
+    child.start()
+    child.join(delay)
+    killed = child.is_alive()
+    if killed:
+        os.kill(child.pid, signal.SIGKILL)
+    child.join()
+    return killed or child.exitcode == -signal.SIGKILL, time.monotonic() - start
