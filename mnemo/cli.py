@@ -110,5 +110,9 @@ def extraction(
 
 register_sleep_commands(app)
 
+from mnemo.commands_backup import register as register_backup_commands  # noqa: E402
+
+register_backup_commands(app)
+
 if __name__ == "__main__":
     app()

@@ -8,6 +8,7 @@ process ends, however it ends: a killed run never leaves a lock that blocks the 
 import fcntl
 import functools
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from mnemo.errors import StoreLocked
 WRITER_WAIT_SECONDS = 600.0
 P = ParamSpec("P")
 R = TypeVar("R")
+_held = threading.local()
 
 
 def lock_path(root: Path) -> Path:
@@ -28,8 +30,16 @@ def lock_path(root: Path) -> Path:
 
 @contextmanager
 def namespace_lock(root: Path, exclusive: bool = False, wait_seconds: float = WRITER_WAIT_SECONDS) -> Iterator[None]:
-    """Hold the namespace's lock (shared for writers, exclusive for whole-namespace work)."""
-    path = lock_path(Path(root))
+    """Hold the namespace's lock (shared for writers, exclusive for whole-namespace work).
+
+    A thread that holds it exclusively (an import rebuilding the stores) passes its own
+    writers through.
+    """
+    path = lock_path(Path(root)).resolve()
+    exclusive_here: set[Path] = _held.__dict__.setdefault("exclusive", set())
+    if path in exclusive_here:
+        yield
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -44,8 +54,12 @@ def namespace_lock(root: Path, exclusive: bool = False, wait_seconds: float = WR
                     holder = "a backup, restore or import" if not exclusive else "a running writer"
                     raise StoreLocked(f"namespace {Path(root).name!r} is busy with {holder} (waited {wait_seconds:g} s)") from None
                 time.sleep(0.05)
+        if exclusive:
+            exclusive_here.add(path)
         yield
     finally:
+        if exclusive:
+            exclusive_here.discard(path)
         os.close(fd)
 
 

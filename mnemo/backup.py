@@ -1,0 +1,150 @@
+"""Backup and restore of a whole namespace: graph, vectors, manifest, documents, logs.
+
+A backup is a tar archive of the namespace folder taken while holding the namespace lock
+exclusively, so no writing step runs during the copy (it waits for them, or fails with
+StoreLocked after `wait_seconds`). `backup.json` inside lists every file with its size
+and SHA-256; restore checks each one before anything is replaced, unpacks into a
+temporary folder beside the namespace and swaps it in with a rename.
+"""
+
+import datetime as dt
+import hashlib
+import io
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemo.config import validate_namespace
+from mnemo.errors import MnemoError
+from mnemo.locks import namespace_lock
+
+FORMAT = "mnemo-backup"
+VERSION = 1
+INDEX = "backup.json"
+
+
+class BackupError(MnemoError):
+    """A backup cannot be taken or restored (missing, damaged, or in the way of existing data)."""
+
+
+@dataclass(frozen=True)
+class BackupInfo:
+    path: Path
+    namespace: str
+    files: int
+    bytes: int
+    seconds: float
+
+
+def _kept(path: Path) -> bool:
+    """Leftover temporary files of an interrupted write are not part of the memory."""
+    return not path.name.endswith(".tmp")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def archive_path(dest: Path, namespace: str) -> Path:
+    """DEST itself, or `<DEST>/<namespace>-<UTC time>.tar` when DEST is a folder."""
+    if dest.is_dir():
+        return dest / f"{namespace}-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}.tar"
+    return dest
+
+
+def backup_namespace(data_dir: Path, namespace: str, dest: Path, wait_seconds: float = 60.0) -> BackupInfo:
+    """Write a consistent archive of the namespace to DEST (a .tar, .tar.gz or a folder)."""
+    root = Path(data_dir) / validate_namespace(namespace)
+    if not root.is_dir():
+        raise BackupError(f"namespace {namespace!r} has no data in {data_dir} (nothing to back up)")
+    target = archive_path(Path(dest), namespace)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with namespace_lock(root, exclusive=True, wait_seconds=wait_seconds):
+        members = sorted(p for p in root.rglob("*") if p.is_file() and _kept(p))
+        index = {
+            "format": FORMAT, "version": VERSION, "namespace": namespace,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "files": {p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": _sha256(p)} for p in members},
+        }
+        _write_tar(target, root, members, index)
+    size = sum(f["bytes"] for f in index["files"].values())
+    return BackupInfo(target, namespace, len(members), size, time.perf_counter() - started)
+
+
+def _write_tar(target: Path, root: Path, members: list[Path], index: dict[str, object]) -> None:
+    mode = "w:gz" if target.name.endswith((".tar.gz", ".tgz")) else "w"
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        with tarfile.open(tmp, mode) as tar:
+            data = json.dumps(index, indent=1, sort_keys=True).encode()
+            info = tarfile.TarInfo(INDEX)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+            for path in members:
+                tar.add(path, arcname="data/" + path.relative_to(root).as_posix(), recursive=False)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def read_index(archive: Path) -> dict[str, object]:
+    """The archive's backup.json, checked to be a mnemo backup this version understands."""
+    try:
+        with tarfile.open(archive) as tar:
+            member = tar.extractfile(INDEX)
+            index = json.load(member) if member else None
+    except (OSError, tarfile.TarError, KeyError, ValueError) as exc:
+        raise BackupError(f"{archive}: not a readable mnemo backup ({exc})") from None
+    if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("version") != VERSION:
+        raise BackupError(f"{archive}: not a mnemo backup of version {VERSION}")
+    validate_namespace(str(index.get("namespace")))
+    return index
+
+
+def _unpack(archive: Path, index: dict[str, object], folder: Path) -> None:
+    """Extract the data files into `folder`, refusing anything unlisted or damaged."""
+    listed: dict[str, dict[str, object]] = index["files"]  # type: ignore[assignment]
+    with tarfile.open(archive) as tar:
+        names = {m.name.removeprefix("data/") for m in tar.getmembers() if m.name.startswith("data/")}
+        if names != set(listed):
+            raise BackupError(f"{archive}: its files do not match its index (missing or extra: {sorted(names ^ set(listed))[:5]})")
+        tar.extractall(folder, members=[m for m in tar.getmembers() if m.name.startswith("data/")], filter="data")
+    for rel, meta in listed.items():
+        path = folder / "data" / rel
+        if path.stat().st_size != meta["bytes"] or _sha256(path) != meta["sha256"]:
+            raise BackupError(f"{archive}: {rel} is damaged (checksum mismatch); nothing was restored")
+
+
+def restore_namespace(archive: Path, data_dir: Path, force: bool = False, wait_seconds: float = 60.0) -> BackupInfo:
+    """Bring a namespace back from a backup; an existing namespace is replaced only with force."""
+    archive = Path(archive)
+    index = read_index(archive)
+    namespace = str(index["namespace"])
+    root = Path(data_dir) / namespace
+    started = time.perf_counter()
+    root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=root.parent, prefix=f".{namespace}.restore."))
+    try:
+        _unpack(archive, index, staging)
+        with namespace_lock(root, exclusive=True, wait_seconds=wait_seconds):
+            if root.exists() and any(root.iterdir()) and not force:
+                raise BackupError(f"namespace {namespace!r} already has data in {data_dir}; pass --force to replace it")
+            if root.exists():
+                os.replace(root, staging / "replaced")
+            os.replace(staging / "data", root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    listed: dict[str, dict[str, int]] = index["files"]  # type: ignore[assignment]
+    return BackupInfo(archive, namespace, len(listed), sum(f["bytes"] for f in listed.values()), time.perf_counter() - started)

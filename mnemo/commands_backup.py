@@ -1,0 +1,95 @@
+"""`mnemo backup`, `restore`, `export` and `import`: moving a namespace's memory safely."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from mnemo.backup import backup_namespace, restore_namespace
+from mnemo.config import load_config
+from mnemo.errors import MnemoError
+from mnemo.export import export_namespace, import_namespace
+from ontology import load_ontology
+
+console = Console()
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+WaitOption = Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for running writers before giving up.")]
+ForceOption = Annotated[bool, typer.Option("--force", help="Replace the namespace if it already holds data.")]
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=2)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def backup(
+    namespace: Annotated[str, typer.Argument(help="The namespace to back up.")],
+    dest: Annotated[Path, typer.Argument(help="Archive to write (.tar or .tar.gz), or a folder to put it in.")],
+    wait: WaitOption = 60.0,
+    config: ConfigOption = None,
+) -> None:
+    """Write a consistent archive of a namespace: graph, vectors, manifest, documents, logs."""
+    try:
+        info = backup_namespace(load_config(config).data_dir, namespace, dest, wait_seconds=wait)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"backed up {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}")
+
+
+def restore(
+    archive: Annotated[Path, typer.Argument(help="An archive written by `mnemo backup`.")],
+    force: ForceOption = False,
+    wait: WaitOption = 60.0,
+    config: ConfigOption = None,
+) -> None:
+    """Bring a namespace back from a backup archive (checksums are verified first)."""
+    try:
+        info = restore_namespace(archive, load_config(config).data_dir, force=force, wait_seconds=wait)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"restored {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s")
+
+
+def export(
+    namespace: Annotated[str, typer.Argument(help="The namespace to export.")],
+    dest: Annotated[Path, typer.Argument(help="A new (or empty) folder for the Parquet files.")],
+    wait: WaitOption = 60.0,
+    config: ConfigOption = None,
+) -> None:
+    """Write a namespace as portable Parquet files (graph nodes and edges, vectors, state)."""
+    try:
+        info = export_namespace(load_config(config).data_dir, namespace, load_ontology(), dest, wait_seconds=wait)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    rows = ", ".join(f"{k} {v}" for k, v in info.rows.items() if v)
+    console.print(f"exported {info.namespace!r}: {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}\n{rows}")
+
+
+def import_(
+    folder: Annotated[Path, typer.Argument(help="A folder written by `mnemo export`.")],
+    force: ForceOption = False,
+    wait: WaitOption = 60.0,
+    config: ConfigOption = None,
+) -> None:
+    """Rebuild a namespace's graph and vector stores from an export folder."""
+    try:
+        info = import_namespace(folder, load_config(config).data_dir, load_ontology(), force=force, wait_seconds=wait)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the four commands to the `mnemo` app."""
+    for command in (backup, restore, export):
+        app.command()(command)
+    app.command(name="import")(import_)

@@ -1,0 +1,179 @@
+"""Export a namespace to a portable folder of Parquet files, and import it back.
+
+The format (version 1), documented in README.md:
+
+    export.json            format, version, namespace, time, row counts, vector dimensions
+    graph/<Table>.parquet  every node table of the graph (Note, Chunk, Entity, Alias, Day, ...)
+                           with all its columns; `h` is the row's content hash
+    graph/edges.parquet    every edge: table, from_table, to_table, src, dst, id, doc_id,
+                           role, props (JSON), span_start, span_end, surface, method,
+                           extractor, prompt_version, valid_from, valid_to, observed_at, h, run_id
+    vectors/<table>.parquet  every LanceDB table with all its columns, `vector` included
+    state/...              the pipeline's own files (documents, manifest, chunks, facts,
+                           problems), so that an incremental ingest goes on after an import
+
+Nothing in it depends on Kùzu or LanceDB: another graph engine (LadybugDB, Neo4j) loads
+graph/ directly. Import rebuilds both stores from it, with the same ids and hashes.
+"""
+
+import datetime as dt
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import polars as pl
+import pyarrow.parquet as pq
+
+from mnemo.canonical import vector_tables
+from mnemo.config import validate_namespace
+from mnemo.errors import MnemoError
+from mnemo.extract.facts import GraphFacts
+from mnemo.locks import namespace_lock
+from mnemo.stores.files import NamespaceFiles, write_parquet
+from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+from ontology import Ontology
+
+FORMAT = "mnemo-export"
+VERSION = 1
+INDEX = "export.json"
+IMPORT_RUN_ID = "import"
+
+
+class ExportError(MnemoError):
+    """An export cannot be written or read back."""
+
+
+@dataclass(frozen=True)
+class ExportInfo:
+    path: Path
+    namespace: str
+    rows: dict[str, int]
+    bytes: int
+    seconds: float
+
+
+def _edge_schema() -> dict[str, Any]:
+    ends = {"table": pl.String, "from_table": pl.String, "to_table": pl.String, "src": pl.String, "dst": pl.String}
+    return ends | {c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_PROPS}
+
+
+def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
+    frames: dict[str, pl.DataFrame] = {}
+    for table, columns in NODE_SCHEMAS.items():
+        rows = graph.query(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS {c}" for c in columns), wait_seconds=30)
+        frames[table] = pl.DataFrame(rows, schema={c: _polars_type(t) for c, t in columns.items()})
+    edges = []
+    for table, pairs in graph.edge_tables.items():
+        for a, b in pairs:
+            props = ", ".join(f"r.{c} AS {c}" for c in EDGE_PROPS)
+            cypher = f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id AS src, y.id AS dst, {props}"
+            edges.extend({"table": table, "from_table": a, "to_table": b, **row} for row in graph.query(cypher, wait_seconds=30))
+    frames["edges"] = pl.DataFrame(edges, schema=_edge_schema())
+    return frames
+
+
+def _state_files(root: Path) -> list[Path]:
+    """The pipeline's own files: everything but the two stores and leftovers of interrupted writes."""
+    return [
+        p for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".tmp") and not p.relative_to(root).parts[0].startswith(("graph.kuzu", "lance"))
+    ]
+
+
+def export_namespace(data_dir: Path, namespace: str, ontology: Ontology, dest: Path, wait_seconds: float = 60.0) -> ExportInfo:
+    """Write the namespace's graph, vectors and pipeline state to the folder DEST."""
+    files = NamespaceFiles(data_dir, namespace)
+    if not files.graph_path.exists():
+        raise ExportError(f"namespace {namespace!r} has no graph in {data_dir} (run the ingest job first)")
+    dest = Path(dest)
+    if dest.exists() and any(dest.iterdir()):
+        raise ExportError(f"{dest} is not empty; export into a new folder")
+    started = time.perf_counter()
+    rows: dict[str, int] = {}
+    dims: dict[str, int | None] = {}
+    with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
+        for name, frame in _graph_frames(GraphStore(files.graph_path, ontology)).items():
+            write_parquet(frame, dest / "graph" / f"{name}.parquet")
+            rows[f"graph/{name}"] = frame.height
+        vectors = VectorStore(files.vectors_path)
+        (dest / "vectors").mkdir(parents=True, exist_ok=True)
+        for name in vector_tables(vectors):
+            data = vectors.table(name).to_arrow()
+            pq.write_table(data, dest / "vectors" / f"{name}.parquet")
+            rows[f"vectors/{name}"], dims[name] = data.num_rows, vectors.dimension(name)
+        for path in _state_files(files.root):
+            target = dest / "state" / path.relative_to(files.root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    index = {"format": FORMAT, "version": VERSION, "namespace": namespace, "rows": rows, "dimensions": dims,
+             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    (dest / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True), encoding="utf-8")
+    size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
+    return ExportInfo(dest, namespace, rows, size, time.perf_counter() - started)
+
+
+def read_index(folder: Path) -> dict[str, Any]:
+    """The export's export.json, checked to be a mnemo export this version understands."""
+    try:
+        index = json.loads((Path(folder) / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ExportError(f"{folder}: not a readable mnemo export ({exc})") from None
+    if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("version") != VERSION:
+        raise ExportError(f"{folder}: not a mnemo export of version {VERSION}")
+    validate_namespace(str(index.get("namespace")))
+    return index
+
+
+def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
+    facts = GraphFacts()
+    for path in sorted((folder / "graph").glob("*.parquet")):
+        table = path.stem
+        if table == "edges":
+            continue
+        if table not in NODE_SCHEMAS:
+            raise ExportError(f"{path}: node table {table!r} is unknown to this version of mnemo")
+        facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
+    known = set(graph._edge_keys())
+    for row in pl.read_parquet(folder / "graph" / "edges.parquet").to_dicts():
+        key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
+        if key not in known:
+            raise ExportError(f"{folder}: edge table {key[0]} ({key[1]} -> {key[2]}) is not in this ontology")
+        row.pop("run_id", None)
+        facts.add_edge(*key, row)
+    return facts
+
+
+def _load_vectors(folder: Path, store: VectorStore) -> None:
+    db = lancedb.connect(str(store.path))
+    for path in sorted((folder / "vectors").glob("*.parquet")):
+        table = db.create_table(path.stem, data=pq.read_table(path), mode="overwrite")
+        if TEXT_COLUMN in table.schema.names:
+            table.create_fts_index(TEXT_COLUMN, replace=True)
+
+
+def import_namespace(
+    folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0
+) -> ExportInfo:
+    """Rebuild a namespace's stores and state from an export folder (replacing it only with force)."""
+    folder = Path(folder)
+    index = read_index(folder)
+    files = NamespaceFiles(data_dir, str(index["namespace"]))
+    started = time.perf_counter()
+    with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
+        if files.root.exists() and any(files.root.iterdir()):
+            if not force:
+                raise ExportError(f"namespace {files.namespace!r} already has data in {data_dir}; pass --force to replace it")
+            shutil.rmtree(files.root)
+        if (folder / "state").is_dir():
+            shutil.copytree(folder / "state", files.root)
+        graph = GraphStore(files.graph_path, ontology)
+        graph.apply(_read_facts(folder, graph), run_id=IMPORT_RUN_ID)
+        files.vectors_path.mkdir(parents=True, exist_ok=True)
+        _load_vectors(folder, VectorStore(files.vectors_path))
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    return ExportInfo(folder, files.namespace, dict(index["rows"]), size, time.perf_counter() - started)
