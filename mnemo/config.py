@@ -14,7 +14,7 @@ from mnemo.sleep.settings import SleepConfig
 
 CONFIG_ENV = "MNEMO_CONFIG"
 DEFAULT_CONFIG = "mnemo.yaml"
-NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: `$` would admit a trailing newline
 SOURCE_KINDS = ("obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox")
 
 
