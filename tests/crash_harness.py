@@ -111,7 +111,8 @@ def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "") -> N
     """The body of a child process that runs the jobs (optionally with $MNEMO_FAULT set)."""
     if fault:
         os.environ[faults.FAULT_ENV] = fault
-    Setup(Path(root), sources).run()
+    if not Setup(Path(root), sources).run():
+        raise SystemExit(1)
 
 
 def child_context() -> multiprocessing.context.BaseContext:

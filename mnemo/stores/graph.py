@@ -85,8 +85,9 @@ STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 _EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
 EDGE_PROPS = [c for c in EDGE_COLUMNS if c not in ("src", "dst")] + ["run_id"]
-_LOCK_HINTS = ("lock", "Lock")
+_LOCK_HINTS = ("lock", "Lock", "shadow pages")  # shadow pages: a write is in progress (or was cut off)
 BATCH = 5000
+WRITE_WAIT_SECONDS = 120.0  # a writer waits for readers (recall) that hold the database briefly
 
 
 @dataclass
@@ -169,7 +170,7 @@ class GraphStore:
     def apply(self, facts: GraphFacts, run_id: str = "") -> ApplyStats:
         """Make the graph equal to `facts`, touching only what differs."""
         stats = ApplyStats()
-        with self.connect() as conn:
+        with self.connect(wait_seconds=WRITE_WAIT_SECONDS) as conn:
             current_edges = {key: _pairs(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) RETURN r.id, r.h") for key in self._edge_keys()}
             for key, current in current_edges.items():
                 desired = facts.edges.get(key, {})
