@@ -47,11 +47,13 @@ def injected(work: Path, vault: Path, limit: int | None) -> tuple[int, int]:
             start = empty
         points = trace(reference)[:limit]
         began = time.perf_counter()
-        failures = converges(start, work / f"runs-{scenario}", points, reference.dump())
+        outcome = converges(start, work / f"runs-{scenario}", points, reference.dump())
+        failures = outcome.differ
         total, failed = total + len(points), failed + len(failures)
         kinds = sorted({name.split(":")[0] for name, _ in points})
         print(f"{scenario} ingest: {len(points)} write points ({len(kinds)} kinds: {', '.join(kinds)}), "
-              f"{len(points) - len(failures)} converged, {len(failures)} differ; {time.perf_counter() - began:.0f} s")
+              f"{len(points) - len(failures)} converged, {len(failures)} differ "
+              f"({outcome.undone} crashes had left the stores incomplete); {time.perf_counter() - began:.0f} s")
         for point, parts in failures.items():
             print(f"  DIFFERS after a crash at {point}: {parts}")
     return total, failed

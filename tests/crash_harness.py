@@ -85,26 +85,38 @@ def trace(setup: Setup) -> list[tuple[str, int]]:
     return faults.occurrences(names)
 
 
-def crash_then_recover(setup: Setup, name: str, nth: int) -> None:
-    """Fail the run at the nth pass of `name`, then run again normally."""
+def crash_then_recover(setup: Setup, name: str, nth: int, reference: dict[str, Any]) -> list[str]:
+    """Fail the run at the nth pass of `name`, then run again normally.
+
+    Returns the parts of the dump that the crash had left different from the reference
+    (so a test can see that the crash really left work undone).
+    """
     with faults.armed(name, nth) as arm:
         finished = setup.run()
     assert arm.seen >= nth, f"write point {name}@{nth} was never reached"
     assert not finished, f"the run went on after the fault at {name}@{nth}"
+    undone = differences(setup.dump(), reference)
     assert setup.run(), f"the re-run after a fault at {name}@{nth} failed"
+    return undone
 
 
-def converges(start: Setup, work: Path, points: list[tuple[str, int]], reference: dict[str, Any]) -> dict[str, list[str]]:
-    """For each point: clone the start state, crash there, recover; map point -> differing parts."""
-    failures: dict[str, list[str]] = {}
+@dataclass
+class Outcome:
+    differ: dict[str, list[str]] = field(default_factory=dict)  # point -> parts still different after the re-run
+    undone: int = 0  # crashes that had left the stores different from the reference before the re-run
+
+
+def converges(start: Setup, work: Path, points: list[tuple[str, int]], reference: dict[str, Any]) -> Outcome:
+    """For each point: clone the start state, crash there, recover, compare with the reference."""
+    outcome = Outcome()
     for i, (name, nth) in enumerate(points):
         setup = start.clone(work / f"p{i}")
-        crash_then_recover(setup, name, nth)
+        outcome.undone += bool(crash_then_recover(setup, name, nth, reference))
         diff = differences(setup.dump(), reference)
         if diff:
-            failures[f"{name}@{nth}"] = diff
+            outcome.differ[f"{name}@{nth}"] = diff
         shutil.rmtree(setup.root)
-    return failures
+    return outcome
 
 
 def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "") -> None:

@@ -45,7 +45,7 @@ def chunk_ids(ws: Workspace, ns: str) -> set[str]:
     return {c.id for c in ws.files(ns).read_chunks()}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), ns=st.sampled_from(["a", "b"]), k=st.integers(1, 20))
 def test_random_recalls_and_lookups_stay_in_their_namespace(tenants: Workspace, words: list[str], ns: str, k: int) -> None:
     other = "b" if ns == "a" else "a"

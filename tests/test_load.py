@@ -21,7 +21,7 @@ def test_recall_callers_never_fail_while_an_ingest_writes(tmp_path: Path) -> Non
     shutil.copytree(EXAMPLE_VAULT / "People", vault / "People", dirs_exist_ok=True)  # 9 new notes to ingest
     warm_up()
     stop = threading.Event()
-    calls = [Calls() for _ in range(2)]
+    calls = [Calls()]
     threads = [threading.Thread(target=call_until, args=(str(setup.data_dir), "test", stop, 5, c)) for c in calls]
     procs = start_processes(setup.data_dir, "test", tmp_path, count=1, min_calls=5)
     for thread in threads:

@@ -1,21 +1,24 @@
 """A real process running the ingest job is SIGKILLed at random moments; the re-run converges.
 
-Each seed draws a moment within the time an uninterrupted child run takes. After the kill,
-no lock is left behind (the namespace lock and Kùzu's open at once), and a normal re-run
-gives the canonical dump of the uninterrupted run. benchmarks/crash_points.py runs more seeds.
+Each seed draws a moment in the first 1.5 s of a child run (which takes about 4 s), and one
+more child kills itself inside the Kùzu reconciliation. After each kill no lock is left
+behind (the namespace lock and Kùzu's open at once; a reader gets data or StoreLocked,
+never a crash), and a normal re-run gives the canonical dump of an uninterrupted run.
+benchmarks/crash_points.py runs more seeds over a whole run of a whole vault.
 """
 
 import random
 from pathlib import Path
 
 from mnemo.canonical import differences
+from mnemo.errors import StoreLocked
 from mnemo.locks import namespace_lock
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
 from tests.crash_harness import Setup, kill_at, warm_up
 from tests.test_crash_consistency import small_vault
 
-SEEDS = (1, 2, 3)
+SEEDS = (1, 2)
 
 
 def assert_no_stale_lock(setup: Setup) -> None:
@@ -24,36 +27,25 @@ def assert_no_stale_lock(setup: Setup) -> None:
         pass
     graph = GraphStore(root / "graph.kuzu", load_ontology())
     if graph.path.exists():
+        try:
+            graph.query("MATCH (n:Note) RETURN count(n) AS n", wait_seconds=0)
+        except StoreLocked:
+            pass  # a cut-off write is replayed by the next writer; until then readers degrade
         with graph.connect(wait_seconds=0):
             pass
 
 
-def test_sigkill_at_random_moments_then_rerun_converges(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_and_inside_a_graph_write_then_rerun_converges(tmp_path: Path) -> None:
     sources = [{"kind": "obsidian", "path": str(small_vault(tmp_path / "vault"))}]
-    reference = Setup(tmp_path / "ref", sources)
-    warm_up()
-    killed, duration = kill_at(reference, delay=120)
-    assert not killed, "the uninterrupted child run did not finish"
-    expected = reference.dump()
-    kills = 0
-    for seed in SEEDS:
-        setup = Setup(tmp_path / f"seed{seed}", sources)
-        killed, _ = kill_at(setup, delay=random.Random(seed).uniform(0.05, 0.9) * duration)
-        kills += killed
-        assert_no_stale_lock(setup)
-        assert setup.run(), f"the re-run after the kill of seed {seed} failed"
-        assert differences(setup.dump(), expected) == [], f"seed {seed}"
-    assert kills == len(SEEDS)
-
-
-def test_sigkill_inside_a_graph_write_then_rerun_converges(tmp_path: Path) -> None:
-    """The child kills itself at a write point in the middle of the Kùzu reconciliation."""
-    sources = [{"kind": "obsidian", "path": str(small_vault(tmp_path / "vault"))}]
-    setup = Setup(tmp_path / "killed", sources)
-    killed, _ = kill_at(setup, delay=120, fault="graph.copy_edges:MENTIONS@1:kill")
-    assert killed
-    assert_no_stale_lock(setup)
-    assert setup.run()
     reference = Setup(tmp_path / "ref", sources)
     assert reference.run()
-    assert differences(setup.dump(), reference.dump()) == []
+    expected = reference.dump()
+    warm_up()
+    plans = [(random.Random(seed).uniform(0.1, 1.5), "") for seed in SEEDS] + [(120.0, "graph.copy_edges:MENTIONS@1:kill")]
+    for i, (delay, fault) in enumerate(plans):
+        setup = Setup(tmp_path / f"kill{i}", sources)
+        killed, _ = kill_at(setup, delay, fault)
+        assert killed, f"the child finished before the kill at {delay:.2f} s"
+        assert_no_stale_lock(setup)
+        assert setup.run(), f"the re-run after kill {i} failed"
+        assert differences(setup.dump(), expected) == [], f"kill {i} ({delay:.2f} s, {fault or 'random moment'})"
