@@ -4,6 +4,7 @@ Fuzzing uses Hypothesis with a fixed example budget per parser (FUZZ_EXAMPLES, r
 setting MNEMO_FUZZ_EXAMPLES for a long run) and a per-example deadline, so a hang fails.
 """
 
+import json
 import os
 import time
 import tracemalloc
@@ -29,7 +30,20 @@ MARKUP = st.sampled_from([
     '{"role": "user", "content": "hi"}', '[{"mapping": {}}]', "null", "1e999", "-", "|", "^block", "$$",
 ])
 TEXTS = st.lists(st.one_of(MARKUP, st.text(max_size=20)), max_size=40).map("".join)
-RAW = st.one_of(st.binary(max_size=2000), TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")))
+# Chat exports are JSON: random documents built from the keys their readers look for.
+KEYS = st.sampled_from([
+    "mapping", "message", "content", "parts", "author", "role", "create_time", "update_time", "title", "children", "parent",
+    "id", "uuid", "name", "chat_messages", "sender", "text", "created_at", "conversation_id", "timestamp", "speaker", "turns",
+])
+LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=30))
+JSON = st.recursive(LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=5)), max_leaves=40)
+JSON_LINES = st.lists(JSON, max_size=5).map(lambda rows: "\n".join(json.dumps(r) for r in rows))
+RAW = st.one_of(
+    st.binary(max_size=2000),
+    TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")),
+    JSON.map(lambda v: json.dumps(v).encode()),
+    JSON_LINES.map(str.encode),
+)
 
 
 def parse(kind: str, data: bytes, rel: str = "fuzz/note.md") -> list[object]:
