@@ -24,7 +24,10 @@ from mnemo.canonical import canonical_dump, differences
 from ontology import load_ontology
 from resources import default_resources
 
-JOBS = ("ingest_job", "sleep_job", "consolidation_job")
+# The jobs a crash test runs, in order. sleep_mode_job has write points (`sleep:<file>`, graph
+# apply) but is not in the list yet: its outputs carry run times, so its dumps need a clock
+# fixed by the test before two runs can be compared.
+JOBS = ("ingest_job",)
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from mnemo import faults
 from mnemo.extract.facts import GraphFacts, row_hash
 
 
@@ -22,6 +23,7 @@ def write_json(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(data, handle, ensure_ascii=False, sort_keys=True, indent=0)
+    faults.point(f"sleep:{path.name}")
     os.replace(tmp, path)
 
 
