@@ -1,7 +1,5 @@
 """The `mnemo` command."""
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -12,10 +10,10 @@ from rich.table import Table
 from mnemo.commands_extraction import extraction_state, print_extraction_state
 from mnemo.commands_sleep import register as register_sleep_commands
 from mnemo.commands_writeback import writeback
+from mnemo import commands_memory
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.recall import recall_chunks
-from mnemo.stores.embedders import build_embedder
+from mnemo.memories import pending_memories
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
@@ -24,6 +22,9 @@ from ontology import load_ontology
 app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True)
 console = Console()
 app.command()(writeback)
+for _command in (commands_memory.recall, commands_memory.remember, commands_memory.forget, commands_memory.entity):
+    app.command()(_command)
+app.add_typer(commands_memory.eval_app, name="eval")
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 
@@ -31,39 +32,6 @@ NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose m
 def _fail(message: str) -> None:
     Console(stderr=True).print(f"[bold red]error:[/] {message}")
     raise typer.Exit(code=2)
-
-
-@app.command()
-def recall(
-    query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
-    namespace: NamespaceOption = "example",
-    k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many passages to return.")] = 5,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
-    config: ConfigOption = None,
-) -> None:
-    """Find the passages of your notes that best answer QUERY."""
-    try:
-        settings = load_config(config)
-        files = NamespaceFiles(settings.data_dir, namespace)
-        items = recall_chunks(VectorStore(files.vectors_path), build_embedder(settings.embedder), query, k)
-    except (MnemoError, ValueError) as exc:
-        _fail(str(exc))
-        return
-    if as_json:
-        json.dump({"query": query, "namespace": namespace, "items": [i.to_dict() for i in items]}, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
-        return
-    if not items:
-        console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r} (has it been ingested?).")
-        return
-    table = Table(title=f"recall: {query}", show_lines=True)
-    table.add_column("score", justify="right")
-    table.add_column("note")
-    table.add_column("passage")
-    for item in items:
-        where = item.path + (f" › {item.heading}" if item.heading else "")
-        table.add_row(f"{item.score:.3f}", where, item.text[:300])
-    console.print(table)
 
 
 @app.command()
@@ -79,13 +47,14 @@ def status(
         vectors = VectorStore(files.vectors_path)
         chunks, entities = vectors.count("chunks"), vectors.count("entities")
         problems = files.read_problems()
+        pending = pending_memories(files.root, files.namespace, {d.id for d in files.read_documents()})
     except MnemoError as exc:
         _fail(str(exc))
         return
     table = Table(title=f"namespace {namespace}")
     table.add_column("what")
     table.add_column("count", justify="right")
-    for name, value in [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities), ("problem files", len(problems))]:
+    for name, value in [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities), ("problem files", len(problems)), ("pending memories", pending)]:
         if value:
             table.add_row(name, str(value))
     console.print(table)

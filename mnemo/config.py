@@ -15,7 +15,7 @@ from mnemo.sleep.settings import SleepConfig
 CONFIG_ENV = "MNEMO_CONFIG"
 DEFAULT_CONFIG = "mnemo.yaml"
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: `$` would admit a trailing newline
-SOURCE_KINDS = ("obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox")
+SOURCE_KINDS = ("obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox", "memories")
 
 
 def validate_namespace(name: str) -> str:
@@ -32,7 +32,7 @@ class _Strict(BaseModel):
 
 
 class SourceConfig(_Strict):
-    kind: Literal["obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox"]
+    kind: Literal["obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox", "memories"]
     path: Path
     name: str = ""
     exclude: tuple[str, ...] = ()

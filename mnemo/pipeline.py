@@ -19,16 +19,24 @@ from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.locks import writer
+from mnemo.memories import inbox_dir, inbox_source
 from mnemo.segments import block_index, chunk_segments, referenced
 from mnemo.sources.scan import ScanResult, scan_namespace
+from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+from mnemo.tombstones import Tombstones
 from ontology import Ontology
 
 
 @writer(lambda files: files.root)
 def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_key: str = "mnemo") -> ScanResult:
     """Scan the namespace's sources incrementally; write documents, manifest and problems."""
-    result = scan_namespace(files.namespace, namespace.sources, files.read_manifest(), files.read_documents(), writeback_key)
+    sources = namespace.sources
+    if inbox_dir(files.root).is_dir():
+        sources = (*sources, inbox_source(files.root))
+    result = scan_namespace(files.namespace, sources, files.read_manifest(), files.read_documents(), writeback_key)
     files.write_documents(result.documents)
     files.write_problems([{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems])
     files.write_manifest(result.manifest)
@@ -70,6 +78,7 @@ def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], Ch
         for chunk in fresh:
             chunk.metadata.update({"doc_key": key, "max_words": max_words})
             chunks.append(chunk)
+    chunks = Tombstones.load(files.root).filter_chunks(chunks)
     files.write_chunks(chunks)
     return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
 
@@ -92,6 +101,7 @@ def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespac
     """Run the structural extractor over the whole namespace and store the result."""
     speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
     facts = StructuralExtractor(ontology, files.namespace, speakers).extract(files.read_documents(), files.read_chunks())
+    facts = Tombstones.load(files.root).filter_facts(facts)
     files.write_facts(facts)
     return facts
 
@@ -136,3 +146,18 @@ def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:
             "doc_id": entity["doc_id"] or "", "embed_text": described,
         })
     return rows
+
+
+def ingest_namespace(
+    files: NamespaceFiles, namespace: NamespaceConfig, vectors: VectorStore, graph: GraphStore,
+    embedder: Embedder, ontology: Ontology, max_words: int, run_id: str = "",
+) -> dict[str, int]:
+    """Every ingest step in the order the ingest job runs them, outside Dagster (evaluations)."""
+    scan = scan_documents(files, namespace)
+    chunks, _ = build_chunks(files, max_words)
+    chunk_stats = vectors.sync("chunks", chunk_rows(chunks), embedder)
+    facts = extract_facts(files, ontology, namespace)
+    graph.apply(facts, run_id=run_id)
+    vectors.sync("entities", entity_rows(facts), embedder)
+    return {"documents": len(scan.documents), "chunks": len(chunks), "embedded": chunk_stats.embedded,
+            "problems": len(scan.problems)}

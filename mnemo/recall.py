@@ -1,10 +1,26 @@
-"""Recall: hybrid (vector + full-text, fused by reciprocal rank) search over a namespace's chunks."""
+"""Recall: hybrid search (vector + full-text, fused by reciprocal rank) over a namespace's
+chunks, hydrated from the graph (entities named in the query, their mentions and relations,
+neighbouring turns), weighted by salience, and degraded to vectors + full-text when the
+graph is locked by another process."""
 
-from dataclasses import asdict, dataclass
+import json
+import random
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
 
+import numpy as np
 from lancedb.rerankers import RRFReranker
 
+from mnemo.documents import normalize_name
+from mnemo.errors import StoreLocked
+from mnemo.recall_graph import Hydration, hydrate
+from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
+from mnemo.stores.graph import GraphStore
+from mnemo.tombstones import Tombstones
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
 
@@ -42,3 +58,321 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
         RecallItem(r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"]))
         for r in rows
     ]
+
+
+# -- the recall engine ----------------------------------------------------------------------
+
+
+Mode = Literal["eager", "deliberate"]
+_REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
+
+    pool: int = 50
+    rrf_k: int = 60
+    lexical_weight: float = 1.0
+    semantic_weight: float = 1.0
+    neighbour_weight: float = 0.0
+    episode_weight: float = 0.0
+    speaker_weight: float = 0.0
+    feedback_docs: int = 0
+    feedback_weight: float = 0.5
+    entity_weight: float = 1.0
+    salience_weight: float = 0.3
+    random_share: float = 0.1
+    token_budget: int = 1200
+    graph_wait: float = 1.0
+    deliberate_pool: int = 100
+
+
+@dataclass
+class RecalledItem:
+    """One thing recall returns, with why it was included."""
+
+    id: str
+    kind: str
+    text: str
+    score: float
+    path: str = ""
+    title: str = ""
+    heading: str = ""
+    timestamp: str = ""
+    doc_id: str = ""
+    reasons: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RecallResult:
+    """What recall answers: assembled text, the entity references behind it, and the items."""
+
+    text: str
+    grounding: list[str]
+    items: list[RecalledItem]
+    mode: str = "eager"
+    degraded: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "grounding": self.grounding, "mode": self.mode, "degraded": self.degraded,
+                "items": [i.to_dict() for i in self.items]}
+
+
+def parse_refs(values: list[str]) -> list[str]:
+    """Entity ids from inline references (`person_id:alice_chen` -> `person_alice_chen`)."""
+    ids = []
+    for value in values:
+        ids.extend(f"{kind}_{slug.lower()}" for kind, slug in _REF.findall(value))
+    return list(dict.fromkeys(ids))
+
+
+class _Pool:
+    """Candidates with fused scores and the reasons they were included."""
+
+    def __init__(self, rrf_k: int) -> None:
+        self.rrf_k = rrf_k
+        self.scores: dict[str, float] = {}
+        self.reasons: dict[str, list[str]] = {}
+        self.rows: dict[str, dict[str, Any]] = {}
+
+    def add(self, row_id: str, score: float, reason: str, row: dict[str, Any] | None = None) -> None:
+        self.scores[row_id] = self.scores.get(row_id, 0.0) + score
+        reasons = self.reasons.setdefault(row_id, [])
+        if reason not in reasons:
+            reasons.append(reason)
+        if row is not None:
+            self.rows.setdefault(row_id, row)
+
+    def ranked(self, rows: list[dict[str, Any]], weight: float, reason: str) -> None:
+        for rank, row in enumerate(rows):
+            self.add(row["id"], weight / (self.rrf_k + rank + 1), reason, row)
+
+    def best(self, n: int | None = None) -> list[str]:
+        order = sorted(self.scores, key=lambda i: (-self.scores[i], i))
+        return order if n is None else order[:n]
+
+
+class RecallEngine:
+    """Hybrid retrieval over one namespace, hydrated from its graph when the graph is free."""
+
+    def __init__(self, root: Path, vectors: VectorStore, graph: GraphStore, embedder: Embedder,
+                 settings: RecallSettings | None = None, seed: int | None = None) -> None:
+        self.root = Path(root)
+        self.vectors = vectors
+        self.graph = graph
+        self.embedder = embedder
+        self.settings = settings or RecallSettings()
+        self.random = random.Random(seed)
+        self._names_cache: tuple[int | None, list[tuple[str, str, str]]] | None = None
+
+    def recall(
+        self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
+        as_of: str | None = None, since: str | None = None, until: str | None = None,
+    ) -> RecallResult:
+        """The k most useful memories for a query and/or context entities."""
+        if not (query and query.strip()) and not context:
+            raise ValueError("recall needs a query or a context")
+        if mode not in ("eager", "deliberate"):
+            raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
+        table = self.vectors.table("chunks")
+        if table is None:
+            return RecallResult("", [], [], mode)
+        s = self.settings
+        window = TimeWindow(since, until)
+        pool = _Pool(s.rrf_k)
+        size = s.deliberate_pool if mode == "deliberate" else s.pool
+        names = self._names()
+        entities = parse_refs(context or []) + names_in(query or "", names)
+        if query and query.strip():
+            self._search(table, pool, query, size, window)
+        degraded, hydration = None, Hydration()
+        if names or entities:
+            degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
+        self._add_entity_chunks(pool, hydration, entities, context_only=not (query and query.strip()))
+        self._fill_rows(table, pool)
+        if s.speaker_weight and query:
+            self._favour_speakers(pool, query)
+        if s.episode_weight:
+            self._add_episodes(pool)
+        if s.neighbour_weight:
+            self._add_neighbours(table, pool, size)
+        self._drop_outside(pool, window)
+        self._apply_salience(pool)
+        chosen = pool.best(k)
+        items = [self._item(pool, i) for i in chosen if i in pool.rows]
+        items = self._with_random(table, items, k)
+        kinds = dict((e, kind) for e, kind, _ in names)
+        grounding = self._grounding(entities, items, hydration, kinds)
+        relations = self._relation_items(hydration) if mode == "deliberate" else []
+        return RecallResult(self._assemble(items + relations), grounding, items + relations, mode, degraded)
+
+    def _names(self) -> list[tuple[str, str, str]]:
+        """Entity names and aliases, cached until the entities table changes."""
+        table = self.vectors.table("entities")
+        version = None if table is None else table.version
+        if self._names_cache is None or self._names_cache[0] != version:
+            self._names_cache = (version, entity_names(table))
+        return self._names_cache[1]
+
+    def _search(self, table: Any, pool: _Pool, query: str, size: int, window: TimeWindow) -> None:
+        """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
+        from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
+        s = self.settings
+        vector = self.embedder.encode([query])[0]
+        lexical_rows = lexical(table, query, size, window)
+        semantic_rows = semantic(table, vector, size, window)
+        if s.feedback_docs:
+            first = _Pool(s.rrf_k)
+            first.ranked(lexical_rows, s.lexical_weight, "lexical")
+            first.ranked(semantic_rows, s.semantic_weight, "semantic")
+            top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.feedback_docs)]
+            moved = vector + s.feedback_weight * np.mean(top, axis=0)
+            semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
+        pool.ranked(lexical_rows, s.lexical_weight, "lexical")
+        pool.ranked(semantic_rows, s.semantic_weight, "semantic")
+
+    def _favour_speakers(self, pool: _Pool, query: str) -> None:
+        """Turns said by someone the query names gain (chat chunks carry their speaker)."""
+        padded = f" {normalize_name(query)} "
+        for row_id in pool.scores:
+            speaker = json.loads(pool.rows[row_id].get("metadata") or "{}").get("speaker")
+            if speaker and f" {normalize_name(speaker)} " in padded:
+                pool.scores[row_id] *= 1.0 + self.settings.speaker_weight
+                pool.reasons[row_id].append("speaker")
+
+    def _add_episodes(self, pool: _Pool) -> None:
+        """Hits from a document (an episode, a note) that has several good hits gain together."""
+        by_doc: dict[str, list[float]] = {}
+        for row_id, score in pool.scores.items():
+            by_doc.setdefault(pool.rows[row_id]["doc_id"], []).append(score)
+        doc_score = {d: sum(sorted(v, reverse=True)[:3]) for d, v in by_doc.items()}
+        for row_id in pool.scores:
+            pool.scores[row_id] += self.settings.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
+
+    def _hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None) -> tuple[str | None, Hydration]:
+        try:
+            return None, hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait)
+        except StoreLocked:
+            return "the graph is locked by another process: answered from vectors and full-text search only", Hydration()
+
+    def _add_entity_chunks(self, pool: _Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
+        """Chunks about the matched entities: with a query, hits that mention them gain; with
+        context alone, their latest mentions are the answer."""
+        weight = self.settings.entity_weight * (1.0 if context_only else 0.5)
+        for entity, chunks in hydration.entity_chunks.items():
+            factor = 1.0 if entity in entities else 0.5
+            for rank, chunk in enumerate(chunks):
+                if context_only or chunk in pool.scores:
+                    pool.add(chunk, weight * factor / (self.settings.rrf_k + rank + 1), "graph")
+
+    def _fill_rows(self, table: Any, pool: _Pool) -> None:
+        missing = [i for i in pool.scores if i not in pool.rows]
+        if missing:
+            pool.rows.update(rows_by_id(table, missing))
+        for gone in [i for i in pool.scores if i not in pool.rows]:
+            del pool.scores[gone]
+
+    def _add_neighbours(self, table: Any, pool: _Pool, size: int) -> None:
+        """Prev/next turns or passages of the best hits share part of their score."""
+        top = pool.best(size)
+        wanted: dict[str, float] = {}
+        for hit in top:
+            row = pool.rows[hit]
+            for other in (row.get("prev_id"), row.get("next_id")):
+                if other:
+                    wanted[other] = max(wanted.get(other, 0.0), pool.scores[hit])
+        for other, score in wanted.items():
+            pool.add(other, self.settings.neighbour_weight * score, "neighbour")
+        self._fill_rows(table, pool)
+
+    def _drop_outside(self, pool: _Pool, window: TimeWindow) -> None:
+        """Drop what lies outside the time window and what has been forgotten."""
+        forgotten = Tombstones.load(self.root)
+        for row_id in list(pool.scores):
+            row = pool.rows[row_id]
+            stamp = row.get("timestamp") or ""
+            if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
+                del pool.scores[row_id]
+            elif forgotten.hides(row_id, row.get("doc_id", "")):
+                del pool.scores[row_id]
+
+    def salience(self) -> dict[str, float]:
+        """Salience per chunk or entity id (0..1), as consolidation writes it; empty if none."""
+        path = self.root / "salience.json"
+        if not path.exists():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+
+    def _apply_salience(self, pool: _Pool) -> None:
+        weights = self.salience()
+        for row_id in pool.scores:
+            value = weights.get(row_id) or weights.get(pool.rows[row_id].get("doc_id", ""), 0.0)
+            if value:
+                pool.scores[row_id] *= 1.0 + self.settings.salience_weight * value
+                if value >= 0.5:
+                    pool.reasons[row_id].append("salient")
+
+    def _with_random(self, table: Any, items: list[RecalledItem], k: int) -> list[RecalledItem]:
+        """Swap the tail for a few salient memories the query did not reach (serendipity)."""
+        share = self.settings.random_share
+        weights = {i: v for i, v in self.salience().items() if v >= 0.5}
+        taken = {i.id for i in items}
+        spare = [i for i in sorted(weights) if i not in taken]
+        count = min(len(spare), int(round(k * share)))
+        if not count:
+            return items
+        rows = rows_by_id(table, self.random.sample(spare, count))
+        extra = [RecalledItem(r["id"], "chunk", r["text"], 0.0, r["path"], r["title"], r["heading"], r["timestamp"],
+                              r["doc_id"], ["random"], json.loads(r["metadata"] or "{}")) for r in rows.values()]
+        return items[: k - len(extra)] + extra
+
+    def _item(self, pool: _Pool, row_id: str) -> RecalledItem:
+        r = pool.rows[row_id]
+        return RecalledItem(row_id, "chunk", r["text"], round(pool.scores[row_id], 6), r["path"], r["title"], r["heading"],
+                            r["timestamp"], r["doc_id"], pool.reasons[row_id], json.loads(r["metadata"] or "{}"))
+
+    def _grounding(self, entities: list[str], items: list[RecalledItem], hydration: Hydration, kinds: dict[str, str]) -> list[str]:
+        refs = []
+        for item in items:
+            for entity, kind in hydration.chunk_entities.get(item.id, []):
+                refs.append(reference(entity, kind))
+        for entity in entities:
+            if entity in kinds or entity in hydration.entity_chunks:
+                refs.append(reference(entity, kinds.get(entity, entity.split("_", 1)[0])))
+        return list(dict.fromkeys(refs))
+
+    def _relation_items(self, hydration: Hydration) -> list[RecalledItem]:
+        items = []
+        for r in hydration.relations:
+            label = (r["role"] or r["rel"]).lower()
+            items.append(RecalledItem(f"{r['src']}|{label}|{r['dst']}", "relation", f"{r['src']} {label} {r['name']}",
+                                      0.0, reasons=["graph"]))
+        return items
+
+    def _assemble(self, items: list[RecalledItem]) -> str:
+        lines, used = [], 0
+        for item in items:
+            where = " › ".join(p for p in (item.title, item.heading) if p)
+            line = f"- [{item.timestamp[:10]}] {where}: {item.text}" if where else f"- {item.text}"
+            cost = int(len(line.split()) * 1.3) + 1
+            if lines and used + cost > self.settings.token_budget:
+                break
+            lines.append(line)
+            used += cost
+        return "\n".join(lines)
+
+
+def timed_recall(engine: RecallEngine, query: str, k: int, mode: Mode) -> tuple[RecallResult, float]:
+    """A recall and how long it took, in seconds."""
+    start = time.perf_counter()
+    result = engine.recall(query, k=k, mode=mode)
+    return result, time.perf_counter() - start

@@ -20,7 +20,8 @@ from mnemo.documents import Document
 from mnemo.errors import SourceError
 from mnemo.patch_frontmatter import without_block
 from mnemo.patch_logseq import without_properties
-from mnemo.sources import chatgpt, claude, inbox, jsonl, logseq, obsidian
+from mnemo import memories
+from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.ignore import is_temp_file
 
@@ -80,6 +81,14 @@ def parse_inbox(data: bytes, namespace: str, source: str, rel: str, modified: st
     return inbox.parse_file(data, namespace, source, rel, modified, others=lambda fmt: PARSERS.get(fmt, (None,))[0])
 
 
+def parse_locomo(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
+    return locomo.parse_locomo(_decode(data, rel), namespace=namespace, source=source, rel_path=rel, modified=modified)
+
+
+def parse_memories(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
+    return memories.parse_memory(_decode(data, rel), namespace=namespace, source=source, rel_path=rel, modified=modified)
+
+
 PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
     "obsidian": (parse_obsidian, obsidian.SUFFIXES),
     "logseq": (logseq.parse_file, logseq.SUFFIXES),
@@ -87,6 +96,8 @@ PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
     "claude": (claude.parse_export, claude.SUFFIXES),
     "jsonl": (jsonl.parse_file, jsonl.SUFFIXES),
     "inbox": (parse_inbox, inbox.SUFFIXES),
+    "locomo": (parse_locomo, locomo.SUFFIXES),
+    "memories": (parse_memories, memories.SUFFIXES),
 }
 # Chat exports are single large files; notes and pages keep the stricter limit.
 SIZE_LIMITS = {"chatgpt": MAX_EXPORT_BYTES, "claude": MAX_EXPORT_BYTES, "jsonl": MAX_EXPORT_BYTES, "inbox": MAX_EXPORT_BYTES}

@@ -1,0 +1,145 @@
+"""MemoryClient: how an assistant uses mnemo — remember, recall, forget, get_entity.
+
+    client = MemoryClient(namespace="sam")
+    client.remember("Had lunch with person_id:alice_chen at Café Lusitano")
+    client.recall("Who did I have lunch with?").text
+
+Every call is scoped to one namespace; a namespace needs no setup (the first `remember`
+creates its folder). Remembered text is written durably to the namespace's inbox at once
+and becomes recallable when the ingest job has processed it (the inbox sensor starts it).
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mnemo.config import MnemoConfig, load_config, validate_namespace
+from mnemo.errors import MnemoError
+from mnemo.forget import ForgetReport, apply_forget, page_docs
+from mnemo.memories import Memory, inbox_dir, memory_doc_id, parse_ref, read_memory, write_memory
+from mnemo.recall import Mode, RecallEngine, RecallResult, RecallSettings
+from mnemo.stores.embedders import Embedder, build_embedder
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore, sql_quote
+from ontology import Ontology, load_ontology
+
+ENTITY_WAIT = 5.0
+
+
+class MemoryClient:
+    """One namespace's memory: remember, recall, forget and look up entities."""
+
+    def __init__(self, namespace: str, config: MnemoConfig | str | Path | None = None, *,
+                 embedder: Embedder | None = None, ontology: Ontology | None = None,
+                 settings: RecallSettings | None = None) -> None:
+        self.namespace = validate_namespace(namespace)
+        self.config = config if isinstance(config, MnemoConfig) else load_config(config)
+        self.files = NamespaceFiles(self.config.data_dir, self.namespace)
+        self.ontology = ontology or load_ontology()
+        self.embedder = embedder or build_embedder(self.config.embedder)
+        self.vectors = VectorStore(self.files.vectors_path)
+        self.graph = GraphStore(self.files.graph_path, self.ontology)
+        self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings)
+
+    # -- remember -----------------------------------------------------------------------
+
+    def remember(self, text: str, entities: list[Any] | None = None) -> Memory:
+        """Write a memory to the inbox; it is `processing` until ingest has made it recallable."""
+        return write_memory(self.files.root, self.namespace, text, entities)
+
+    def memory(self, memory_id: str) -> Memory:
+        """A remembered memory with its current status (`processing` or `ready`)."""
+        path = inbox_dir(self.files.root) / f"{memory_id}.json"
+        if "/" in memory_id or not path.exists():
+            raise MnemoError(f"no memory {memory_id!r} in namespace {self.namespace!r}")
+        memory = read_memory(path)
+        table = self.vectors.table("chunks")
+        doc = memory_doc_id(self.namespace, memory.id)
+        if table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
+            memory.status = "ready"
+        return memory
+
+    # -- recall -------------------------------------------------------------------------
+
+    def recall(self, query: str | None = None, context: list[str] | None = None, *, k: int = 10,
+               mode: Mode = "eager", as_of: str | None = None, since: str | None = None,
+               until: str | None = None) -> RecallResult:
+        """What memory holds about the query and/or the context entities (see RecallEngine)."""
+        return self.engine.recall(query, context, k=k, mode=mode, as_of=as_of, since=since, until=until)
+
+    # -- forget -------------------------------------------------------------------------
+
+    def forget(self, memory: str | None = None, entity: str | None = None, *, properties: list[str] | None = None,
+               relations: list[str] | None = None, query: str | None = None, confirm: bool = False) -> ForgetReport:
+        """Forget one memory, an entity (or only some of its properties/relations), or what a
+        query finds. A query is a dry run unless `confirm=True`; the others act at once."""
+        if sum(x is not None for x in (memory, entity, query)) != 1:
+            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, or a query")
+        if memory is not None:
+            report = self._plan_memory(memory)
+        elif entity is not None:
+            report = self._plan_entity(entity, properties, relations)
+        else:
+            report = self._plan_query(query or "")
+            if not confirm:
+                report.dry_run = True
+                return report
+        apply_forget(self.files, self.vectors, self.graph, self.embedder, report)
+        if memory is not None:
+            (inbox_dir(self.files.root) / f"{memory}.json").unlink(missing_ok=True)
+        return report
+
+    def _plan_memory(self, memory_id: str) -> ForgetReport:
+        found = self.memory(memory_id)
+        docs = [memory_doc_id(self.namespace, found.id)]
+        return ForgetReport(docs=set(docs), items=[{"memory": found.id, "text": found.text}])
+
+    def _plan_entity(self, ref: str, properties: list[str] | None, relations: list[str] | None) -> ForgetReport:
+        entity = parse_ref(ref).entity_id
+        if properties or relations:
+            return ForgetReport(properties={(entity, p) for p in properties or []},
+                                relations={(entity, r) for r in relations or []})
+        return ForgetReport(entities={entity}, docs=set(page_docs(self.graph, entity)), items=[{"entity": ref}])
+
+    def _plan_query(self, query: str) -> ForgetReport:
+        result = self.engine.recall(query, k=50, mode="deliberate")
+        chosen = [i for i in result.items if i.kind == "chunk" and "lexical" in i.reasons]
+        return ForgetReport(chunks={i.id for i in chosen}, items=[{"id": i.id, "path": i.path, "text": i.text} for i in chosen])
+
+    # -- entities -----------------------------------------------------------------------
+
+    def get_entity(self, ref: str, props: bool = False, content: bool = False, relations: bool = False) -> dict[str, Any]:
+        """An entity by reference: name, kind, aliases; optionally properties with `since`
+        and history, its note's content, and its relations in both directions."""
+        entity = parse_ref(ref).entity_id
+        rows = self.graph.query(
+            "MATCH (e:Entity) WHERE e.id = $id OPTIONAL MATCH (n:Note)-[:PAGE_OF]->(e) "
+            "RETURN e.id AS id, e.kind AS kind, e.name AS name, e.aliases AS aliases, e.properties AS properties, "
+            "e.doc_id AS doc_id, n.created AS created, n.day AS day",
+            {"id": entity}, wait_seconds=ENTITY_WAIT,
+        ) if self.graph.path.exists() else []
+        if not rows:
+            raise MnemoError(f"no entity {ref!r} in namespace {self.namespace!r}")
+        row = rows[0]
+        out: dict[str, Any] = {"ref": ref, "id": row["id"], "kind": row["kind"], "name": row["name"], "aliases": row["aliases"]}
+        if props:
+            since = row["created"] or row["day"] or ""
+            values = json.loads(row["properties"] or "{}")
+            out["properties"] = {k: {"value": v, "since": since, "history": [{"value": v, "since": since}]} for k, v in values.items()}
+        if content:
+            docs = {d.id: d for d in self.files.read_documents()}
+            out["content"] = docs[row["doc_id"]].body if row["doc_id"] in docs else ""
+        if relations:
+            out["relations"] = self._relations(entity)
+        return out
+
+    def _relations(self, entity: str) -> list[dict[str, Any]]:
+        rows = self.graph.query(
+            "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id = $id OR b.id = $id "
+            "RETURN a.id AS src, label(r) AS type, r.role AS role, b.id AS dst, r.props AS props, "
+            "r.valid_from AS valid_from, r.valid_to AS valid_to, r.observed_at AS observed_at",
+            {"id": entity}, wait_seconds=ENTITY_WAIT,
+        )
+        return [{**r, "type": r["type"].lower(), "direction": "out" if r["src"] == entity else "in",
+                 "props": json.loads(r["props"] or "{}")} for r in rows]

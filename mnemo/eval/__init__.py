@@ -1,0 +1,1 @@
+"""Evaluations of recall quality on public benchmarks."""

@@ -1,0 +1,185 @@
+"""The inbox: memories an assistant asked to remember, written durably before ingest.
+
+`remember` writes one JSON file per memory under `<data_dir>/<namespace>/inbox/`; the
+ingest job reads them through the `inbox` source (every namespace has it implicitly) and
+turns each into a note Document plus one small Document per entity it names, so the
+structural extractor makes the entities, their properties and relations.
+"""
+
+import datetime as dt
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mnemo.config import SourceConfig
+from mnemo.documents import Document, content_hash, slugify
+from mnemo.errors import MnemoError, SourceError
+from mnemo.sources.markdown import property_links
+
+SUFFIXES = (".json",)
+INBOX = "inbox"
+REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """An entity a memory names: its kind, id slug, properties and relations."""
+
+    kind: str
+    slug: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    relations: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind}_id:{self.slug}"
+
+    @property
+    def entity_id(self) -> str:
+        return f"{self.kind}_{self.slug}"
+
+
+@dataclass
+class Memory:
+    """One remembered thing. `status` is `processing` until ingest has made it recallable."""
+
+    id: str
+    namespace: str
+    text: str
+    created: str
+    entities: list[EntityRef] = field(default_factory=list)
+    status: str = "processing"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_ref(value: str) -> EntityRef:
+    """`person_id:alice` -> EntityRef('person', 'alice'); a clear error for anything else."""
+    match = REF.fullmatch(value.strip()) if isinstance(value, str) else None
+    if not match:
+        raise MnemoError(f"invalid entity reference {value!r}: use the form <kind>_id:<id>, e.g. person_id:alice")
+    return EntityRef(match.group(1), slugify(match.group(2)))
+
+
+def _relation(raw: Any) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("role"), str) or not isinstance(raw.get("target"), str):
+        raise MnemoError(f"invalid relation {raw!r}: use {{'role': 'works_at', 'target': 'organization_id:acme'}}")
+    target = parse_ref(raw["target"])
+    return {"role": raw["role"], "target": target.ref, "properties": dict(raw.get("properties") or {})}
+
+
+def parse_entity(raw: Any) -> EntityRef:
+    """An entity given as `"person_id:alice"`, `{"person_id": "alice", ...}` or `{"kind": ..., "id": ...}`."""
+    if isinstance(raw, str):
+        return parse_ref(raw)
+    if not isinstance(raw, dict):
+        raise MnemoError(f"invalid entity {raw!r}: give a reference string or a mapping")
+    if "kind" in raw and "id" in raw:
+        base = parse_ref(f"{raw['kind']}_id:{raw['id']}")
+    else:
+        keys = [k for k in raw if isinstance(k, str) and k.endswith("_id")]
+        if len(keys) != 1:
+            raise MnemoError(f"invalid entity {raw!r}: name it with one '<kind>_id' key or 'kind' and 'id'")
+        base = parse_ref(f"{keys[0]}:{raw[keys[0]]}")
+    properties = raw.get("properties") or {}
+    if not isinstance(properties, dict):
+        raise MnemoError(f"invalid properties for {base.ref}: expected a mapping")
+    relations = [_relation(r) for r in raw.get("relations") or []]
+    return EntityRef(base.kind, base.slug, dict(properties), relations)
+
+
+def inbox_dir(root: Path) -> Path:
+    return Path(root) / INBOX
+
+
+def inbox_source(root: Path) -> SourceConfig:
+    """The implicit source every namespace has: its own inbox folder."""
+    return SourceConfig(kind="memories", path=inbox_dir(root), name="memories")
+
+
+def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None) -> Memory:
+    """Validate and write a memory to the inbox atomically; return it with status `processing`."""
+    if not isinstance(text, str) or not text.strip():
+        raise MnemoError("nothing to remember: the text is empty")
+    refs = [parse_ref(f"{k}_id:{s}") for k, s in REF.findall(text)]
+    given = [parse_entity(e) for e in entities or []]
+    merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
+    created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
+    memory = Memory("mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()))
+    folder = inbox_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(memory.to_dict(), handle, ensure_ascii=False, indent=1)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, folder / f"{memory.id}.json")
+    return memory
+
+
+def read_memory(path: Path) -> Memory:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    entities = [EntityRef(**e) for e in data.pop("entities", [])]
+    return Memory(**{**data, "entities": entities})
+
+
+def memory_doc_id(namespace: str, memory_id: str) -> str:
+    return "doc_" + content_hash(namespace, INBOX, memory_id)
+
+
+def _entity_document(memory: Memory, entity: EntityRef, source: str, rel: str) -> Document:
+    properties: dict[str, Any] = {"type": entity.kind, **entity.properties}
+    for relation in entity.relations:
+        target = parse_ref(relation["target"])
+        properties.setdefault(relation["role"], [])
+        properties[relation["role"]].append(f"[[{target.slug}]]")
+    aliases = [str(entity.properties["name"])] if isinstance(entity.properties.get("name"), str) else []
+    return Document(
+        id="doc_" + content_hash(memory.namespace, INBOX, memory.id, entity.ref), namespace=memory.namespace,
+        source=source, path=f"{rel}#{entity.ref}", title=entity.slug, kind="note", body="",
+        content_hash=content_hash(json.dumps(properties, sort_keys=True, default=str)), aliases=aliases,
+        properties=properties, links=property_links(properties), created=memory.created, modified=memory.created,
+    )
+
+
+def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modified: str | None) -> list[Document]:
+    """A memory file -> the memory's note and one Document per entity it names."""
+    try:
+        data = json.loads(text)
+        memory = Memory(**{**data, "entities": [EntityRef(**e) for e in data.get("entities", [])]})
+    except (ValueError, TypeError) as exc:
+        raise SourceError(rel_path, f"not a memory file: {exc}") from None
+    note = Document(
+        id=memory_doc_id(namespace, memory.id), namespace=namespace, source=source, path=rel_path,
+        title=f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,
+        content_hash=content_hash(memory.text), properties={"memory_id": memory.id},
+        created=memory.created, modified=modified, day=memory.created[:10],
+    )
+    return [note] + [_entity_document(memory, e, source, rel_path) for e in memory.entities]
+
+
+def pending_memories(root: Path, namespace: str, ingested_docs: set[str]) -> int:
+    """How many inbox memories no ingest run has processed yet."""
+    folder = inbox_dir(root)
+    if not folder.is_dir():
+        return 0
+    return sum(1 for p in folder.glob("mem_*.json") if memory_doc_id(namespace, p.stem) not in ingested_docs)
+
+
+def inbox_fingerprints(data_dir: Path) -> dict[str, str]:
+    """namespace -> a digest of its inbox files (names, sizes, mtimes); only non-empty inboxes."""
+    out: dict[str, str] = {}
+    root = Path(data_dir)
+    if not root.is_dir():
+        return out
+    for folder in sorted(root.glob(f"*/{INBOX}")):
+        files = sorted(folder.glob("mem_*.json"))
+        if files:
+            stats = [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
+            out[folder.parent.name] = content_hash(json.dumps(stats))
+    return out
