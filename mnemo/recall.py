@@ -71,13 +71,13 @@ _REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
 class RecallSettings:
     """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
 
-    pool: int = 50
+    pool: int = 20
     rrf_k: int = 60
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
-    neighbour_weight: float = 0.0
+    neighbour_weight: float = 0.3
     episode_weight: float = 0.0
-    speaker_weight: float = 0.0
+    speaker_weight: float = 1.0
     feedback_docs: int = 0
     feedback_weight: float = 0.5
     entity_weight: float = 1.0
