@@ -41,7 +41,7 @@ def _client(namespace: str, config: Path | None) -> MemoryClient:
 def recall(
     query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
     namespace: NamespaceOption = "example",
-    k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 10,
+    k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
     mode: Annotated[str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")] = "eager",
     as_json: JsonOption = False,
     config: ConfigOption = None,

@@ -176,7 +176,7 @@ class RecallEngine:
     ) -> RecallResult:
         """The k most useful memories for a query and/or context entities."""
         if not (query and query.strip()) and not context:
-            raise ValueError("recall needs a query or a context")
+            raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
         if mode not in ("eager", "deliberate"):
             raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
         table = self.vectors.table("chunks")
