@@ -1,0 +1,131 @@
+"""What an assistant can look at besides recall: the graph around an entity, what happened
+between two dates, the self profile, the top-of-mind list and the last interaction.
+
+Every reader degrades instead of failing: a missing graph, a missing table or a graph
+locked by the ingest job gives an empty answer with a `degraded` note saying why.
+"""
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from mnemo.client import MemoryClient
+from mnemo.documents import slugify
+from mnemo.errors import MnemoError, StoreLocked
+from mnemo.memories import parse_ref
+
+INTERACTIONS = "interactions.json"
+GRAPH_WAIT = 1.0
+
+
+def graph_rows(client: MemoryClient, cypher: str, params: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Rows of a graph query, or no rows and the reason when the graph cannot answer."""
+    if not client.graph.path.exists():
+        return [], "the graph does not exist yet (nothing ingested)"
+    try:
+        return client.graph.query(cypher, params or {}, wait_seconds=GRAPH_WAIT), None
+    except StoreLocked:
+        return [], "the graph is busy (an ingest run holds it); try again shortly"
+    except RuntimeError as exc:  # kuzu: a table or property this graph does not have
+        return [], f"the graph cannot answer: {str(exc).splitlines()[0]}"
+
+
+def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = None, depth: int = 1,
+            limit: int = 100) -> dict[str, Any]:
+    """Neighbours of an entity up to `depth` hops, following only `relation_types` when given."""
+    if not 1 <= depth <= 3:
+        raise MnemoError("depth must be 1, 2 or 3")
+    start = parse_ref(ref).entity_id
+    wanted = {t.lower() for t in relation_types or []}
+    seen, frontier, edges, degraded = {start}, [start], [], None
+    for hop in range(1, depth + 1):
+        rows, degraded = graph_rows(
+            client,
+            "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id IN $ids OR b.id IN $ids "
+            "RETURN a.id AS src, a.name AS src_name, label(r) AS type, r.role AS role, b.id AS dst, b.name AS dst_name",
+            {"ids": frontier},
+        )
+        found = []
+        for row in rows:
+            if (wanted and row["type"].lower() not in wanted) or len(edges) >= limit:
+                continue
+            edges.append({**row, "type": row["type"].lower(), "hop": hop})
+            found.extend(x for x in (row["src"], row["dst"]) if x not in seen)
+        seen.update(found)
+        frontier = list(dict.fromkeys(found))
+        if not frontier or degraded:
+            break
+    return {"entity": start, "depth": depth, "edges": edges, "degraded": degraded}
+
+
+def timeline(client: MemoryClient, since: str | None = None, until: str | None = None, limit: int = 50) -> dict[str, Any]:
+    """Notes, journal days and chat episodes dated between `since` and `until` (ISO dates or
+    times); without `since`, since the last interaction."""
+    since = since or last_interaction(client) or ""
+    until = until or "9999"
+    notes, degraded = graph_rows(
+        client,
+        "MATCH (n:Note) WITH n, CASE WHEN n.created IS NULL OR n.created = '' THEN n.day ELSE n.created END AS at "
+        "WHERE at IS NOT NULL AND at <> '' AND at >= $since AND at <= $until AND n.present "
+        "RETURN n.id AS id, n.title AS title, n.path AS path, n.kind AS kind, at ORDER BY at DESC LIMIT $limit",
+        {"since": since, "until": until, "limit": limit},
+    )
+    episodes, degraded_ep = graph_rows(
+        client,
+        "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
+        "RETURN e.id AS id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
+        "ORDER BY at DESC LIMIT $limit",
+        {"since": since, "until": until, "limit": limit},
+    )
+    return {"since": since or None, "until": None if until == "9999" else until, "notes": notes,
+            "episodes": episodes, "degraded": degraded or degraded_ep}
+
+
+def self_profile(client: MemoryClient) -> dict[str, Any]:
+    """The person whose memory this is: their entity with properties and relations."""
+    name = client.config.namespace(client.namespace).self_name
+    if not name:
+        return {"self": None, "degraded": f"no `self` is configured for namespace {client.namespace!r} in mnemo.yaml"}
+    ref = f"person_id:{slugify(name)}"
+    try:
+        return {"self": client.get_entity(ref, props=True, relations=True), "degraded": None}
+    except (MnemoError, StoreLocked) as exc:
+        return {"self": {"name": name, "ref": ref}, "degraded": str(exc)}
+
+
+def top_of_mind(client: MemoryClient, limit: int = 10) -> dict[str, Any]:
+    """What is on the person's mind: the consolidated list when sleep mode has made one,
+    otherwise the entities mentioned most."""
+    rows, degraded = graph_rows(
+        client, "MATCH (t:TopOfMind) RETURN t.id AS id, t.name AS name, t.score AS score ORDER BY score DESC LIMIT $n",
+        {"n": limit},
+    )
+    if rows:
+        return {"source": "sleep", "items": rows, "degraded": None}
+    rows, degraded_m = graph_rows(
+        client,
+        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
+        "ORDER BY mentions DESC, id LIMIT $n",
+        {"n": limit},
+    )
+    note = "no consolidated top-of-mind list yet (sleep mode has not run); showing the most-mentioned entities"
+    return {"source": "mentions", "items": rows, "degraded": degraded_m or note}
+
+
+def last_interaction(client: MemoryClient) -> str | None:
+    """When the assistant last talked with this namespace (ISO time), if ever."""
+    path = Path(client.files.root) / INTERACTIONS
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("last")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def mark_interaction(client: MemoryClient, now: dt.datetime) -> None:
+    """Record `now` as the last interaction (atomic replace)."""
+    root = Path(client.files.root)
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".{INTERACTIONS}.tmp"
+    tmp.write_text(json.dumps({"last": now.isoformat(timespec="seconds")}), encoding="utf-8")
+    tmp.replace(root / INTERACTIONS)
