@@ -77,7 +77,7 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
     keys = KeyStore(settings.data_dir)
     clients: dict[str, MemoryClient] = {}
     app = FastAPI(title="mnemo", version="1", description="Recall, remember and forget in one person's memory.",
-                  responses={401: {"model": Problem}, 403: {"model": Problem}, 413: {"model": Problem}, 422: {"description": "Invalid input"}})
+                  responses={400: {"model": Problem}, 401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}, 413: {"model": Problem}, 422: {"description": "Invalid input"}})
     app.add_middleware(BodyLimit, limit=max_body)
 
     def client(request: Request, namespace: NS) -> MemoryClient:

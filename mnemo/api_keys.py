@@ -40,7 +40,7 @@ class KeyStore:
     def __init__(self, data_dir: str | Path) -> None:
         self.path = Path(data_dir) / KEYS_FILE
 
-    def list(self) -> list[ApiKey]:
+    def keys(self) -> list[ApiKey]:
         if not self.path.exists():
             return []
         try:
@@ -55,11 +55,11 @@ class KeyStore:
         token = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         key = ApiKey(key_id, validate_namespace(namespace), _digest(token),
                      dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), label)
-        self._write([*self.list(), key])
+        self._write([*self.keys(), key])
         return key, token
 
     def revoke(self, key_id: str) -> ApiKey:
-        keys = self.list()
+        keys = self.keys()
         found = [k for k in keys if k.id == key_id]
         if not found:
             raise MnemoError(f"no API key {key_id!r}")
@@ -71,7 +71,7 @@ class KeyStore:
         if not token.startswith(PREFIX):
             return None
         digest = _digest(token)
-        for key in self.list():
+        for key in self.keys():
             if hmac.compare_digest(key.hash, digest):
                 return key.namespace
         return None

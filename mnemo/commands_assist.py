@@ -78,7 +78,7 @@ def keys_list(config: ConfigOption = None) -> None:
     table = Table(title="API keys")
     for column in ("id", "namespace", "label", "created"):
         table.add_column(column)
-    for key in _store(config).list():
+    for key in _store(config).keys():
         table.add_row(key.id, key.namespace, key.label, key.created)
     console.print(table)
 

@@ -5,15 +5,19 @@ model can never read or change another person's memory.
 """
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from mnemo.activity import explore as explore_graph
 from mnemo.activity import self_profile, timeline as timeline_of, top_of_mind
 from mnemo.client import MemoryClient
+from mnemo.errors import MnemoError
 
 INSTRUCTIONS = (
     "mnemo is the user's long-term memory of their notes, journal and chats. Call `recall` before answering "
@@ -24,6 +28,15 @@ INSTRUCTIONS = (
 Ref = Annotated[str, Field(description="An entity reference, e.g. person_id:alice_chen or project_id:mnemo.",
                            min_length=1, max_length=200)]
 Date = Annotated[str | None, Field(description="ISO date or time, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
+
+
+@contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Bad input becomes a tool error whose message the model can read and act on."""
+    try:
+        yield
+    except (MnemoError, ValueError) as exc:
+        raise ToolError(str(exc)) from exc
 
 
 def build_server(namespace: str, config: str | Path | None = None, client: MemoryClient | None = None) -> MCPServer:
@@ -46,7 +59,8 @@ def _add_tools(server: MCPServer, memory: MemoryClient) -> None:
     ) -> dict[str, Any]:
         """Recall what the user's memory holds about a query: an assembled text, the entity
         references behind it (grounding), and the items with why each was included."""
-        return memory.recall(query, k=k, mode=mode, since=since, until=until).to_dict()
+        with _clear_errors():
+            return memory.recall(query, k=k, mode=mode, since=since, until=until).to_dict()
 
     @server.tool()
     def remember(
@@ -54,7 +68,8 @@ def _add_tools(server: MCPServer, memory: MemoryClient) -> None:
         entities: Annotated[list[str] | None, Field(description="Entity references to attach, e.g. [\"person_id:alice\"].")] = None,
     ) -> dict[str, Any]:
         """Remember something durably now. It is `processing` until the next ingest run makes it recallable."""
-        return memory.remember(text, entities or []).to_dict()
+        with _clear_errors():
+            return memory.remember(text, entities or []).to_dict()
 
     @server.tool()
     def forget(
@@ -65,14 +80,16 @@ def _add_tools(server: MCPServer, memory: MemoryClient) -> None:
     ) -> dict[str, Any]:
         """Forget one memory, an entity, or what a query finds. Give exactly one of memory_id,
         entity, query. Without confirm=true nothing is forgotten: it returns what would be."""
-        if not confirm:
-            return _preview(memory, memory_id, entity, query)
-        return memory.forget(memory_id, entity, query=query, confirm=True).to_dict()
+        with _clear_errors():
+            if not confirm:
+                return _preview(memory, memory_id, entity, query)
+            return memory.forget(memory_id, entity, query=query, confirm=True).to_dict()
 
     @server.tool()
     def get_entity(ref: Ref) -> dict[str, Any]:
         """An entity: name, kind, aliases, properties (with since and history) and its relations."""
-        return memory.get_entity(ref, props=True, relations=True)
+        with _clear_errors():
+            return memory.get_entity(ref, props=True, relations=True)
 
     @server.tool()
     def explore(
@@ -82,13 +99,15 @@ def _add_tools(server: MCPServer, memory: MemoryClient) -> None:
     ) -> dict[str, Any]:
         """The neighbours of an entity in the memory graph, by relation type and depth, with
         each edge's hop; use it to traverse the graph yourself."""
-        return explore_graph(memory, ref, relation_types, depth)
+        with _clear_errors():
+            return explore_graph(memory, ref, relation_types, depth)
 
     @server.tool()
     def timeline(since: Date = None, until: Date = None) -> dict[str, Any]:
         """What happened between two dates (notes, journal days, chat conversations); without
         `since`, since the last interaction."""
-        return timeline_of(memory, since, until)
+        with _clear_errors():
+            return timeline_of(memory, since, until)
 
 
 def _preview(memory: MemoryClient, memory_id: str | None, entity: str | None, query: str | None) -> dict[str, Any]:
