@@ -83,34 +83,45 @@ def timeline(client: MemoryClient, since: str | None = None, until: str | None =
 
 
 def self_profile(client: MemoryClient) -> dict[str, Any]:
-    """The person whose memory this is: their entity with properties and relations."""
+    """The person whose memory this is: their entity with properties and relations, and the
+    current profile text sleep mode wrote (when it has run)."""
     name = client.config.namespace(client.namespace).self_name
     if not name:
-        return {"self": None, "degraded": f"no `self` is configured for namespace {client.namespace!r} in mnemo.yaml"}
+        return {"self": None, "profile": None,
+                "degraded": f"no `self` is configured for namespace {client.namespace!r} in mnemo.yaml"}
     ref = f"person_id:{slugify(name)}"
+    rows, degraded = graph_rows(
+        client, "MATCH (p:SelfProfile) WHERE p.is_current RETURN p.text AS text, p.sections AS sections, "
+        "p.created AS created, p.version AS version ORDER BY version DESC LIMIT 1")
+    profile = rows[0] if rows else None
+    if profile is None:
+        degraded = "sleep mode has not written a self profile yet" + (f" ({degraded})" if degraded else "")
     try:
-        return {"self": client.get_entity(ref, props=True, relations=True), "degraded": None}
-    except (MnemoError, StoreLocked) as exc:
-        return {"self": {"name": name, "ref": ref}, "degraded": str(exc)}
+        entity: dict[str, Any] = client.get_entity(ref, props=True, relations=True)
+    except (MnemoError, RuntimeError) as exc:
+        entity, degraded = {"name": name, "ref": ref}, str(exc)
+    return {"self": entity, "profile": profile, "degraded": degraded and f"{degraded} (showing what the graph has)"}
 
 
 def top_of_mind(client: MemoryClient, limit: int = 10) -> dict[str, Any]:
-    """What is on the person's mind: the consolidated list when sleep mode has made one,
-    otherwise the entities mentioned most."""
-    rows, degraded = graph_rows(
-        client, "MATCH (t:TopOfMind) RETURN t.id AS id, t.name AS name, t.score AS score ORDER BY score DESC LIMIT $n",
+    """What is on the person's mind: the entities sleep mode marked top of mind (its Salience
+    table), otherwise the entities mentioned most."""
+    rows, _ = graph_rows(
+        client,
+        "MATCH (s:Salience) WHERE s.top_of_mind MATCH (e:Entity) WHERE e.id = s.item_id "
+        "RETURN e.id AS id, e.name AS name, e.kind AS kind, s.score AS score ORDER BY score DESC, id LIMIT $n",
         {"n": limit},
     )
     if rows:
         return {"source": "sleep", "items": rows, "degraded": None}
-    rows, degraded_m = graph_rows(
+    rows, degraded = graph_rows(
         client,
         "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
         "ORDER BY mentions DESC, id LIMIT $n",
         {"n": limit},
     )
-    note = "no consolidated top-of-mind list yet (sleep mode has not run); showing the most-mentioned entities"
-    return {"source": "mentions", "items": rows, "degraded": degraded_m or note}
+    note = "no top-of-mind list from sleep mode yet; showing the most-mentioned entities"
+    return {"source": "mentions", "items": rows, "degraded": degraded or note}
 
 
 def last_interaction(client: MemoryClient) -> str | None:

@@ -104,6 +104,12 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
     async def value_error(request: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=400)
 
+    _write_routes(app, Client)
+    _read_routes(app, Client)
+    return app
+
+
+def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
     @app.post("/v1/{namespace}/memories", status_code=201, summary="Remember")
     def remember(c: Client, body: RememberBody) -> dict[str, Any]:
         """Write a memory now (status `processing`); recallable after the next ingest run."""
@@ -122,6 +128,9 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
         """Forget the entity, its page and what only it supports."""
         return c.forget(entity=ref).to_dict()
 
+
+
+def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
     @app.get("/v1/{namespace}/entities/{ref}", summary="An entity")
     def entity(c: Client, ref: REF) -> dict[str, Any]:
         """Name, kind, aliases, properties (with since) and relations of an entity."""
@@ -144,5 +153,3 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
     @app.get("/v1/{namespace}/timeline", summary="What happened between two dates")
     def when(c: Client, since: TIME = None, until: TIME = None) -> dict[str, Any]:
         return timeline(c, since, until)
-
-    return app

@@ -9,6 +9,8 @@ per (namespace, config) so a turn does not reload the embedder.
 """
 
 import datetime as dt
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,9 @@ from mnemo.errors import MnemoError
 from mnemo.memories import Memory
 
 TOKEN_BUDGET = 800
+GRAPH_TTL = 60.0
 _CLIENTS: dict[tuple[str, str], MemoryClient] = {}
+_GRAPH_CACHE: dict[tuple[int, str], tuple[float, Any]] = {}
 
 
 def client_for(namespace: str, config: str | Path | None = None) -> MemoryClient:
@@ -27,6 +31,18 @@ def client_for(namespace: str, config: str | Path | None = None) -> MemoryClient
     if key not in _CLIENTS:
         _CLIENTS[key] = MemoryClient(namespace, config)
     return _CLIENTS[key]
+
+
+def _cached(client: MemoryClient, key: str, compute: Callable[[], Any]) -> Any:
+    """Graph answers that change only with ingest or sleep mode, kept GRAPH_TTL seconds so a
+    turn does not reopen the graph for them."""
+    slot = (id(client), key)
+    hit = _GRAPH_CACHE.get(slot)
+    if hit is not None and time.monotonic() - hit[0] < GRAPH_TTL:
+        return hit[1]
+    value = compute()
+    _GRAPH_CACHE[slot] = (time.monotonic(), value)
+    return value
 
 
 def tokens(text: str) -> int:
@@ -62,7 +78,7 @@ def _since_text(last: str | None, now: dt.datetime) -> str | None:
     return f"Last talked moments ago ({last})."
 
 
-def _sections(client: MemoryClient, query: str, now: dt.datetime, budget: int) -> list[tuple[str, list[str]]]:
+def _sections(client: MemoryClient, query: str, now: dt.datetime) -> list[tuple[str, list[str]]]:
     sections: list[tuple[str, list[str]]] = []
     if query.strip():
         result = client.recall(query, k=8, mode="eager")
@@ -70,11 +86,12 @@ def _sections(client: MemoryClient, query: str, now: dt.datetime, budget: int) -
     last = last_interaction(client)
     since = _since_text(last, now)
     if since:
-        happened = timeline(client, since=last, until=now.isoformat(timespec="seconds"), limit=10)
+        happened = _cached(client, f"timeline:{last}:{now:%Y-%m-%dT%H:%M}",
+                           lambda: timeline(client, since=last, until=now.isoformat(timespec="seconds"), limit=10))
         lines = [since] + [f"- note: {_one_line(n['title'] or n['path'])} ({n['at']})" for n in happened["notes"]]
         lines += [f"- conversation: {_one_line(e['title'] or e['source'] or e['id'])} ({e['at']})" for e in happened["episodes"]]
         sections.append(("Since the last conversation", lines))
-    top = top_of_mind(client, limit=8)
+    top = _cached(client, "top_of_mind", lambda: top_of_mind(client, limit=8))
     sections.append(("Top of mind", [f"- {_one_line(t['name'])}" for t in top["items"] if t.get("name")]))
     return sections
 
@@ -89,7 +106,7 @@ def before_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime
     now = now or dt.datetime.now(dt.timezone.utc)
     lines: list[str] = []
     used = 0
-    for title, body in _sections(client, latest_user_message(messages), now, token_budget):
+    for title, body in _sections(client, latest_user_message(messages), now):
         header = f"## {title}"
         fitting: list[str] = []
         spent = tokens(header) + 1

@@ -43,12 +43,13 @@ def build_server(namespace: str, config: str | Path | None = None, client: Memor
     """An MCP server over one namespace's memory."""
     memory = client or MemoryClient(namespace, config)
     server = MCPServer("mnemo", instructions=INSTRUCTIONS)
-    _add_tools(server, memory)
+    _add_recall_tools(server, memory)
+    _add_graph_tools(server, memory)
     _add_resources(server, memory)
     return server
 
 
-def _add_tools(server: MCPServer, memory: MemoryClient) -> None:
+def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
     @server.tool()
     def recall(
         query: Annotated[str, Field(description="What to look for, in natural language.", min_length=1, max_length=2000)],
@@ -85,6 +86,9 @@ def _add_tools(server: MCPServer, memory: MemoryClient) -> None:
                 return _preview(memory, memory_id, entity, query)
             return memory.forget(memory_id, entity, query=query, confirm=True).to_dict()
 
+
+
+def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
     @server.tool()
     def get_entity(ref: Ref) -> dict[str, Any]:
         """An entity: name, kind, aliases, properties (with since and history) and its relations."""

@@ -70,7 +70,7 @@ def test_graph_readers_answer_from_the_graph_and_degrade_without_one(assist_work
     assert top["source"] == "mentions" and "sleep mode" in top["degraded"]
     assert top["items"] and top["items"][0]["mentions"] >= top["items"][-1]["mentions"] > 0
     me = self_profile(c)
-    assert me["self"]["id"] == "person_sam_rivera" and me["degraded"] is None
+    assert me["self"]["id"] == "person_sam_rivera" and me["profile"] is None and "sleep mode" in me["degraded"]
     dana = explore(c, "person_id:dana_kim", ["works_at"], depth=1)
     assert {e["dst"] for e in dana["edges"]} == {"organization_acme_robotics"}
     wider = explore(c, "person_id:dana_kim", depth=2)
@@ -80,6 +80,30 @@ def test_graph_readers_answer_from_the_graph_and_degrade_without_one(assist_work
     empty = client(assist_workspace, "nobody")
     assert top_of_mind(empty)["items"] == [] and "does not exist" in top_of_mind(empty)["degraded"]
     assert timeline(empty)["notes"] == []
+
+
+def test_readers_prefer_what_sleep_mode_wrote(assist_workspace: Workspace) -> None:
+    import kuzu
+
+    c = client(assist_workspace, "slept")
+    c.files.graph_path.parent.mkdir(parents=True, exist_ok=True)
+    conn = kuzu.Connection(kuzu.Database(str(c.files.graph_path)))
+    for statement in [
+        "CREATE NODE TABLE Entity(id STRING, kind STRING, name STRING, PRIMARY KEY (id))",
+        "CREATE NODE TABLE Salience(id STRING, item_id STRING, score DOUBLE, top_of_mind BOOLEAN, PRIMARY KEY (id))",
+        "CREATE NODE TABLE SelfProfile(id STRING, version INT64, created STRING, text STRING, sections STRING, is_current BOOLEAN, PRIMARY KEY (id))",
+        "CREATE (:Entity {id: 'project_heron', kind: 'project', name: 'Heron'}), (:Entity {id: 'person_bo', kind: 'person', name: 'Bo'})",
+        "CREATE (:Salience {id: 's1', item_id: 'project_heron', score: 0.9, top_of_mind: true}), "
+        "(:Salience {id: 's2', item_id: 'person_bo', score: 0.95, top_of_mind: false})",
+        "CREATE (:SelfProfile {id: 'p1', version: 1, text: 'old', is_current: false}), "
+        "(:SelfProfile {id: 'p2', version: 2, text: 'Sam builds robots.', is_current: true})",
+    ]:
+        conn.execute(statement)
+    conn.close()
+    top = top_of_mind(c)
+    assert top == {"source": "sleep", "items": [{"id": "project_heron", "name": "Heron", "kind": "project", "score": 0.9}], "degraded": None}
+    c.config.namespaces["slept"] = c.config.namespace("test")
+    assert self_profile(c)["profile"]["text"] == "Sam builds robots."
 
 
 class _ChatStub(BaseHTTPRequestHandler):
