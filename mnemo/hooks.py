@@ -22,7 +22,7 @@ from mnemo.memories import Memory
 TOKEN_BUDGET = 800
 GRAPH_TTL = 60.0
 _CLIENTS: dict[tuple[str, str], MemoryClient] = {}
-_GRAPH_CACHE: dict[tuple[int, str], tuple[float, Any]] = {}
+_GRAPH_CACHE: dict[tuple[str, str], tuple[float, Any]] = {}
 
 
 def client_for(namespace: str, config: str | Path | None = None) -> MemoryClient:
@@ -36,7 +36,7 @@ def client_for(namespace: str, config: str | Path | None = None) -> MemoryClient
 def _cached(client: MemoryClient, key: str, compute: Callable[[], Any]) -> Any:
     """Graph answers that change only with ingest or sleep mode, kept GRAPH_TTL seconds so a
     turn does not reopen the graph for them."""
-    slot = (id(client), key)
+    slot = (str(client.files.root), key)
     hit = _GRAPH_CACHE.get(slot)
     if hit is not None and time.monotonic() - hit[0] < GRAPH_TTL:
         return hit[1]
