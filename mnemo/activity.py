@@ -17,6 +17,16 @@ from mnemo.memories import parse_ref
 
 INTERACTIONS = "interactions.json"
 GRAPH_WAIT = 1.0
+NOTES_BETWEEN = (
+    "MATCH (n:Note) WITH n, CASE WHEN n.created IS NULL OR n.created = '' THEN n.day ELSE n.created END AS at "
+    "WHERE at IS NOT NULL AND at <> '' AND at >= $since AND at <= $until AND n.present "
+    "RETURN n.id AS id, n.title AS title, n.path AS path, n.kind AS kind, at ORDER BY at DESC LIMIT $limit"
+)
+EPISODES_BETWEEN = (
+    "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
+    "RETURN e.id AS id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
+    "ORDER BY at DESC LIMIT $limit"
+)
 
 
 def graph_rows(client: MemoryClient, cypher: str, params: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], str | None]:
@@ -63,23 +73,11 @@ def timeline(client: MemoryClient, since: str | None = None, until: str | None =
     """Notes, journal days and chat episodes dated between `since` and `until` (ISO dates or
     times); without `since`, since the last interaction."""
     since = since or last_interaction(client) or ""
-    until = until or "9999"
-    notes, degraded = graph_rows(
-        client,
-        "MATCH (n:Note) WITH n, CASE WHEN n.created IS NULL OR n.created = '' THEN n.day ELSE n.created END AS at "
-        "WHERE at IS NOT NULL AND at <> '' AND at >= $since AND at <= $until AND n.present "
-        "RETURN n.id AS id, n.title AS title, n.path AS path, n.kind AS kind, at ORDER BY at DESC LIMIT $limit",
-        {"since": since, "until": until, "limit": limit},
-    )
-    episodes, degraded_ep = graph_rows(
-        client,
-        "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
-        "RETURN e.id AS id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
-        "ORDER BY at DESC LIMIT $limit",
-        {"since": since, "until": until, "limit": limit},
-    )
-    return {"since": since or None, "until": None if until == "9999" else until, "notes": notes,
-            "episodes": episodes, "degraded": degraded or degraded_ep}
+    window = {"since": since, "until": f"{until}~" if until else "~", "limit": limit}  # "~" sorts after any time
+    notes, degraded = graph_rows(client, NOTES_BETWEEN, window)
+    episodes, degraded_ep = graph_rows(client, EPISODES_BETWEEN, window)
+    return {"since": since or None, "until": until, "notes": notes, "episodes": episodes,
+            "degraded": degraded or degraded_ep}
 
 
 def self_profile(client: MemoryClient) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from mnemo.cli import app
 from tests.conftest import Workspace
 
 MAX_BODY = 4096
+FUZZ_EXAMPLES = int(os.environ.get("MNEMO_FUZZ_EXAMPLES", "12"))  # per operation; raise it for a longer run
 
 
 def free_port() -> int:
@@ -148,7 +149,7 @@ def test_generated_requests_never_make_the_server_fail(api: dict[str, str]) -> N
         operation = result.ok()
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
         def run(case: schemathesis.Case) -> None:
             case.path_parameters = {**(case.path_parameters or {}), "namespace": "test"}
             response = case.call(headers=auth(api["test"]))
