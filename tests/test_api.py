@@ -152,7 +152,7 @@ def test_generated_requests_never_make_the_server_fail(api: dict[str, str]) -> N
         @settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
         def run(case: schemathesis.Case) -> None:
             case.path_parameters = {**(case.path_parameters or {}), "namespace": "test"}
-            response = case.call(headers=auth(api["test"]))
+            response = case.call(headers=auth(api["test"]), timeout=20)
             sent.append((operation.label, response.status_code))
             case.validate_response(response, checks=[not_a_server_error, content_type_conformance, response_schema_conformance])
 
