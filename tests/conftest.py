@@ -105,3 +105,16 @@ def small_vault(tmp_path: Path) -> Path:
 def workspace(tmp_path: Path, vault: Path) -> Workspace:
     """A workspace whose namespace `test` reads the copied example vault (hashing embedder)."""
     return make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
+
+
+@pytest.fixture(scope="session")
+def assist_workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """The example vault ingested once (namespace `test`, self Sam Rivera) for the hooks, MCP and API tests."""
+    root = tmp_path_factory.mktemp("assist")
+    shutil.copytree(EXAMPLE_VAULT, root / "vault")
+    workspace = make_workspace(root, {"test": [{"kind": "obsidian", "path": str(root / "vault")}]})
+    config = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
+    config["namespaces"]["test"]["self"] = "Sam Rivera"
+    workspace.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    workspace.ingest()
+    return workspace

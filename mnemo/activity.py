@@ -1,0 +1,140 @@
+"""What an assistant can look at besides recall: the graph around an entity, what happened
+between two dates, the self profile, the top-of-mind list and the last interaction.
+
+Every reader degrades instead of failing: a missing graph, a missing table or a graph
+locked by the ingest job gives an empty answer with a `degraded` note saying why.
+"""
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from mnemo.client import MemoryClient
+from mnemo.documents import slugify
+from mnemo.errors import MnemoError, StoreLocked
+from mnemo.memories import parse_ref
+
+INTERACTIONS = "interactions.json"
+GRAPH_WAIT = 1.0
+NOTES_BETWEEN = (
+    "MATCH (n:Note) WITH n, CASE WHEN n.created IS NULL OR n.created = '' THEN n.day ELSE n.created END AS at "
+    "WHERE at IS NOT NULL AND at <> '' AND at >= $since AND at <= $until AND n.present "
+    "RETURN n.id AS id, n.title AS title, n.path AS path, n.kind AS kind, at ORDER BY at DESC LIMIT $limit"
+)
+EPISODES_BETWEEN = (
+    "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
+    "RETURN e.id AS id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
+    "ORDER BY at DESC LIMIT $limit"
+)
+
+
+def graph_rows(client: MemoryClient, cypher: str, params: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], str | None]:
+    """Rows of a graph query, or no rows and the reason when the graph cannot answer."""
+    if not client.graph.path.exists():
+        return [], "the graph does not exist yet (nothing ingested)"
+    try:
+        return client.graph.query(cypher, params or {}, wait_seconds=GRAPH_WAIT), None
+    except StoreLocked:
+        return [], "the graph is busy (an ingest run holds it); try again shortly"
+    except RuntimeError as exc:  # kuzu: a table or property this graph does not have
+        return [], f"the graph cannot answer: {str(exc).splitlines()[0]}"
+
+
+def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = None, depth: int = 1,
+            limit: int = 100) -> dict[str, Any]:
+    """Neighbours of an entity up to `depth` hops, following only `relation_types` when given."""
+    if not 1 <= depth <= 3:
+        raise MnemoError("depth must be 1, 2 or 3")
+    start = parse_ref(ref).entity_id
+    wanted = {t.lower() for t in relation_types or []}
+    seen, frontier, edges, degraded = {start}, [start], [], None
+    for hop in range(1, depth + 1):
+        rows, degraded = graph_rows(
+            client,
+            "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id IN $ids OR b.id IN $ids "
+            "RETURN a.id AS src, a.name AS src_name, label(r) AS type, r.role AS role, b.id AS dst, b.name AS dst_name",
+            {"ids": frontier},
+        )
+        found = []
+        for row in rows:
+            if (wanted and row["type"].lower() not in wanted) or len(edges) >= limit:
+                continue
+            edges.append({**row, "type": row["type"].lower(), "hop": hop})
+            found.extend(x for x in (row["src"], row["dst"]) if x not in seen)
+        seen.update(found)
+        frontier = list(dict.fromkeys(found))
+        if not frontier or degraded:
+            break
+    return {"entity": start, "depth": depth, "edges": edges, "degraded": degraded}
+
+
+def timeline(client: MemoryClient, since: str | None = None, until: str | None = None, limit: int = 50) -> dict[str, Any]:
+    """Notes, journal days and chat episodes dated between `since` and `until` (ISO dates or
+    times); without `since`, since the last interaction."""
+    since = since or last_interaction(client) or ""
+    window = {"since": since, "until": f"{until}~" if until else "~", "limit": limit}  # "~" sorts after any time
+    notes, degraded = graph_rows(client, NOTES_BETWEEN, window)
+    episodes, degraded_ep = graph_rows(client, EPISODES_BETWEEN, window)
+    return {"since": since or None, "until": until, "notes": notes, "episodes": episodes,
+            "degraded": degraded or degraded_ep}
+
+
+def self_profile(client: MemoryClient) -> dict[str, Any]:
+    """The person whose memory this is: their entity with properties and relations, and the
+    current profile text sleep mode wrote (when it has run)."""
+    name = client.config.namespace(client.namespace).self_name
+    if not name:
+        return {"self": None, "profile": None,
+                "degraded": f"no `self` is configured for namespace {client.namespace!r} in mnemo.yaml"}
+    ref = f"person_id:{slugify(name)}"
+    rows, degraded = graph_rows(
+        client, "MATCH (p:SelfProfile) WHERE p.is_current RETURN p.text AS text, p.sections AS sections, "
+        "p.created AS created, p.version AS version ORDER BY version DESC LIMIT 1")
+    profile = rows[0] if rows else None
+    if profile is None:
+        degraded = "sleep mode has not written a self profile yet" + (f" ({degraded})" if degraded else "")
+    try:
+        entity: dict[str, Any] = client.get_entity(ref, props=True, relations=True)
+    except (MnemoError, RuntimeError) as exc:
+        entity, degraded = {"name": name, "ref": ref}, str(exc)
+    return {"self": entity, "profile": profile, "degraded": degraded and f"{degraded} (showing what the graph has)"}
+
+
+def top_of_mind(client: MemoryClient, limit: int = 10) -> dict[str, Any]:
+    """What is on the person's mind: the entities sleep mode marked top of mind (its Salience
+    table), otherwise the entities mentioned most."""
+    rows, _ = graph_rows(
+        client,
+        "MATCH (s:Salience) WHERE s.top_of_mind MATCH (e:Entity) WHERE e.id = s.item_id "
+        "RETURN e.id AS id, e.name AS name, e.kind AS kind, s.score AS score ORDER BY score DESC, id LIMIT $n",
+        {"n": limit},
+    )
+    if rows:
+        return {"source": "sleep", "items": rows, "degraded": None}
+    rows, degraded = graph_rows(
+        client,
+        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
+        "ORDER BY mentions DESC, id LIMIT $n",
+        {"n": limit},
+    )
+    note = "no top-of-mind list from sleep mode yet; showing the most-mentioned entities"
+    return {"source": "mentions", "items": rows, "degraded": degraded or note}
+
+
+def last_interaction(client: MemoryClient) -> str | None:
+    """When the assistant last talked with this namespace (ISO time), if ever."""
+    path = Path(client.files.root) / INTERACTIONS
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("last")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def mark_interaction(client: MemoryClient, now: dt.datetime) -> None:
+    """Record `now` as the last interaction (atomic replace)."""
+    root = Path(client.files.root)
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".{INTERACTIONS}.tmp"
+    tmp.write_text(json.dumps({"last": now.isoformat(timespec="seconds")}), encoding="utf-8")
+    tmp.replace(root / INTERACTIONS)

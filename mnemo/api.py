@@ -1,0 +1,155 @@
+"""The HTTP API for apps that are not Python (FastAPI, served by uvicorn: `mnemo serve`).
+
+Every route is under `/v1/{namespace}/` and needs `Authorization: Bearer <key>` with a key
+made by `mnemo keys create NAMESPACE`: no or an unknown key is 401, a key for another
+namespace is 403, both with no data. Bodies over `max_body` bytes are 413.
+"""
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from mnemo.activity import timeline
+from mnemo.api_keys import KeyStore
+from mnemo.client import MemoryClient
+from mnemo.config import MnemoConfig, load_config
+from mnemo.errors import MnemoError, StoreLocked
+from mnemo.hooks import before_turn
+
+MAX_BODY = 64 * 1024
+NS = Annotated[str, PathParam(min_length=1, max_length=64, description="The namespace (must match the key's).")]
+REF = Annotated[str, PathParam(min_length=1, max_length=200, description="An entity reference, e.g. person_id:alice_chen.")]
+TIME = Annotated[str | None, Query(max_length=40, description="ISO date or time.")]
+
+
+class RememberBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=20_000, description="What to remember; may name entities inline as person_id:alice.")
+    entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list, max_length=50,
+                                                                                description="Entity references to attach.")
+
+
+class Problem(BaseModel):
+    detail: str
+
+
+class BodyLimit:
+    """ASGI middleware: a request body larger than `limit` bytes gets 413 before any route runs."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await self._too_large(send)
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                return await self._too_large(send)
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if sent:
+                return await receive()
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Any) -> None:
+        response = JSONResponse({"detail": f"request body too large (limit {self.limit} bytes)"}, status_code=413)
+        await response({"type": "http"}, None, send)
+
+
+def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = MAX_BODY) -> FastAPI:
+    """The API app for one configuration (all its namespaces, each behind its own keys)."""
+    settings = config if isinstance(config, MnemoConfig) else load_config(config)
+    keys = KeyStore(settings.data_dir)
+    clients: dict[str, MemoryClient] = {}
+    app = FastAPI(title="mnemo", version="1", description="Recall, remember and forget in one person's memory.",
+                  responses={400: {"model": Problem}, 401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}, 413: {"model": Problem}, 422: {"description": "Invalid input"}})
+    app.add_middleware(BodyLimit, limit=max_body)
+
+    def client(request: Request, namespace: NS) -> MemoryClient:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        granted = keys.namespace_of(token.strip()) if scheme.lower() == "bearer" else None
+        if granted is None:
+            raise HTTPException(401, "missing or invalid API key", headers={"WWW-Authenticate": "Bearer"})
+        if granted != namespace:
+            raise HTTPException(403, "this key does not grant that namespace")
+        if namespace not in clients:
+            clients[namespace] = MemoryClient(namespace, settings)
+        return clients[namespace]
+
+    Client = Annotated[MemoryClient, Depends(client)]
+
+    @app.exception_handler(MnemoError)
+    async def mnemo_error(request: Request, exc: MnemoError) -> JSONResponse:
+        if isinstance(exc, StoreLocked):
+            return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "5"})
+        return JSONResponse({"detail": str(exc)}, status_code=404 if str(exc).startswith("no ") else 400)
+
+    @app.exception_handler(ValueError)
+    async def value_error(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    _write_routes(app, Client)
+    _read_routes(app, Client)
+    return app
+
+
+def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
+    @app.post("/v1/{namespace}/memories", status_code=201, summary="Remember")
+    def remember(c: Client, body: RememberBody) -> dict[str, Any]:
+        """Write a memory now (status `processing`); recallable after the next ingest run."""
+        return c.remember(body.text, body.entities).to_dict()
+
+    @app.get("/v1/{namespace}/memories/{memory_id}", summary="A memory and its status")
+    def memory(c: Client, memory_id: Annotated[str, PathParam(max_length=100)]) -> dict[str, Any]:
+        return c.memory(memory_id).to_dict()
+
+    @app.delete("/v1/{namespace}/memories/{memory_id}", summary="Forget a memory")
+    def forget_memory(c: Client, memory_id: Annotated[str, PathParam(max_length=100)]) -> dict[str, Any]:
+        return c.forget(memory=memory_id).to_dict()
+
+    @app.delete("/v1/{namespace}/entities/{ref}", summary="Forget an entity")
+    def forget_entity(c: Client, ref: REF) -> dict[str, Any]:
+        """Forget the entity, its page and what only it supports."""
+        return c.forget(entity=ref).to_dict()
+
+
+
+def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
+    @app.get("/v1/{namespace}/entities/{ref}", summary="An entity")
+    def entity(c: Client, ref: REF) -> dict[str, Any]:
+        """Name, kind, aliases, properties (with since) and relations of an entity."""
+        return c.get_entity(ref, props=True, relations=True)
+
+    @app.get("/v1/{namespace}/recall", summary="Recall")
+    def recall(c: Client, q: Annotated[str, Query(min_length=1, max_length=2000, pattern=r"\S")],
+               k: Annotated[int, Query(ge=1, le=50)] = 10, mode: Literal["eager", "deliberate"] = "eager",
+               since: TIME = None, until: TIME = None) -> dict[str, Any]:
+        """What memory holds about `q`: assembled text, grounding references and the items."""
+        return c.recall(q, k=k, mode=mode, since=since, until=until).to_dict()
+
+    @app.get("/v1/{namespace}/context", summary="Context for a chat turn")
+    def context(c: Client, message: Annotated[str, Query(max_length=4000)] = "",
+                budget: Annotated[int, Query(ge=50, le=4000)] = 800) -> dict[str, str]:
+        """The before_turn block for the system prompt, for the latest user message."""
+        messages = [{"role": "user", "content": message}] if message else []
+        return {"context": before_turn(c.namespace, messages, client=c, token_budget=budget)}
+
+    @app.get("/v1/{namespace}/timeline", summary="What happened between two dates")
+    def when(c: Client, since: TIME = None, until: TIME = None) -> dict[str, Any]:
+        return timeline(c, since, until)

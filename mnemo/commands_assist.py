@@ -1,0 +1,94 @@
+"""The commands that serve assistants and apps: `mnemo mcp`, `mnemo serve`, `mnemo keys`."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mnemo.api_keys import KeyStore
+from mnemo.config import load_config
+from mnemo.errors import MnemoError
+
+console = Console()
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
+keys_app = typer.Typer(help="API keys for `mnemo serve`: one namespace each, stored hashed.", no_args_is_help=True)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=2)
+
+
+def mcp(namespace: NamespaceOption = "example", config: ConfigOption = None,
+        transport: Annotated[str, typer.Option(help="stdio, or streamable-http.")] = "stdio") -> None:
+    """Serve one namespace's memory to an MCP-capable assistant (stdio by default)."""
+    from mnemo.mcp_server import run
+
+    if transport not in ("stdio", "streamable-http"):
+        _fail(f"unknown transport {transport!r}: use stdio or streamable-http")
+    try:
+        run(namespace, config, transport)
+    except MnemoError as exc:
+        _fail(str(exc))
+
+
+def serve(config: ConfigOption = None, host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+          port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+          max_body: Annotated[int, typer.Option(help="Largest request body in bytes.")] = 64 * 1024) -> None:
+    """Serve the HTTP API (keys from `mnemo keys create`; OpenAPI at /openapi.json, docs at /docs)."""
+    import uvicorn
+
+    from mnemo.api import create_app
+
+    try:
+        app = create_app(config, max_body=max_body)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _store(config: Path | None) -> KeyStore:
+    try:
+        return KeyStore(load_config(config).data_dir)
+    except MnemoError as exc:
+        _fail(str(exc))
+        raise
+
+
+@keys_app.command("create")
+def keys_create(namespace: Annotated[str, typer.Argument(help="The namespace the key grants.")],
+                label: Annotated[str, typer.Option(help="What the key is for.")] = "", config: ConfigOption = None) -> None:
+    """Create a key for NAMESPACE; the key is printed once and only its hash is kept."""
+    try:
+        key, token = _store(config).create(namespace, label)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"key {key.id} for namespace {namespace!r} (shown once, keep it safe):", highlight=False)
+    print(token)
+
+
+@keys_app.command("list")
+def keys_list(config: ConfigOption = None) -> None:
+    """List the keys (ids, namespaces, labels; never the keys themselves)."""
+    table = Table(title="API keys")
+    for column in ("id", "namespace", "label", "created"):
+        table.add_column(column)
+    for key in _store(config).keys():
+        table.add_row(key.id, key.namespace, key.label, key.created)
+    console.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key id shown by `mnemo keys list`.")], config: ConfigOption = None) -> None:
+    """Revoke a key at once."""
+    try:
+        key = _store(config).revoke(key_id)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print(f"revoked key {key.id} (namespace {key.namespace!r})")

@@ -1,0 +1,136 @@
+"""Chat middleware: ask memory for context before each turn, hand the exchange back after.
+
+    context = before_turn("sam", messages)          # a block for the system prompt
+    reply = llm(system=context, messages=messages)
+    after_turn("sam", messages + [reply])           # remembered now, recallable after ingest
+
+Messages are OpenAI-style dicts (`{"role": "user", "content": "..."}`). Clients are cached
+per (namespace, config) so a turn does not reload the embedder.
+"""
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mnemo.activity import last_interaction, mark_interaction, timeline, top_of_mind
+from mnemo.client import MemoryClient
+from mnemo.errors import MnemoError
+from mnemo.memories import Memory
+
+TOKEN_BUDGET = 800
+GRAPH_TTL = 60.0
+_CLIENTS: dict[tuple[str, str], MemoryClient] = {}
+_GRAPH_CACHE: dict[tuple[str, str], tuple[float, Any]] = {}
+
+
+def client_for(namespace: str, config: str | Path | None = None) -> MemoryClient:
+    """A cached MemoryClient for the namespace."""
+    key = (namespace, str(config or ""))
+    if key not in _CLIENTS:
+        _CLIENTS[key] = MemoryClient(namespace, config)
+    return _CLIENTS[key]
+
+
+def _cached(client: MemoryClient, key: str, compute: Callable[[], Any]) -> Any:
+    """Graph answers that change only with ingest or sleep mode, kept GRAPH_TTL seconds so a
+    turn does not reopen the graph for them."""
+    slot = (str(client.files.root), key)
+    hit = _GRAPH_CACHE.get(slot)
+    if hit is not None and time.monotonic() - hit[0] < GRAPH_TTL:
+        return hit[1]
+    value = compute()
+    _GRAPH_CACHE[slot] = (time.monotonic(), value)
+    return value
+
+
+def tokens(text: str) -> int:
+    """A cheap token estimate (about four characters a token), good enough for budgets."""
+    return (len(text) + 3) // 4
+
+
+def latest_user_message(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            return message["content"]
+    return ""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _since_text(last: str | None, now: dt.datetime) -> str | None:
+    if not last:
+        return None
+    try:
+        then = dt.datetime.fromisoformat(last)
+    except ValueError:
+        return None
+    if then.tzinfo is None and now.tzinfo is not None:
+        then = then.replace(tzinfo=now.tzinfo)
+    seconds = max(0, int((now - then).total_seconds()))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"Last talked {count} {unit}{'s' if count != 1 else ''} ago ({last})."
+    return f"Last talked moments ago ({last})."
+
+
+def _sections(client: MemoryClient, query: str, now: dt.datetime) -> list[tuple[str, list[str]]]:
+    sections: list[tuple[str, list[str]]] = []
+    if query.strip():
+        result = client.recall(query, k=8, mode="eager")
+        sections.append(("Relevant memories", [f"- {_one_line(i.text)}" for i in result.items if i.text.strip()]))
+    last = last_interaction(client)
+    since = _since_text(last, now)
+    if since:
+        happened = _cached(client, f"timeline:{last}:{now:%Y-%m-%dT%H:%M}",
+                           lambda: timeline(client, since=last, until=now.isoformat(timespec="seconds"), limit=10))
+        lines = [since] + [f"- note: {_one_line(n['title'] or n['path'])} ({n['at']})" for n in happened["notes"]]
+        lines += [f"- conversation: {_one_line(e['title'] or e['source'] or e['id'])} ({e['at']})" for e in happened["episodes"]]
+        sections.append(("Since the last conversation", lines))
+    top = _cached(client, "top_of_mind", lambda: top_of_mind(client, limit=8))
+    sections.append(("Top of mind", [f"- {_one_line(t['name'])}" for t in top["items"] if t.get("name")]))
+    return sections
+
+
+def before_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime | None = None, *,
+                config: str | Path | None = None, token_budget: int = TOKEN_BUDGET,
+                client: MemoryClient | None = None) -> str:
+    """A context block for the system prompt, at most `token_budget` tokens: eager recall for
+    the latest user message, the time since the last interaction and what happened meanwhile,
+    and the top-of-mind items. Empty when memory has nothing to say."""
+    client = client or client_for(namespace, config)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    lines: list[str] = []
+    used = 0
+    for title, body in _sections(client, latest_user_message(messages), now):
+        header = f"## {title}"
+        fitting: list[str] = []
+        spent = tokens(header) + 1
+        for line in body:
+            cost = tokens(line) + 1
+            if used + spent + cost <= token_budget:
+                fitting.append(line)
+                spent += cost
+        if fitting:
+            lines += [header, *fitting]
+            used += spent
+    return "\n".join(lines)
+
+
+def after_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime | None = None, *,
+               config: str | Path | None = None, client: MemoryClient | None = None) -> Memory:
+    """Remember the latest exchange (the last user message and what followed) durably, now;
+    it is `processing` until the next ingest run makes it recallable."""
+    client = client or client_for(namespace, config)
+    start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+    if start is None:
+        raise MnemoError("after_turn needs at least one user message")
+    exchange = [m for m in messages[start:] if isinstance(m.get("content"), str) and m["content"].strip()]
+    text = "\n".join(f"{m.get('role', 'unknown')}: {m['content'].strip()}" for m in exchange)
+    memory = client.remember(text)
+    mark_interaction(client, now or dt.datetime.now(dt.timezone.utc))
+    return memory

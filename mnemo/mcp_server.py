@@ -1,0 +1,139 @@
+"""The MCP server (`mnemo mcp`): recall and the graph as tools for any MCP-capable assistant.
+
+The namespace is fixed when the server starts (`--namespace`); no tool takes one, so the
+model can never read or change another person's memory.
+"""
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from mnemo.activity import explore as explore_graph
+from mnemo.activity import self_profile, timeline as timeline_of, top_of_mind
+from mnemo.client import MemoryClient
+from mnemo.errors import MnemoError
+
+INSTRUCTIONS = (
+    "mnemo is the user's long-term memory of their notes, journal and chats. Call `recall` before answering "
+    "questions about the user's life, people, projects or past conversations; `remember` what the user asks you "
+    "to keep; use `get_entity`, `explore` and `timeline` to dig deeper. Entity references look like "
+    "person_id:alice_chen."
+)
+Ref = Annotated[str, Field(description="An entity reference, e.g. person_id:alice_chen or project_id:mnemo.",
+                           min_length=1, max_length=200)]
+Date = Annotated[str | None, Field(description="ISO date or time, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
+
+
+@contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Bad input becomes a tool error whose message the model can read and act on."""
+    try:
+        yield
+    except (MnemoError, ValueError) as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def build_server(namespace: str, config: str | Path | None = None, client: MemoryClient | None = None) -> MCPServer:
+    """An MCP server over one namespace's memory."""
+    memory = client or MemoryClient(namespace, config)
+    server = MCPServer("mnemo", instructions=INSTRUCTIONS)
+    _add_recall_tools(server, memory)
+    _add_graph_tools(server, memory)
+    _add_resources(server, memory)
+    return server
+
+
+def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
+    @server.tool()
+    def recall(
+        query: Annotated[str, Field(description="What to look for, in natural language.", min_length=1, max_length=2000)],
+        mode: Annotated[Literal["eager", "deliberate"], Field(description="eager: fast, one hop; deliberate: two hops, relations, a larger pool.")] = "eager",
+        k: Annotated[int, Field(description="How many memories to return.", ge=1, le=50)] = 10,
+        since: Date = None,
+        until: Date = None,
+    ) -> dict[str, Any]:
+        """Recall what the user's memory holds about a query: an assembled text, the entity
+        references behind it (grounding), and the items with why each was included."""
+        with _clear_errors():
+            return memory.recall(query, k=k, mode=mode, since=since, until=until).to_dict()
+
+    @server.tool()
+    def remember(
+        text: Annotated[str, Field(description="What to remember, in a full sentence; may name entities inline as person_id:alice.", min_length=1, max_length=20000)],
+        entities: Annotated[list[str] | None, Field(description="Entity references to attach, e.g. [\"person_id:alice\"].")] = None,
+    ) -> dict[str, Any]:
+        """Remember something durably now. It is `processing` until the next ingest run makes it recallable."""
+        with _clear_errors():
+            return memory.remember(text, entities or []).to_dict()
+
+    @server.tool()
+    def forget(
+        memory_id: Annotated[str | None, Field(description="A memory id returned by `remember`.")] = None,
+        entity: Annotated[str | None, Field(description="An entity reference to forget entirely.")] = None,
+        query: Annotated[str | None, Field(description="Forget the passages this query finds.")] = None,
+        confirm: Annotated[bool, Field(description="false (default): only show what would be forgotten. true: forget it.")] = False,
+    ) -> dict[str, Any]:
+        """Forget one memory, an entity, or what a query finds. Give exactly one of memory_id,
+        entity, query. Without confirm=true nothing is forgotten: it returns what would be."""
+        with _clear_errors():
+            if not confirm:
+                return _preview(memory, memory_id, entity, query)
+            return memory.forget(memory_id, entity, query=query, confirm=True).to_dict()
+
+
+
+def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
+    @server.tool()
+    def get_entity(ref: Ref) -> dict[str, Any]:
+        """An entity: name, kind, aliases, properties (with since and history) and its relations."""
+        with _clear_errors():
+            return memory.get_entity(ref, props=True, relations=True)
+
+    @server.tool()
+    def explore(
+        ref: Ref,
+        relation_types: Annotated[list[str] | None, Field(description="Follow only these relation types (e.g. [\"works_at\", \"knows\"]); all when omitted.")] = None,
+        depth: Annotated[int, Field(description="How many hops to go from the entity.", ge=1, le=3)] = 1,
+    ) -> dict[str, Any]:
+        """The neighbours of an entity in the memory graph, by relation type and depth, with
+        each edge's hop; use it to traverse the graph yourself."""
+        with _clear_errors():
+            return explore_graph(memory, ref, relation_types, depth)
+
+    @server.tool()
+    def timeline(since: Date = None, until: Date = None) -> dict[str, Any]:
+        """What happened between two dates (notes, journal days, chat conversations); without
+        `since`, since the last interaction."""
+        with _clear_errors():
+            return timeline_of(memory, since, until)
+
+
+def _preview(memory: MemoryClient, memory_id: str | None, entity: str | None, query: str | None) -> dict[str, Any]:
+    if sum(x is not None for x in (memory_id, entity, query)) != 1:
+        raise ValueError("forget needs exactly one of: memory_id, entity, query")
+    if query is not None:
+        return memory.forget(query=query).to_dict()
+    found = memory.memory(memory_id).to_dict() if memory_id else memory.get_entity(entity or "")
+    return {"dry_run": True, "would_forget": found, "hint": "call again with confirm=true to forget it"}
+
+
+def _add_resources(server: MCPServer, memory: MemoryClient) -> None:
+    @server.resource("mnemo://self", name="self profile", mime_type="application/json")
+    def self_resource() -> str:
+        """The person whose memory this is: properties and relations."""
+        return json.dumps(self_profile(memory), ensure_ascii=False, default=str)
+
+    @server.resource("mnemo://top-of-mind", name="top of mind", mime_type="application/json")
+    def top_resource() -> str:
+        """What is on the person's mind now (the most-mentioned entities until sleep mode has run)."""
+        return json.dumps(top_of_mind(memory), ensure_ascii=False, default=str)
+
+
+def run(namespace: str, config: str | Path | None = None, transport: str = "stdio") -> None:
+    build_server(namespace, config).run(transport)  # type: ignore[arg-type]
