@@ -83,12 +83,27 @@ def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], Ch
     return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
 
 
+PREVIOUS_TURN_WORDS = 40
+
+
+def embed_text(chunk: Chunk, by_id: dict[str, Chunk]) -> str:
+    """What is embedded and full-text indexed for a chunk: its context text, and for a chat
+    turn also the start of the turn before it (what the turn answers or goes on from)."""
+    before = by_id.get(chunk.prev_id or "")
+    if before is None or "turn_ids" not in chunk.metadata:
+        return chunk.context_text
+    words = before.text.split()
+    previous = " ".join(words[:PREVIOUS_TURN_WORDS]) + (" ..." if len(words) > PREVIOUS_TURN_WORDS else "")
+    return f"{chunk.context_text}\n(after {previous})"
+
+
 def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
     """Rows of the `chunks` vector table (no None values: LanceDB infers types from data)."""
+    by_id = {c.id: c for c in chunks}
     return [
         {
             "id": c.id, "namespace": c.namespace, "doc_id": c.doc_id, "position": c.position, "path": c.path,
-            "title": c.title, "heading": c.heading, "kind": c.kind, "text": c.text, "embed_text": c.context_text,
+            "title": c.title, "heading": c.heading, "kind": c.kind, "text": c.text, "embed_text": embed_text(c, by_id),
             "timestamp": c.timestamp or "", "prev_id": c.prev_id or "", "next_id": c.next_id or "",
             "metadata": json.dumps({k: v for k, v in c.metadata.items() if k not in ("doc_key", "max_words")}, sort_keys=True),
         }

@@ -75,7 +75,7 @@ class RecallSettings:
     rrf_k: int = 60
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
-    neighbour_weight: float = 0.3
+    neighbour_weight: float = 0.0
     episode_weight: float = 0.0
     speaker_weight: float = 1.0
     feedback_docs: int = 0

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from mnemo.documents import Document
 from mnemo.errors import SourceError
+from mnemo.pipeline import chunk_rows
 from mnemo.segments import chunk_segments
 from mnemo.sources import chatgpt, claude, inbox, jsonl
 
@@ -162,3 +163,18 @@ def test_zip_exports_are_read_from_the_archive() -> None:
     assert chatgpt.parse_export(buffer.getvalue(), "ns", "src", "export.zip", None)[0].id == doc.id
     with pytest.raises(SourceError, match="not a readable zip archive"):
         chatgpt.parse_export(b"PK\x03\x04broken", "ns", "src", "export.zip", None)
+
+
+def test_a_turn_is_embedded_with_the_start_of_the_turn_before_it() -> None:
+    (doc,) = _parse(chatgpt, [BRANCHED])
+    chunks = chunk_segments(doc, max_words=180)
+    rows = {r["id"]: r for r in chunk_rows(chunks)}
+    first, second = chunks[0], chunks[1]
+    assert rows[first.id]["embed_text"] == first.context_text
+    assert rows[second.id]["embed_text"].startswith(second.context_text)
+    assert rows[second.id]["embed_text"].endswith(f"(after {' '.join(first.text.split())})")
+    long_turn = {"conversation": "c", "role": "user", "text": " ".join(f"w{i}" for i in range(100)), "timestamp": 1772359200}
+    reply = {"conversation": "c", "role": "assistant", "text": "ok", "timestamp": 1772359201}
+    (chat,) = jsonl.parse_file("\n".join(json.dumps(t) for t in (long_turn, reply)).encode(), "ns", "src", "c.jsonl", None)
+    last = chunk_rows(chunk_segments(chat, max_words=180))[-1]["embed_text"]
+    assert "w38" in last and "w60" not in last and last.endswith("...)")
