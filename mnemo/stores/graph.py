@@ -85,7 +85,9 @@ STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 _EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
 EDGE_PROPS = [c for c in EDGE_COLUMNS if c not in ("src", "dst")] + ["run_id"]
-_LOCK_HINTS = ("lock", "Lock", "shadow pages")  # shadow pages: a write is in progress (or was cut off)
+# Signs that another process is writing: its lock; shadow pages of a write in progress (or cut
+# off); and the write-ahead log vanishing under a reader while the writer checkpoints.
+_LOCK_HINTS = ("lock", "Lock", "shadow pages", ".wal: No such file")
 BATCH = 5000
 WRITE_WAIT_SECONDS = 120.0  # a writer waits for readers (recall) that hold the database briefly
 
