@@ -41,7 +41,7 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow) -> list[dict
     text = fts_query(query)
     if not text:
         return []
-    search = table.search(text, query_type="fts", fts_columns=TEXT_COLUMN).select(ROW_COLUMNS).limit(limit)
+    search = table.search(text, query_type="fts", fts_columns=TEXT_COLUMN).select([*ROW_COLUMNS, "_score"]).limit(limit)
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)
@@ -50,7 +50,7 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow) -> list[dict
 
 def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow) -> list[dict[str, Any]]:
     """Nearest chunks by cosine distance, best first."""
-    search = table.search(vector.tolist(), query_type="vector").metric("cosine").select(ROW_COLUMNS).limit(limit)
+    search = table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]).limit(limit)
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)

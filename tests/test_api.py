@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Iterator
 
 import httpx
@@ -31,15 +32,19 @@ def free_port() -> int:
 
 
 def start_server(config: str, max_body: int = MAX_BODY) -> tuple[subprocess.Popen, str]:
+    """`mnemo serve` in a child process. Its log goes to a file next to the config, never to an
+    unread pipe: a full pipe would block the server on its next log line."""
     port = free_port()
+    log = open(Path(config).with_name(f"serve-{port}.log"), "wb")  # noqa: SIM115 - the child owns it
     proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli", "serve", "--config", config, "--port", str(port),
                              "--max-body", str(max_body)], env={**os.environ, "HF_HUB_OFFLINE": "1"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=log, stderr=subprocess.STDOUT)
+    log.close()
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            raise RuntimeError(f"server exited: {Path(log.name).read_text(errors='replace')}")
         try:
             httpx.get(f"{url}/openapi.json", timeout=1).raise_for_status()
             return proc, url
@@ -161,3 +166,14 @@ def test_generated_requests_never_make_the_server_fail(api: dict[str, str]) -> N
     print(f"\nschemathesis: {len(sent)} generated requests over {len(operations)} operations, statuses {statuses}")
     assert len(operations) >= 8 and len(sent) >= 8 * 6
     assert max(statuses) < 500 and 200 in statuses
+
+
+def test_recall_writes_nothing_to_stderr(assist_workspace: Workspace, capfd: pytest.CaptureFixture[str]) -> None:
+    """A server logs to stderr; a search that printed a warning per call would flood it."""
+    from mnemo.client import MemoryClient
+
+    client = MemoryClient("test", assist_workspace.config)
+    capfd.readouterr()
+    for mode in ("eager", "deliberate"):
+        assert client.recall("Dana Kim advice about meetings", k=5, mode=mode).items
+    assert "warn" not in capfd.readouterr().err.lower()
