@@ -23,14 +23,16 @@ def _fail(message: str) -> None:
 
 
 def mcp(namespace: NamespaceOption = "example", config: ConfigOption = None,
-        transport: Annotated[str, typer.Option(help="stdio, or streamable-http.")] = "stdio") -> None:
+        transport: Annotated[str, typer.Option(help="stdio, or streamable-http.")] = "stdio",
+        host: Annotated[str, typer.Option(help="Address for streamable-http (keep it loopback).")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="Port for streamable-http; the endpoint is /mcp.")] = 8766) -> None:
     """Serve one namespace's memory to an MCP-capable assistant (stdio by default)."""
     from mnemo.mcp_server import run
 
     if transport not in ("stdio", "streamable-http"):
         _fail(f"unknown transport {transport!r}: use stdio or streamable-http")
     try:
-        run(namespace, config, transport)
+        run(namespace, config, transport, host, port)
     except MnemoError as exc:
         _fail(str(exc))
 

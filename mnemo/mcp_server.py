@@ -135,5 +135,12 @@ def _add_resources(server: MCPServer, memory: MemoryClient) -> None:
         return json.dumps(top_of_mind(memory), ensure_ascii=False, default=str)
 
 
-def run(namespace: str, config: str | Path | None = None, transport: str = "stdio") -> None:
-    build_server(namespace, config).run(transport)  # type: ignore[arg-type]
+def run(namespace: str, config: str | Path | None = None, transport: str = "stdio",
+        host: str = "127.0.0.1", port: int = 8766) -> None:
+    """Serve over stdio, or streamable HTTP at http://HOST:PORT/mcp (no authentication of its
+    own: keep it on loopback, or put it behind a proxy that authenticates)."""
+    server = build_server(namespace, config)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port)

@@ -3,7 +3,11 @@
 import asyncio
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
@@ -63,3 +67,44 @@ def test_mcp_client_drives_every_tool_and_resource_over_stdio(assist_workspace: 
     assert out["bad_depth"].is_error
     assert out["self"]["self"]["name"] == "Sam Rivera"
     assert out["top"]["source"] == "mentions" and out["top"]["items"]
+
+
+async def _http_session_run(url: str) -> dict[str, Any]:
+    from mcp.client.streamable_http import streamable_http_client
+
+    out: dict[str, Any] = {}
+    async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        out["tools"] = {t.name for t in (await session.list_tools()).tools}
+        out["recall"] = _payload(await session.call_tool("recall", {"query": "advice from Dana Kim about meetings", "k": 5}))
+        out["top"] = json.loads((await session.read_resource("mnemo://top-of-mind")).contents[0].text)
+    return out
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_mcp_client_over_streamable_http(assist_workspace: Workspace, tmp_path: Path) -> None:
+    """`mnemo mcp --transport streamable-http` on 127.0.0.1, driven by the official client."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(tmp_path / "mcp.log", "wb")  # noqa: SIM115 - the child owns it; never an unread pipe
+    proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli", "mcp", "--namespace", "test", "--config",
+                             str(assist_workspace.config_path), "--transport", "streamable-http", "--port", str(port)],
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"}, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(port):
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "mcp.log").read_text()
+            time.sleep(0.2)
+        out = asyncio.run(_http_session_run(f"http://127.0.0.1:{port}/mcp"))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert TOOLS <= out["tools"]
+    assert "Write the doc before the meeting" in out["recall"]["text"]
+    assert out["top"]["items"]
