@@ -6,6 +6,7 @@ import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
 from mnemo.pipeline import entity_rows
+from mnemo.sleep.abstractive import SleepWriter, writer_for
 from mnemo.sleep.consolidate import run_communities, run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import canonical_facts, sync_graph
 from mnemo.sleep.picture import salience_histogram
@@ -48,13 +49,20 @@ def entity_merges(
     })
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[entity_merges], pool=GRAPH_POOL)
+def _writer(mnemo_config: MnemoConfigResource) -> SleepWriter | None:
+    settings = mnemo_config.load()
+    return writer_for(settings.llm, settings.sleep.llm)
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu", "openai"}, deps=[entity_merges], pool=GRAPH_POOL)
 def entity_communities(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> dg.MaterializeResult:
-    """Communities of entities (Leiden, two levels) with stable ids and cited summaries."""
-    stats = run_communities(mnemo_config.files(context.partition_key))
+    """Communities of entities (Leiden, two levels) with stable ids and cited summaries; abstractions with an LLM."""
+    stats = run_communities(mnemo_config.files(context.partition_key), _writer(mnemo_config))
     return dg.MaterializeResult(metadata={
         "communities": stats.communities, "levels": stats.levels, "modularity": stats.modularity,
-        "summarized": stats.summarized, "reused": stats.reused, "graph_writes": _sync(context, mnemo_config, graph),
+        "summarized": stats.summarized, "reused": stats.reused, "abstractions": stats.concepts,
+        "instance_links": stats.instance_links, "llm_failures": stats.llm_failures,
+        "graph_writes": _sync(context, mnemo_config, graph),
     })
 
 
@@ -85,7 +93,8 @@ def salience_scores(context: dg.AssetExecutionContext, mnemo_config: MnemoConfig
 def self_profile(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> dg.MaterializeResult:
     """A versioned portrait of the namespace's own person: traits, current state, recent episodes."""
     namespace = context.partition_key
-    stats = run_profile(mnemo_config.files(namespace), mnemo_config.load().namespace(namespace).self_name, run_time(context))
+    stats = run_profile(mnemo_config.files(namespace), mnemo_config.load().namespace(namespace).self_name, run_time(context),
+                        _writer(mnemo_config))
     return dg.MaterializeResult(metadata={
         "self": stats.entity if stats else "(no self entity found)", "version": stats.version if stats else 0,
         "changed": bool(stats and stats.changed), "graph_writes": _sync(context, mnemo_config, graph),

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import MergeLog, sync_graph
 from mnemo.sleep.resolve import decide_review, read_review_queue
@@ -60,7 +61,8 @@ def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
         if not (files.root / "facts").exists():
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
         report = consolidate(files, GraphStore(files.graph_path, load_ontology()), settings.sleep,
-                             datetime.now(timezone.utc), settings.namespace(namespace).self_name, VectorStore(files.vectors_path))
+                             datetime.now(timezone.utc), settings.namespace(namespace).self_name, VectorStore(files.vectors_path),
+                             writer=writer_for(settings.llm, settings.sleep.llm))
     except MnemoError as exc:
         _fail(str(exc))
         return
@@ -68,6 +70,7 @@ def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
     console.print_json(json.dumps(data, default=str)) if as_json else console.print(
         f"merged {len(report.dedup.merges)}, review queue {report.dedup.queue_size}, "
         f"communities {report.communities.communities} (modularity {report.communities.modularity}), "
+        f"abstractions {report.communities.concepts}, "
         f"summaries made {report.summaries.made} / reused {report.summaries.reused}, "
         f"faded {report.salience.faded}, promoted {report.salience.promoted}, graph writes {report.graph_writes}")
 

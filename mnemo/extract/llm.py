@@ -83,6 +83,22 @@ def _raw_arguments(completion: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def structured_client(settings: LLMConfig, api_key: str) -> instructor.Instructor:
+    """An instructor client for the endpoint (transient errors are retried by the caller)."""
+    raw = openai.OpenAI(base_url=settings.base_url, api_key=api_key or "none", timeout=settings.timeout, max_retries=0)
+    return instructor.from_openai(raw, mode=MODES[settings.mode])
+
+
+def transient_retrying(settings: LLMConfig) -> Retrying:
+    """Retries with exponential backoff for rate limits, timeouts, connection and server errors."""
+    return Retrying(
+        retry=retry_if_exception(_transient),
+        stop=stop_after_attempt(settings.transient_retries + 1),
+        wait=wait_exponential(multiplier=settings.retry_wait, max=30 * max(settings.retry_wait, 0.01)),
+        reraise=True,
+    )
+
+
 class LLMExtractor:
     """Extracts ontology-typed entities and relations from chunks through one endpoint."""
 
@@ -90,8 +106,7 @@ class LLMExtractor:
         self.settings = settings
         self.ontology = ontology
         self.prompt_version = PROMPT_VERSION
-        raw = openai.OpenAI(base_url=settings.base_url, api_key=api_key or "none", timeout=settings.timeout, max_retries=0)
-        self.client = instructor.from_openai(raw, mode=MODES[settings.mode])
+        self.client = structured_client(settings, api_key)
         self.client.on("completion:kwargs", self._count_request)
         self.client.on("completion:response", self._count_usage)
         self.response_model = ontology.extraction_model()
@@ -137,12 +152,7 @@ class LLMExtractor:
             self._probed = True
 
     def _retrying(self) -> Retrying:
-        return Retrying(
-            retry=retry_if_exception(_transient),
-            stop=stop_after_attempt(self.settings.transient_retries + 1),
-            wait=wait_exponential(multiplier=self.settings.retry_wait, max=30 * max(self.settings.retry_wait, 0.01)),
-            reraise=True,
-        )
+        return transient_retrying(self.settings)
 
     def extract(self, chunk: Chunk, grounding: list[GroundedEntity]) -> Answer:
         """One chunk's validated extraction; LLMError when the endpoint keeps failing."""

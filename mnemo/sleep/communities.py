@@ -11,11 +11,13 @@ import leidenalg
 
 from mnemo.documents import content_hash
 from mnemo.extract.facts import edge
+from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.text import Sentence, sentences, summarize
 from mnemo.sleep.view import FactsView
 
 SEED = 42
+EXTRACTIVE = "extractive"
 MIN_OVERLAP = 0.5
 
 
@@ -26,6 +28,9 @@ class CommunityStats:
     modularity: float
     summarized: int
     reused: int
+    concepts: int = 0
+    instance_links: int = 0
+    llm_failures: int = 0
 
 
 def leiden(graph: ig.Graph) -> tuple[list[list[int]], float]:
@@ -78,8 +83,9 @@ def _digest(view: FactsView, members: frozenset[str]) -> str:
     return content_hash(*parts)
 
 
-def _summary(view: FactsView, members: frozenset[str]) -> tuple[str, list[str], list[str]]:
-    """(text, key entity ids, cited chunk ids): central entities, their most on-topic sentences."""
+def _summary(view: FactsView, members: frozenset[str], writer: SleepWriter | None = None) -> tuple[str, list[str], list[str], str]:
+    """(text, key entity ids, cited chunk ids, who wrote it): the central entities and their
+    most on-topic sentences, written by the LLM when there is one, else extracted."""
     central = sorted(members, key=lambda e: (-view.degree(e), e))[:5]
     names = {e: view.entities[e]["name"].lower() for e in members}
     pool: list[Sentence] = []
@@ -88,13 +94,17 @@ def _summary(view: FactsView, members: frozenset[str]) -> tuple[str, list[str], 
             for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
                 hits = sum(1 for n in names.values() if n and n in s.text.lower())
                 pool.append(Sentence(s.text, chunk_id, float(hits)))
-    text, cited = summarize(pool, 3)
     titles = ", ".join(view.entities[e]["name"] for e in central)
-    return (f"{titles}. {text}".strip() if text else titles), central, cited
+    written = writer.summary(titles, pool) if writer else None
+    if written is not None:
+        return written[0], central, written[1], writer.model  # type: ignore[union-attr]
+    text, cited = summarize(pool, 3)
+    return (f"{titles}. {text}".strip() if text else titles), central, cited, EXTRACTIVE
 
 
-def build_communities(view: FactsView, previous: Overlay) -> tuple[Overlay, CommunityStats]:
-    """The Community overlay: nodes, IN_COMMUNITY / SUBCOMMUNITY_OF / CITES edges."""
+def build_communities(view: FactsView, previous: Overlay, writer: SleepWriter | None = None) -> tuple[Overlay, CommunityStats]:
+    """The Community overlay: nodes, IN_COMMUNITY / SUBCOMMUNITY_OF / CITES edges. A summary is
+    re-made when the members or their facts changed, or when who would write it changed."""
     level0, upper, modularity = detect(view)
     level1 = [frozenset().union(*(level0[i] for i in group)) for group in upper]
     old_nodes = previous.nodes.get("Community", {})
@@ -108,13 +118,13 @@ def build_communities(view: FactsView, previous: Overlay) -> tuple[Overlay, Comm
     for level, members, cid, parent in entries:
         digest = _digest(view, members)
         row = old_nodes.get(cid)
-        if row and row["digest"] == digest and row["level"] == level:
+        if row and row["digest"] == content_hash(digest, writer.model if writer else EXTRACTIVE) and row["level"] == level:
             row, reused = dict(row), reused + 1
         else:
-            text, key, cited = _summary(view, members)
+            text, key, cited, author = _summary(view, members, writer)
             row = {"id": cid, "level": level, "title": view.entities[key[0]]["name"] if key else cid,
                    "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
-                   "member_count": len(members), "sources": cited, "digest": digest}
+                   "member_count": len(members), "sources": cited, "digest": content_hash(digest, author)}
             made += 1
         overlay.add_node("Community", row)
         _link(overlay, row, members, parent)

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from mnemo.sleep.abstractions import build_abstractions
+from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import CommunityStats, build_communities
 from mnemo.sleep.merges import merged_facts, sync_graph
 from mnemo.sleep.profile import ProfileStats, build_profile
@@ -22,10 +24,17 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 
 
-def run_communities(files: NamespaceFiles) -> CommunityStats:
+def run_communities(files: NamespaceFiles, writer: SleepWriter | None = None) -> CommunityStats:
+    """Communities with their summaries, then the abstraction nodes over them."""
     sleep = SleepFiles(files.root)
-    overlay, stats = build_communities(FactsView(merged_facts(files)), sleep.read_overlay("communities"))
+    view = FactsView(merged_facts(files))
+    overlay, stats = build_communities(view, sleep.read_overlay("communities"), writer)
     sleep.write_overlay("communities", overlay)
+    abstractions, state, found = build_abstractions(view, overlay, writer, sleep.read_state("abstractions"))
+    sleep.write_overlay("abstractions", abstractions)
+    sleep.write_state("abstractions", state)
+    stats.concepts, stats.instance_links = found.concepts, found.links
+    stats.llm_failures = writer.stats.failures if writer else 0
     return stats
 
 
@@ -46,11 +55,11 @@ def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime) ->
     return stats
 
 
-def run_profile(files: NamespaceFiles, self_name: str | None, now: datetime) -> ProfileStats | None:
+def run_profile(files: NamespaceFiles, self_name: str | None, now: datetime, writer: SleepWriter | None = None) -> ProfileStats | None:
     sleep = SleepFiles(files.root)
     overlay, stats = build_profile(FactsView(merged_facts(files)), self_name, sleep.read_overlay("profile"),
                                    sleep.read_overlay("communities"), sleep.read_overlay("summaries"),
-                                   now.isoformat(timespec="seconds"))
+                                   now.isoformat(timespec="seconds"), writer)
     sleep.write_overlay("profile", overlay)
     return stats
 
@@ -71,15 +80,16 @@ class SleepReport:
 
 def consolidate(
     files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
-    self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "",
+    self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "", writer: SleepWriter | None = None,
 ) -> SleepReport:
-    """Every sleep step in order, then one graph sync; `seconds` holds each step's time."""
+    """Every sleep step in order, then one graph sync; `seconds` holds each step's time. With a
+    writer (an LLM), summaries and the portrait are abstractive and abstractions are proposed."""
     seconds: dict[str, float] = {}
     dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, now.isoformat(timespec="seconds")))
-    communities = _timed(seconds, "communities", lambda: run_communities(files))
+    communities = _timed(seconds, "communities", lambda: run_communities(files, writer))
     summaries = _timed(seconds, "summaries", lambda: run_summaries(files, settings, now))
     salience = _timed(seconds, "salience", lambda: run_salience(files, settings, now))
-    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now))
+    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now, writer))
     writes = _timed(seconds, "graph", lambda: sync_graph(files, graph, run_id).writes)
     return SleepReport(dedup, communities, summaries, salience, profile, writes, seconds)
 

@@ -12,7 +12,9 @@ from typing import Any
 
 from mnemo.documents import content_hash, entity_id, normalize_name
 from mnemo.extract.facts import edge
+from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay
+from mnemo.sleep.text import sentences
 from mnemo.sleep.view import FactsView
 
 CURRENT_KINDS = ("project", "organization")
@@ -76,9 +78,18 @@ def render(p: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def written_portrait(view: FactsView, eid: str, sections: dict[str, Any], writer: SleepWriter) -> tuple[str, list[str]] | None:
+    """The LLM's paragraph about the person from their own page, the chunks that mention them
+    and recent day summaries, with the chunks it cites."""
+    pool = [s for c in view.entity_chunks(eid)[-40:] if c in view.chunks for s in sentences(view.chunks[c]["text"], c)]
+    pool += [s for r in sections["recent"] for c in r["sources"][:1] for s in sentences(r["summary"], c, 0.5)]
+    return writer.summary(f"{sections['name']}, the person whose memory this is: traits, preferences, "
+                          "current projects and recent events", pool)
+
+
 def build_profile(view: FactsView, self_name: str | None, previous: Overlay, communities: Overlay,
-                  summaries: Overlay, created: str) -> tuple[Overlay, ProfileStats | None]:
-    """All profile versions so far, plus a new one when the portrait changed."""
+                  summaries: Overlay, created: str, writer: SleepWriter | None = None) -> tuple[Overlay, ProfileStats | None]:
+    """All profile versions so far, plus a new one when the portrait (or who writes it) changed."""
     overlay = Overlay()
     versions = sorted(previous.nodes.get("SelfProfile", {}).values(), key=lambda r: r["version"])
     eid = find_self(view, self_name)
@@ -86,16 +97,25 @@ def build_profile(view: FactsView, self_name: str | None, previous: Overlay, com
     stats = None
     if eid is not None:
         sections = portrait(view, eid, communities, summaries)
-        digest = content_hash(eid, json.dumps(sections, sort_keys=True))
-        if latest is None or latest["digest"] != digest:
+        facts = json.dumps(sections, sort_keys=True)
+        digest = content_hash(eid, facts, writer.model if writer else "extractive")
+        text = render(sections)
+        if writer and (latest is None or latest["digest"] != digest):
+            written = written_portrait(view, eid, sections, writer)
+            if written is None:  # the model failed: extractive now, asked again next run
+                digest = content_hash(eid, facts, "extractive")
+            else:
+                text, sections["cited"] = f"{written[0]}\n\n{text}", written[1]
+        changed = latest is None or latest["digest"] != digest
+        if changed:
             version = (latest["version"] if latest else 0) + 1
             versions.append({"id": f"profile_{eid}_v{version}", "version": version, "created": created, "entity_id": eid,
-                             "text": render(sections), "sections": json.dumps(sections, sort_keys=True), "digest": digest})
-        stats = ProfileStats(eid, versions[-1]["version"], latest is None or latest["digest"] != digest)
+                             "text": text, "sections": json.dumps(sections, sort_keys=True), "digest": digest})
+        stats = ProfileStats(eid, versions[-1]["version"], changed)
     for row in versions:
         overlay.add_node("SelfProfile", {**row, "is_current": row is versions[-1]})
         overlay.add_edge("PORTRAYS", "SelfProfile", "Entity", edge("PORTRAYS", row["id"], row["entity_id"], "", extractor="sleep"))
-        for day in json.loads(row["sections"])["recent"]:
-            for chunk_id in day["sources"]:
-                overlay.add_edge("CITES", "SelfProfile", "Chunk", edge("CITES", row["id"], chunk_id, "", extractor="sleep"))
+        sections = json.loads(row["sections"])
+        for chunk_id in [c for day in sections["recent"] for c in day["sources"]] + sections.get("cited", []):
+            overlay.add_edge("CITES", "SelfProfile", "Chunk", edge("CITES", row["id"], chunk_id, "", extractor="sleep"))
     return overlay, stats

@@ -17,3 +17,4 @@ class SleepConfig(BaseModel):
     fade_below: float = Field(default=0.15, ge=0.0, le=1.0)
     promote_after_accesses: int = Field(default=3, ge=1)
     top_of_mind: int = Field(default=10, ge=0)
+    llm: bool = True  # with an `llm:` endpoint configured: abstractive summaries, portrait, abstractions

@@ -103,7 +103,7 @@ class Overlay:
 class SleepFiles:
     """Paths of sleep mode's files for one namespace."""
 
-    STEPS = ("communities", "summaries", "salience", "profile")
+    STEPS = ("communities", "abstractions", "summaries", "salience", "profile")
 
     def __init__(self, namespace_root: Path) -> None:
         self.root = Path(namespace_root) / "sleep"

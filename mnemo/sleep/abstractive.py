@@ -1,0 +1,134 @@
+"""Sleep mode's writing through the configured LLM: abstractive summaries of communities and
+of the self portrait, each citing the chunks it rests on, and abstraction nodes for groups of
+sibling entities ("iPhone" and "Pixel 8" are instances of "Smartphone").
+
+The model only ever sees numbered source sentences (or a list of entities) and answers with
+structured output that is validated before use: a citation must name a given source, an
+abstraction's members must be among the given entities. Whatever fails, the extractive result
+stands; nothing here is required for sleep mode to work offline.
+"""
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import openai
+from instructor.core.exceptions import InstructorRetryException
+from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from mnemo.config import LLMConfig
+from mnemo.documents import normalize_name
+from mnemo.extract.llm import structured_client, transient_retrying
+from mnemo.sleep.text import Sentence, mmr
+
+SLEEP_PROMPT_VERSION = "sleep-2026.11.1"
+MAX_SOURCES = 12
+
+SYSTEM = (
+    "You consolidate one person's memory while they sleep. Use only the material given; never add facts. "
+    "Be brief and concrete."
+)
+
+
+class CitedSummary(BaseModel):
+    """A short abstractive summary of the numbered source sentences."""
+
+    summary: str = Field(min_length=1, max_length=1500, description="Two to four sentences stating only facts from the sources.")
+    citations: list[int] = Field(min_length=1, description="The numbers of the sources the summary rests on.")
+
+    @field_validator("citations")
+    @classmethod
+    def cite_given_sources(cls, value: list[int], info: ValidationInfo) -> list[int]:
+        count = (info.context or {}).get("sources", 0)
+        wrong = [n for n in value if not 0 <= n < count]
+        if wrong:
+            raise ValueError(f"citations {wrong} are not source numbers (0..{count - 1})")
+        return sorted(set(value))
+
+
+class Abstraction(BaseModel):
+    """A more general concept that several of the listed entities are instances of, if any."""
+
+    concept: str | None = Field(default=None, max_length=80,
+                                description="The general concept's name, e.g. 'Smartphone'; null when they share none.")
+    members: list[str] = Field(default_factory=list, description="Ids of the listed entities that are instances of it.")
+
+    @model_validator(mode="after")
+    def members_are_listed(self, info: ValidationInfo) -> "Abstraction":
+        if not self.concept or not self.concept.strip():
+            self.concept, self.members = None, []
+            return self
+        names = (info.context or {}).get("entities", {})
+        unknown = sorted(set(self.members) - set(names))
+        if unknown:
+            raise ValueError(f"members {unknown} are not among the listed entity ids")
+        if len(set(self.members)) < 2:
+            raise ValueError("an abstraction needs at least two of the listed entities, or concept null")
+        if normalize_name(self.concept) in {normalize_name(n) for n in names.values()}:
+            raise ValueError(f"{self.concept!r} is one of the listed entities, not a more general concept")
+        self.members = sorted(set(self.members))
+        return self
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class WriterStats:
+    requests: int = 0
+    failures: int = 0
+
+
+class SleepWriter:
+    """Asks one OpenAI-compatible endpoint for validated, cited writing."""
+
+    def __init__(self, settings: LLMConfig, api_key: str) -> None:
+        self.settings = settings
+        self.client = structured_client(settings, api_key)
+        self.stats = WriterStats()
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    def _ask(self, model: type[M], prompt: str, context: dict[str, Any]) -> M | None:
+        self.stats.requests += 1
+        try:
+            return transient_retrying(self.settings)(
+                self.client.chat.completions.create, model=self.model, response_model=model,
+                messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
+                max_retries=self.settings.max_retries, context=context,
+            )
+        except (InstructorRetryException, openai.OpenAIError, ValidationError):
+            self.stats.failures += 1
+            return None
+
+    def summary(self, topic: str, pool: Sequence[Sentence]) -> tuple[str, list[str]] | None:
+        """An abstractive summary of the best sentences of `pool` and the chunk ids it cites;
+        None when there is nothing to summarize or the model failed."""
+        sources = mmr(list(pool), MAX_SOURCES)
+        if not sources:
+            return None
+        numbered = "\n".join(f"[{n}] {s.text}" for n, s in enumerate(sources))
+        prompt = f"Summarize what these notes say about {topic}.\nSources:\n{numbered}"
+        answer = self._ask(CitedSummary, prompt, {"sources": len(sources)})
+        if answer is None:
+            return None
+        return answer.summary.strip(), sorted({sources[n].chunk_id for n in answer.citations})
+
+    def abstraction(self, entities: dict[str, str], kind: str) -> Abstraction | None:
+        """The general concept some of `entities` (id -> name, all of `kind`) are instances of."""
+        listed = "\n".join(f"- {eid}: {name}" for eid, name in sorted(entities.items()))
+        prompt = (f"These {kind} entities come up together in the person's notes:\n{listed}\n"
+                  "If at least two of them are instances of one more general concept (for example 'iPhone' and "
+                  "'Galaxy S24' are instances of 'Smartphone'), name that concept and list those members' ids. "
+                  "Otherwise answer with concept null.")
+        return self._ask(Abstraction, prompt, {"entities": entities})
+
+
+def writer_for(settings: LLMConfig | None, enabled: bool = True) -> SleepWriter | None:
+    """The writer for the configured LLM (API key from `api_key_env`), or None offline."""
+    if settings is None or not enabled:
+        return None
+    return SleepWriter(settings, os.environ.get(settings.api_key_env, ""))
