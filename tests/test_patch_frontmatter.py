@@ -19,7 +19,7 @@ PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_ch
 printable = st.characters(categories=["L", "N", "P", "S", "Zs"], exclude_characters="\x85\u2028\u2029\ufeff")
 words = st.text(st.sampled_from(string.ascii_letters + "éøßжλ中文"), min_size=1, max_size=8)
 plain = st.lists(words, min_size=1, max_size=3).map(" ".join)
-anything = st.text(max_size=30)
+anything = st.text(st.characters(codec="utf-8"), max_size=30)  # what a UTF-8 file can hold: no lone surrogates
 keys = st.text(st.sampled_from(string.ascii_lowercase + "_-"), min_size=1, max_size=10).filter(
     lambda k: k[0] not in "-_" and k != KEY and k not in {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 )
@@ -79,7 +79,7 @@ def insights(draw: st.DrawFn) -> dict[str, object]:
     if draw(st.booleans()):
         value["related"] = [f"[[{t}]]" for t in draw(st.lists(anything, min_size=1, max_size=3))]
     if draw(st.booleans()):
-        value["summary"] = draw(st.text(max_size=60))
+        value["summary"] = draw(st.text(st.characters(codec="utf-8"), max_size=60))
     if draw(st.booleans()):
         value["salience"] = draw(st.floats(0, 1, allow_nan=False)).__round__(3)
     value["consolidated"] = draw(st.dates().map(lambda d: d.isoformat()))
@@ -92,7 +92,7 @@ def notes(draw: st.DrawFn) -> tuple[str, str, dict[str, object]]:
     nl = draw(st.sampled_from(["\n", "\r\n"]))
     bom = draw(st.sampled_from(["", "\ufeff"]))
     body_lines = draw(st.lists(st.one_of(
-        st.text(st.characters(exclude_characters="\r\n"), max_size=30),
+        st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=30),
         st.sampled_from(["---", "mnemo: not frontmatter", "# heading", "- [[link]]", "", "----"]),
     ), max_size=6))
     body = nl.join(body_lines) + (nl if body_lines and draw(st.booleans()) else "")

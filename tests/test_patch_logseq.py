@@ -18,8 +18,8 @@ PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_ch
 names = st.text(st.sampled_from(string.ascii_lowercase + "-"), min_size=1, max_size=10).filter(
     lambda k: k[0] != "-" and not k.startswith(PREFIX)
 )
-line_text = st.text(st.characters(exclude_characters="\r\n"), max_size=25)
-values = st.text(st.characters(exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=25).map(str.strip)
+line_text = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=25)
+values = st.text(st.characters(codec="utf-8", exclude_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=25).map(str.strip)
 
 
 @st.composite
