@@ -2,6 +2,7 @@
 
     python benchmarks/dedup_eval.py            # score benchmarks/dedup_pairs.tsv
     python benchmarks/dedup_eval.py --build    # rebuild the labeled pairs from ../shared/corpora
+    python benchmarks/dedup_eval.py --blind    # the old measure: names and type only
 
 Positive pairs are names their authors declared the same: a page and each of its aliases
 (frontmatter `aliases:`, Logseq `alias::`) and a link target and its display text
@@ -9,9 +10,21 @@ Positive pairs are names their authors declared the same: a page and each of its
 names look alike (they share a blocking key or a MinHash/LSH bucket), plus a seeded sample
 of random page pairs. Only names are stored, never note text.
 
-The evaluation is blind: each pair is scored from the two names alone (same type, no
-aliases, no links, no vectors), so the structural evidence that produced the label cannot
-produce the answer. In the pipeline, the evidence and shared neighbours add to these scores.
+Set-building rules (what makes a pair a dedup case at all):
+- A positive is kept only when some page links to (or tags) the second name. The structural
+  pipeline makes entities from pages and links, so an alias nobody links to never becomes an
+  entity of its own and can never need merging; such pairs measured nothing the dedup does.
+- A display text is a name of its target only when it reads like one: at most four words and
+  no sentence punctuation (not 'continue with the lesson...').
+- Negatives also pair pages with link targets that resolve to no page (the names of
+  link-implied entities) when their names block together, unless they differ only in
+  number or case (undecidable without the author's word).
+
+Scoring feeds the dedup what the pipeline would give it, never the label (see
+benchmarks/dedup_context.py): names, the other aliases, display texts of links, the type
+(every page is a `concept` here), and neighbours from the vault's real link graph; the name
+that defines a positive pair's label is split off the page with everything that came
+through it. Entity vectors are not used (the scorer gives cosine little weight).
 """
 
 import argparse
@@ -28,12 +41,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.dedup_context import CorpusContext  # noqa: E402
 from mnemo.documents import normalize_name  # noqa: E402
-from mnemo.sleep.dedup import EntityRecord, candidate_pairs, score_pair  # noqa: E402
+from mnemo.sleep.dedup import EntityRecord, PairScore, candidate_pairs, name_keys, score_pair  # noqa: E402
 from mnemo.sleep.settings import SleepConfig  # noqa: E402
 
 PAIRS = Path(__file__).with_name("dedup_pairs.tsv")
 CORPORA = ROOT.parent / "shared" / "corpora"
+KINDS = {"obsidian-kepano": "obsidian", "logseq-docs": "logseq"}
 _OBSIDIAN_LINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?\|([^\]]+)\]\]")
 _LOGSEQ_LINK = re.compile(r"\[([^\]]+)\]\(\[\[([^\]]+)\]\]\)")
 _LOGSEQ_ALIAS = re.compile(r"^alias::\s*(.+)$", re.MULTILINE)
@@ -84,54 +99,91 @@ def build(seed: int = 13) -> list[tuple[str, str, str, int, str]]:
     rng = random.Random(seed)
     for corpus, (aliases, displays) in [("obsidian-kepano", _obsidian(CORPORA / "obsidian-kepano")),
                                         ("logseq-docs", _logseq(CORPORA / "logseq-docs"))]:
+        context = CorpusContext(KINDS[corpus], CORPORA / corpus)
         pages = {p.lower(): p for p in aliases}
         same: set[frozenset[str]] = set()
         for page, names in aliases.items():
             for alias in names:
-                if normalize_name(alias) != normalize_name(page):
+                if normalize_name(alias) != normalize_name(page) and context.referenced_as(alias):
                     rows.append((corpus, page, alias, 1, "alias"))
                     same.add(frozenset((page.lower(), alias.lower())))
         for target, display in sorted(set(displays)):
             page = pages.get(target.lower())
             key = frozenset((target.lower(), display.lower()))
-            if page and _name_like(display) and normalize_name(display) != normalize_name(page) and key not in same:
+            if page and _name_like(display) and normalize_name(display) != normalize_name(page) and key not in same \
+                    and context.referenced_as(display):
                 rows.append((corpus, page, display, 1, "display"))
                 same.add(key)
-        records = [EntityRecord(p, "concept", p) for p in sorted(aliases)]
-        hard = sorted(candidate_pairs(records))
-        for a, b in hard:
-            if frozenset((a.lower(), b.lower())) not in same:
-                rows.append((corpus, a, b, 0, "lookalike"))
-        names = sorted(aliases)
-        for _ in range(len(hard) // 2 + 20):
-            a, b = rng.sample(names, 2)
-            if frozenset((a.lower(), b.lower())) not in same:
-                rows.append((corpus, a, b, 0, "random"))
+        rows += _negatives(corpus, sorted(aliases), same, rng)
+        rows += _link_negatives(corpus, context, sorted(aliases), same)
     return sorted(set(rows))
 
 
-def evaluate(rows: list[dict[str, str]], threshold: float) -> dict[str, dict[str, float]]:
-    table: dict[str, dict[str, float]] = {}
-    groups: dict[str, list[dict[str, str]]] = {"all": rows}
+def _link_negatives(corpus: str, context: CorpusContext, names: list[str], same: set[frozenset[str]]) -> list[tuple[str, str, str, int, str]]:
+    """A page and a link target that resolves to no page, whose names block together, not declared the same.
+    Pairs that differ only in number or case ('Cloze' / 'clozes') are left out: nothing says whether the
+    author meant the same thing, so they would be labels by guess."""
+    pages = [p for p in names if context.pages[p.lower()].kind == "note"]
+    records = [EntityRecord(p, "concept", p) for p in pages] + [EntityRecord("name:" + u, "concept", u) for u in context.unresolved_names()]
+    rows = []
+    for a, b in sorted(candidate_pairs(records)):
+        if a.startswith("name:") == b.startswith("name:"):
+            continue
+        page, name = (b, a[5:]) if a.startswith("name:") else (a, b[5:])
+        if frozenset((page.lower(), name.lower())) not in same and not name_keys(page) & name_keys(name):
+            rows.append((corpus, page, name, 0, "lookalike link"))
+    return rows
+
+
+def _negatives(corpus: str, names: list[str], same: set[frozenset[str]], rng: random.Random) -> list[tuple[str, str, str, int, str]]:
+    """Distinct pages whose names block together, and a sample of random page pairs."""
+    rows = []
+    hard = sorted(candidate_pairs([EntityRecord(p, "concept", p) for p in names]))
+    for a, b in hard:
+        if frozenset((a.lower(), b.lower())) not in same:
+            rows.append((corpus, a, b, 0, "lookalike"))
+    for _ in range(len(hard) // 2 + 20):
+        a, b = rng.sample(names, 2)
+        if frozenset((a.lower(), b.lower())) not in same:
+            rows.append((corpus, a, b, 0, "random"))
+    return rows
+
+
+def scored_rows(rows: list[dict[str, str]], blind: bool) -> list[tuple[dict[str, str], PairScore]]:
+    """Each labeled pair with the dedup's score: from names alone, or from what the pipeline knows."""
+    contexts = {} if blind else {c: CorpusContext(k, CORPORA / c) for c, k in KINDS.items()}
+    out = []
     for row in rows:
-        groups.setdefault(row["corpus"], []).append(row)
+        if blind:
+            a, b = EntityRecord("a", "concept", row["a"]), EntityRecord("b", "concept", row["b"])
+        else:
+            a, b = contexts[row["corpus"]].records(row["a"], row["b"])
+        out.append((row, score_pair(a, b)))
+    return out
+
+
+def evaluate(scored: list[tuple[dict[str, str], PairScore]], merge_at: float, review_at: float) -> dict[str, dict[str, float]]:
+    table: dict[str, dict[str, float]] = {}
+    groups: dict[str, list[tuple[dict[str, str], PairScore]]] = {"all": scored}
+    for item in scored:
+        groups.setdefault(item[0]["corpus"], []).append(item)
     for group, members in groups.items():
-        tp = fp = fn = 0
-        for row in members:
-            merged = score_pair(EntityRecord("a", "concept", row["a"]), EntityRecord("b", "concept", row["b"])).score >= threshold
-            label = row["label"] == "1"
-            tp += merged and label
-            fp += merged and not label
-            fn += label and not merged
-        positives = sum(r["label"] == "1" for r in members)
-        table[group] = {"pairs": len(members), "positives": positives, "merged": tp + fp, "tp": tp, "fp": fp,
-                        "precision": tp / max(1, tp + fp), "recall": tp / max(1, tp + fn)}
+        m: dict[str, float] = {f"{label} {band}": 0 for label in ("same", "diff") for band in ("merge", "review", "leave")}
+        for row, score in members:
+            label = "same" if row["label"] == "1" else "diff"
+            band = "merge" if score.score >= merge_at else "review" if score.score >= review_at else "leave"
+            m[f"{label} {band}"] += 1
+        tp, fp = m["same merge"], m["diff merge"]
+        positives = sum(r["label"] == "1" for r, _ in members)
+        table[group] = {**m, "pairs": len(members), "positives": positives, "precision": tp / max(1, tp + fp),
+                        "recall": tp / max(1, positives)}
     return table
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", action="store_true", help="rebuild the labeled pairs from the corpora")
+    parser.add_argument("--blind", action="store_true", help="score from names and type only (no context)")
     parser.add_argument("--threshold", type=float, default=SleepConfig().merge_threshold)
     parser.add_argument("--errors", action="store_true", help="list the wrong decisions")
     args = parser.parse_args()
@@ -141,15 +193,19 @@ def main() -> int:
             writer.writerow(["corpus", "a", "b", "label", "how"])
             writer.writerows(build())
     rows = list(csv.DictReader(PAIRS.open(encoding="utf-8"), delimiter="\t"))
-    print(f"automatic merges at threshold {args.threshold} (blind: names and type only)")
-    print(f"{'set':<16} {'pairs':>6} {'same':>5} {'merged':>6} {'fp':>4} {'precision':>9} {'recall':>7}")
-    for group, m in evaluate(rows, args.threshold).items():
-        print(f"{group:<16} {m['pairs']:>6} {m['positives']:>5} {m['merged']:>6} {m['fp']:>4} {m['precision']:>9.3f} {m['recall']:>7.3f}")
+    review_at = SleepConfig().review_threshold
+    scored = scored_rows(rows, args.blind)
+    print(f"automatic merges at {args.threshold}, review band from {review_at} "
+          f"({'blind: names and type only' if args.blind else 'names, aliases, display texts, link neighbours'})")
+    print(f"{'set':<16} {'pairs':>5} {'same':>5} {'same: merge/review/leave':>25} {'diff: merge/review':>19} {'precision':>9} {'recall':>6}")
+    for group, m in evaluate(scored, args.threshold, review_at).items():
+        same = f"{m['same merge']}/{m['same review']}/{m['same leave']}"
+        diff = f"{m['diff merge']}/{m['diff review']}"
+        print(f"{group:<16} {m['pairs']:>5} {m['positives']:>5} {same:>25} {diff:>19} {m['precision']:>9.3f} {m['recall']:>6.3f}")
     if args.errors:
-        for row in rows:
-            scored = score_pair(EntityRecord("a", "concept", row["a"]), EntityRecord("b", "concept", row["b"]))
-            if (scored.score >= args.threshold) != (row["label"] == "1"):
-                print(row["label"], row["how"], repr(row["a"]), repr(row["b"]), scored.score, scored.reasons)
+        for row, score in scored:
+            if (score.score >= args.threshold) != (row["label"] == "1"):
+                print(row["label"], row["how"], repr(row["a"]), repr(row["b"]), score.score, score.reasons)
     return 0
 
 

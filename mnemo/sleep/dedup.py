@@ -33,6 +33,7 @@ class EntityRecord:
     neighbours: frozenset[str] = frozenset()
     display_names: frozenset[str] = frozenset()
     vector: np.ndarray | None = None
+    has_page: bool = False  # the entity has a note of its own (not only implied by links)
 
     @property
     def names(self) -> tuple[str, ...]:
