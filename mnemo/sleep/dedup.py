@@ -134,7 +134,8 @@ def _vector_pairs(records: list[EntityRecord], focus: set[str] | None, k: int) -
 
 
 def _abbreviation(a: EntityRecord, b: EntityRecord) -> str:
-    """'acronym' (MW / My Words), 'prefix' (Rect / Rectangle), 'contained' (Tool / Whiteboard tool) or ''."""
+    """'acronym' (MW / My Words), 'prefix' (Rect / Rectangle, pengx17 / Peng Xiao, bensu / Sebastian Bensusan),
+    'contained' (Tool / Whiteboard tool) or ''."""
     for x in a.names:
         for y in b.names:
             nx, ny = normalize_name(x.rsplit("/", 1)[-1]), normalize_name(y.rsplit("/", 1)[-1])
@@ -143,7 +144,8 @@ def _abbreviation(a: EntityRecord, b: EntityRecord) -> str:
                 continue
             if short.replace(" ", "") == initials(long) and len(short) >= 2:
                 return "acronym"
-            if " " not in short and " " not in long and len(short) >= 3 and long.startswith(short):
+            if " " not in short and len(short) >= 3 and any(
+                    len(w) >= 3 and (w.startswith(short) or short.startswith(w)) for w in long.split()):
                 return "prefix"
             if set(short.split()) < set(long.split()):
                 return "contained"
@@ -182,7 +184,12 @@ def _without_shared_namespace(x: str, y: str) -> tuple[str, str]:
 
 
 def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
-    """How sure we are that two entities are the same, in [0, 1], with the reasons."""
+    """How sure we are that two entities are the same, in [0, 1], with the reasons.
+
+    Names alone reach the merge band only for the same full name, or when one of the two is
+    implied by links alone (no note of its own) and the names differ in number or path. Two
+    entities that each have a note were kept apart by the person who wrote them: names alone
+    put them in the review band. Short names and abbreviations need context (shared neighbours)."""
     if a.kind != b.kind:
         return PairScore(a.id, b.id, 0.0, ("incompatible types",))
     reasons = []
@@ -192,10 +199,11 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     similarity, match = _name_similarity(a, b)
     shared = len(a.neighbours & b.neighbours) / max(1, len(a.neighbours | b.neighbours))
     cosine = _cosine(a.vector, b.vector)
+    two_notes = a.has_page and b.has_page
     score = similarity * 0.8
     if match:
-        score = max(score, 0.95 if match == "same name" else 0.85)
-        reasons.append(match)
+        score = max(score, _name_match_score(a, b, match, two_notes))
+        reasons.append(match + (" of two notes" if two_notes else ""))
     abbreviation = "" if match else _abbreviation(a, b)
     if abbreviation:
         score = max(score, 0.7)
@@ -203,6 +211,9 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     score += 0.25 * shared + (0.1 * max(0.0, cosine - 0.7) / 0.3 if cosine is not None else 0.0)
     if shared:
         reasons.append(f"shared neighbours {shared:.2f}")
+    if abbreviation and shared >= 0.2 and not two_notes:
+        score = max(score, 0.9 + 0.1 * shared)
+        reasons.append("short name in the same context")
     if reasons and reasons[0] == "wikilink display text":
         score = max(score, 0.97)
     elif _numbers(a) and _numbers(b) and not _numbers(a) & _numbers(b):
@@ -210,6 +221,14 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
         reasons.append("different numbers")
     reasons.append(f"name similarity {similarity:.2f}")
     return PairScore(a.id, b.id, round(min(1.0, score), 4), tuple(reasons))
+
+
+def _name_match_score(a: EntityRecord, b: EntityRecord, match: str, two_notes: bool) -> float:
+    """Same full name 0.95; the same up to number or path: 0.92 when one is only implied by links,
+    0.85 (review) when both have a note."""
+    if match == "same name" and any(normalize_name(x) == normalize_name(y) for x in a.names for y in b.names):
+        return 0.95
+    return 0.85 if two_notes else 0.92
 
 
 def _numbers(record: EntityRecord) -> set[str]:

@@ -48,7 +48,7 @@ def entity_records(facts: GraphFacts, vectors: dict[str, np.ndarray] | None = No
     vectors = vectors or {}
     return [
         EntityRecord(e["id"], e["kind"], e["name"], tuple(e["aliases"] or ()), frozenset(neighbours[e["id"]]),
-                     frozenset(shown.get(e["id"], ())), vectors.get(e["id"]))
+                     frozenset(shown.get(e["id"], ())), vectors.get(e["id"]), has_page=e["origin"] == "note")
         for e in sorted(facts.nodes["Entity"].values(), key=lambda r: r["id"])
     ]
 
