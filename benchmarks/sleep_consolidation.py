@@ -1,8 +1,9 @@
 """Time sleep mode on a vault: a first consolidation, a second with no change, and a third
 after one note changed (how much work each step does).
 
-Usage: .venv/bin/python benchmarks/sleep_consolidation.py (PATH | --synthetic N) [--kind obsidian|logseq]
-Ingest runs offline first (hashing embedder), step by step without Dagster.
+Usage: .venv/bin/python benchmarks/sleep_consolidation.py (PATH | --synthetic N | --synth N) [--kind obsidian|logseq]
+--synthetic uses benchmarks/synthetic_vault.py (notes only), --synth benchmarks/synth.py (notes and
+chat exports). Ingest runs offline first (hashing embedder), step by step without Dagster.
 """
 
 import argparse
@@ -14,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import synth  # noqa: E402
 from benchmarks.synthetic_vault import generate  # noqa: E402
 from mnemo.config import parse_config  # noqa: E402
 from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
@@ -50,14 +52,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path, nargs="?")
     parser.add_argument("--synthetic", type=int, default=0)
+    parser.add_argument("--synth", type=int, default=0)
     parser.add_argument("--kind", default="obsidian")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         vault = args.path.resolve() if args.path else Path(tmp) / "vault"
+        sources = [{"kind": args.kind, "path": str(vault)}]
         if args.synthetic:
             print(f"synthetic vault: {generate(vault, args.synthetic)} notes")
+        if args.synth:
+            made = synth.generate(Path(tmp), args.synth)
+            print(f"synthetic vault (synth.py): {made.notes} notes, {made.chats} chats ({made.messages} messages)")
+            sources.append({"kind": "jsonl", "path": str(Path(tmp) / "chats")})
         config = parse_config({"data_dir": str(Path(tmp) / "data"), "embedder": {"kind": "hashing"},
-                               "namespaces": {"bench": {"sources": [{"kind": args.kind, "path": str(vault)}]}}}, Path(tmp) / "mnemo.yaml")
+                               "namespaces": {"bench": {"sources": sources}}}, Path(tmp) / "mnemo.yaml")
         files = NamespaceFiles(config.data_dir, "bench")
         graph = GraphStore(files.graph_path, load_ontology())
         print(f"ingest                 {ingest(files, config, graph):7.2f} s, graph: {graph.counts()}")
@@ -66,7 +74,7 @@ def main() -> None:
             start = time.perf_counter()
             report = consolidate(files, graph, config.sleep, now, None, VectorStore(files.vectors_path))
             print(line(label, time.perf_counter() - start, report))
-        if args.synthetic:
+        if args.synthetic or args.synth:
             note = sorted((vault / "People").glob("*.md"))[0]
             note.write_text(note.read_text(encoding="utf-8") + "\nOne more line about a new idea.\n", encoding="utf-8")
             print(f"re-ingest after one changed note {ingest(files, config, graph):7.2f} s")

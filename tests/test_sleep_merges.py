@@ -79,6 +79,12 @@ def test_names_alone_never_merge_two_notes() -> None:
     docs = EntityRecord("concept_docs", "concept", "docs", has_page=True)
     assert score_pair(template, docs).score < merge_at
     assert score_pair(template, EntityRecord("concept_docs", "concept", "docs")).score >= merge_at
+    caio_m = EntityRecord("person_caio_martins", "person", "Caio Martins", ("Caio",), has_page=True)
+    caio_s = EntityRecord("person_caio_silva", "person", "Caio Silva", ("Caio",), has_page=True)
+    assert score_pair(caio_m, caio_s).score < merge_at  # a shared first-name alias is ambiguous
+    iron = EntityRecord("project_iron_engine", "project", "Project Iron Engine", neighbours=frozenset({"x", "y"}))
+    heron = EntityRecord("project_iron_heron", "project", "Project Iron Heron", neighbours=frozenset({"x", "y"}))
+    assert score_pair(iron, heron).score < review_at  # one unlike word: siblings, not the same project
 
 
 def test_labeled_pairs_precision_and_recall_of_automatic_merges() -> None:

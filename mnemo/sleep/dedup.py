@@ -188,8 +188,10 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
 
     Names alone reach the merge band only for the same full name, or when one of the two is
     implied by links alone (no note of its own) and the names differ in number or path. Two
-    entities that each have a note were kept apart by the person who wrote them: names alone
-    put them in the review band. Short names and abbreviations need context (shared neighbours)."""
+    entities that each have a note were kept apart by the person who wrote them: without a
+    link display text naming the other, they reach the review band at most (an alias two
+    people share is ambiguous, not a sign they are one). Short names and abbreviations need
+    context (shared neighbours). Names that differ in one unlike word are siblings."""
     if a.kind != b.kind:
         return PairScore(a.id, b.id, 0.0, ("incompatible types",))
     reasons = []
@@ -219,6 +221,11 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     elif _numbers(a) and _numbers(b) and not _numbers(a) & _numbers(b):
         score = min(score, 0.5)
         reasons.append("different numbers")
+    elif _siblings(a.name, b.name):
+        score = min(score, 0.55)
+        reasons.append("one different word")
+    elif two_notes:
+        score = min(score, 0.89)
     reasons.append(f"name similarity {similarity:.2f}")
     return PairScore(a.id, b.id, round(min(1.0, score), 4), tuple(reasons))
 
@@ -229,6 +236,16 @@ def _name_match_score(a: EntityRecord, b: EntityRecord, match: str, two_notes: b
     if match == "same name" and any(normalize_name(x) == normalize_name(y) for x in a.names for y in b.names):
         return 0.95
     return 0.85 if two_notes else 0.92
+
+
+def _siblings(x: str, y: str) -> bool:
+    """'Project Iron Engine' / 'Project Iron Heron', 'Vera Oliveira' / 'Yara Oliveira': the same frame with
+    one word swapped for an unlike one names a sibling, not the same thing (a typo keeps the words alike)."""
+    wx, wy = normalize_name(x).split(), normalize_name(y).split()
+    if len(wx) != len(wy) or len(wx) < 2:
+        return False
+    differ = [(p, q) for p, q in zip(wx, wy) if p != q]
+    return len(differ) == 1 and fuzz.ratio(*differ[0]) < 80
 
 
 def _numbers(record: EntityRecord) -> set[str]:
