@@ -10,7 +10,6 @@ import igraph as ig
 import leidenalg
 
 from mnemo.documents import content_hash
-from mnemo.extract.facts import edge
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.text import Sentence, sentences, summarize
@@ -102,16 +101,34 @@ def _summary(view: FactsView, members: frozenset[str], writer: SleepWriter | Non
     return (f"{titles}. {text}".strip() if text else titles), central, cited, EXTRACTIVE
 
 
-def build_communities(view: FactsView, previous: Overlay, writer: SleepWriter | None = None) -> tuple[Overlay, CommunityStats]:
-    """The Community overlay: nodes, IN_COMMUNITY / SUBCOMMUNITY_OF / CITES edges. A summary is
-    re-made when the members or their facts changed, or when who would write it changed."""
+Detected = tuple[list[frozenset[str]], list[list[int]], float]
+
+
+def detect_or_reuse(view: FactsView, state: dict[str, object]) -> tuple[Detected, dict[str, object]]:
+    """Leiden's result, reused from the last run when the entity graph's digest is unchanged
+    (same vertices, edges and weights give the same seeded partition), and the state to keep."""
+    digest = view.graph_digest()
+    if state.get("graph") == digest and "level0" in state:
+        level0 = [frozenset(g) for g in state["level0"]]  # type: ignore[union-attr]
+        return (level0, state["upper"], float(state["modularity"])), state  # type: ignore[arg-type]
     level0, upper, modularity = detect(view)
+    return (level0, upper, modularity), {"graph": digest, "level0": [sorted(g) for g in level0], "upper": upper,
+                                         "modularity": modularity}
+
+
+def build_communities(
+    view: FactsView, previous: Overlay, writer: SleepWriter | None = None, detected: Detected | None = None,
+) -> tuple[Overlay, CommunityStats]:
+    """The Community overlay: nodes, IN_COMMUNITY / SUBCOMMUNITY_OF / CITES edges. A summary is
+    re-made when the members or their facts changed, or when who would write it changed.
+    `detected` is Leiden's result when the caller has it (see `detect_or_reuse`)."""
+    level0, upper, modularity = detected or detect(view)
     level1 = [frozenset().union(*(level0[i] for i in group)) for group in upper]
     old_nodes = previous.nodes.get("Community", {})
     old = {lvl: {i: json.loads(r["members"]) for i, r in old_nodes.items() if r["level"] == lvl} for lvl in (0, 1)}
     ids0, ids1 = match_ids(level0, old[0], 0), match_ids(level1, old[1], 1)
     parent_of = {i: ids1[n] for n, group in enumerate(upper) for i in group}
-    overlay = Overlay()
+    overlay = Overlay(previous)
     made = reused = 0
     entries = [(0, g, cid, parent_of.get(i)) for i, (g, cid) in enumerate(zip(level0, ids0))]
     entries += [(1, g, cid, None) for g, cid in zip(level1, ids1)]
@@ -136,8 +153,8 @@ def _link(overlay: Overlay, row: dict[str, object], members: frozenset[str], par
     cid = str(row["id"])
     if row["level"] == 0:
         for eid in sorted(members):
-            overlay.add_edge("IN_COMMUNITY", "Entity", "Community", edge("IN_COMMUNITY", eid, cid, "", extractor="sleep"))
+            overlay.link("IN_COMMUNITY", "Entity", "Community", eid, cid)
     if parent:
-        overlay.add_edge("SUBCOMMUNITY_OF", "Community", "Community", edge("SUBCOMMUNITY_OF", cid, parent, "", extractor="sleep"))
+        overlay.link("SUBCOMMUNITY_OF", "Community", "Community", cid, parent)
     for chunk_id in row["sources"]:  # type: ignore[union-attr]
-        overlay.add_edge("CITES", "Community", "Chunk", edge("CITES", cid, chunk_id, "", extractor="sleep"))
+        overlay.link("CITES", "Community", "Chunk", cid, chunk_id)

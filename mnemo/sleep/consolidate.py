@@ -8,13 +8,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from mnemo.pipeline import graph_facts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
-from mnemo.sleep.communities import CommunityStats, build_communities
-from mnemo.sleep.merges import merged_facts, sync_graph
+from mnemo.sleep.communities import CommunityStats, build_communities, detect_or_reuse
+from mnemo.sleep.merges import merged_facts, sync_sleep_tables
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
-from mnemo.sleep.salience import SalienceStats, build_salience
+from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import SummaryStats, build_summaries
@@ -24,43 +25,61 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 
 
-def run_communities(files: NamespaceFiles, writer: SleepWriter | None = None) -> CommunityStats:
-    """Communities with their summaries, then the abstraction nodes over them."""
+def _view(files: NamespaceFiles, view: FactsView | None) -> FactsView:
+    return view if view is not None else FactsView(merged_facts(files))
+
+
+def run_communities(files: NamespaceFiles, writer: SleepWriter | None = None, view: FactsView | None = None) -> CommunityStats:
+    """Communities with their summaries (Leiden skipped while the entity graph is unchanged), then
+    the abstraction nodes over them."""
     sleep = SleepFiles(files.root)
-    view = FactsView(merged_facts(files))
-    overlay, stats = build_communities(view, sleep.read_overlay("communities"), writer)
-    sleep.write_overlay("communities", overlay)
-    abstractions, state, found = build_abstractions(view, overlay, writer, sleep.read_state("abstractions"))
-    sleep.write_overlay("abstractions", abstractions)
-    sleep.write_state("abstractions", state)
+    view = _view(files, view)
+    previous = sleep.read_overlay("communities")
+    detected, state = detect_or_reuse(view, sleep.read_state("communities"))
+    overlay, stats = build_communities(view, previous, writer, detected)
+    sleep.write_overlay("communities", overlay, previous)
+    sleep.write_state("communities", state)
+    abstractions, found_state, found = build_abstractions(view, overlay, writer, sleep.read_state("abstractions"))
+    sleep.write_overlay("abstractions", abstractions, sleep.read_overlay("abstractions"))
+    sleep.write_state("abstractions", found_state)
     stats.concepts, stats.instance_links = found.concepts, found.links
     stats.llm_failures = writer.stats.failures if writer else 0
     return stats
 
 
-def run_summaries(files: NamespaceFiles, settings: SleepConfig, now: datetime) -> SummaryStats:
+def run_summaries(files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None) -> SummaryStats:
     sleep = SleepFiles(files.root)
-    overlay, stats = build_summaries(FactsView(merged_facts(files)), sleep.read_overlay("summaries"), now.date(),
-                                     settings.week_after_days, settings.month_after_days)
-    sleep.write_overlay("summaries", overlay)
+    previous = sleep.read_overlay("summaries")
+    overlay, stats = build_summaries(_view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days)
+    sleep.write_overlay("summaries", overlay, previous)
     return stats
 
 
-def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime) -> SalienceStats:
+def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None) -> SalienceStats:
+    """Salience; PageRank is reused from the last run while the entity graph is unchanged."""
     sleep = SleepFiles(files.root)
+    view = _view(files, view)
     state = sleep.read_state("salience")
-    overlay, seen, stats = build_salience(FactsView(merged_facts(files)), sleep, settings, now, state.get("first_seen", {}))
-    sleep.write_overlay("salience", overlay)
-    sleep.write_state("salience", {"first_seen": seen})
+    digest = view.graph_digest()
+    ranks = state["ranks"] if state.get("graph") == digest and "ranks" in state else pagerank(view)
+    previous = sleep.read_overlay("salience")
+    overlay, seen, stats = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks)
+    sleep.write_overlay("salience", overlay, previous)
+    fresh = {"first_seen": seen, "graph": digest, "ranks": ranks}
+    if fresh != state:
+        sleep.write_state("salience", fresh)
     return stats
 
 
-def run_profile(files: NamespaceFiles, self_name: str | None, now: datetime, writer: SleepWriter | None = None) -> ProfileStats | None:
+def run_profile(
+    files: NamespaceFiles, self_name: str | None, now: datetime, writer: SleepWriter | None = None, view: FactsView | None = None,
+) -> ProfileStats | None:
     sleep = SleepFiles(files.root)
-    overlay, stats = build_profile(FactsView(merged_facts(files)), self_name, sleep.read_overlay("profile"),
+    previous = sleep.read_overlay("profile")
+    overlay, stats = build_profile(_view(files, view), self_name, previous,
                                    sleep.read_overlay("communities"), sleep.read_overlay("summaries"),
                                    now.isoformat(timespec="seconds"), writer)
-    sleep.write_overlay("profile", overlay)
+    sleep.write_overlay("profile", overlay, previous)
     return stats
 
 
@@ -82,15 +101,18 @@ def consolidate(
     files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
     self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "", writer: SleepWriter | None = None,
 ) -> SleepReport:
-    """Every sleep step in order, then one graph sync; `seconds` holds each step's time. With a
-    writer (an LLM), summaries and the portrait are abstractive and abstractions are proposed."""
+    """Every sleep step in order over one read of the facts, then one graph sync; `seconds` holds
+    each step's time. The sync compares only sleep mode's own tables unless the merges changed.
+    With a writer (an LLM), summaries and the portrait are abstractive and abstractions are proposed."""
     seconds: dict[str, float] = {}
-    dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, now.isoformat(timespec="seconds")))
-    communities = _timed(seconds, "communities", lambda: run_communities(files, writer))
-    summaries = _timed(seconds, "summaries", lambda: run_summaries(files, settings, now))
-    salience = _timed(seconds, "salience", lambda: run_salience(files, settings, now))
-    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now, writer))
-    writes = _timed(seconds, "graph", lambda: sync_graph(files, graph, run_id).writes)
+    facts = _timed(seconds, "read", lambda: graph_facts(files))
+    dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, now.isoformat(timespec="seconds"), facts))
+    view = FactsView(facts)  # the merged facts: run_dedup applied the active merges, new ones included
+    communities = _timed(seconds, "communities", lambda: run_communities(files, writer, view))
+    summaries = _timed(seconds, "summaries", lambda: run_summaries(files, settings, now, view))
+    salience = _timed(seconds, "salience", lambda: run_salience(files, settings, now, view))
+    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now, writer, view))
+    writes = _timed(seconds, "graph", lambda: sync_sleep_tables(files, graph, facts, run_id).writes)
     return SleepReport(dedup, communities, summaries, salience, profile, writes, seconds)
 
 

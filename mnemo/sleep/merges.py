@@ -176,3 +176,24 @@ def canonical_facts(files: NamespaceFiles) -> GraphFacts:
 def sync_graph(files: NamespaceFiles, graph: GraphStore, run_id: str = "") -> ApplyStats:
     """Make the graph equal to the canonical facts (only differences are written)."""
     return graph.apply(canonical_facts(files), run_id=run_id)
+
+
+SLEEP_TABLES = frozenset({  # what the overlays write; Entity and INSTANCE_OF for the abstraction concepts
+    "Community", "Summary", "Salience", "SelfProfile", "IN_COMMUNITY", "SUBCOMMUNITY_OF", "CITES", "SUMMARIZES",
+    "SUMMARY_MENTIONS", "SALIENCE_OF", "PROMOTED_TO", "PORTRAYS", "Entity", "INSTANCE_OF",
+})
+
+
+def sync_sleep_tables(files: NamespaceFiles, graph: GraphStore, facts: GraphFacts, run_id: str = "") -> ApplyStats:
+    """Sync after a sleep run, given the merged facts it used: the overlays are added to them, and
+    only sleep mode's own tables are compared when the merge log is as it was at the last sync
+    (the ingest keeps every other table canonical); otherwise the whole graph is."""
+    sleep = SleepFiles(files.root)
+    for step in SleepFiles.STEPS:
+        sleep.read_overlay(step).add_to(facts)
+    log = content_hash(json.dumps(MergeLog(sleep).events(), sort_keys=True))
+    same_merges = sleep.read_state("sync").get("merges") == log
+    stats = graph.apply(facts, run_id=run_id, tables=SLEEP_TABLES if same_merges else None)
+    if not same_merges:
+        sleep.write_state("sync", {"merges": log})
+    return stats

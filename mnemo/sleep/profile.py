@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.documents import content_hash, entity_id, normalize_name
-from mnemo.extract.facts import edge
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.text import sentences
@@ -90,7 +89,7 @@ def written_portrait(view: FactsView, eid: str, sections: dict[str, Any], writer
 def build_profile(view: FactsView, self_name: str | None, previous: Overlay, communities: Overlay,
                   summaries: Overlay, created: str, writer: SleepWriter | None = None) -> tuple[Overlay, ProfileStats | None]:
     """All profile versions so far, plus a new one when the portrait (or who writes it) changed."""
-    overlay = Overlay()
+    overlay = Overlay(previous)
     versions = sorted(previous.nodes.get("SelfProfile", {}).values(), key=lambda r: r["version"])
     eid = find_self(view, self_name)
     latest = versions[-1] if versions else None
@@ -114,8 +113,8 @@ def build_profile(view: FactsView, self_name: str | None, previous: Overlay, com
         stats = ProfileStats(eid, versions[-1]["version"], changed)
     for row in versions:
         overlay.add_node("SelfProfile", {**row, "is_current": row is versions[-1]})
-        overlay.add_edge("PORTRAYS", "SelfProfile", "Entity", edge("PORTRAYS", row["id"], row["entity_id"], "", extractor="sleep"))
+        overlay.link("PORTRAYS", "SelfProfile", "Entity", row["id"], row["entity_id"])
         sections = json.loads(row["sections"])
         for chunk_id in [c for day in sections["recent"] for c in day["sources"]] + sections.get("cited", []):
-            overlay.add_edge("CITES", "SelfProfile", "Chunk", edge("CITES", row["id"], chunk_id, "", extractor="sleep"))
+            overlay.link("CITES", "SelfProfile", "Chunk", row["id"], chunk_id)
     return overlay, stats

@@ -70,11 +70,15 @@ def _canonical_first(pair: PairScore, facts: GraphFacts, degree: dict[str, int])
     return first, second
 
 
-def run_dedup(files: NamespaceFiles, settings: SleepConfig, vectors: VectorStore | None = None, now: str = "") -> DedupResult:
-    """Merge clear duplicates (logged), queue uncertain ones for review, leave the rest."""
+def run_dedup(
+    files: NamespaceFiles, settings: SleepConfig, vectors: VectorStore | None = None, now: str = "",
+    facts: GraphFacts | None = None,
+) -> DedupResult:
+    """Merge clear duplicates (logged), queue uncertain ones for review, leave the rest. `facts`, when
+    given, are the extraction facts already read; the active merges (new ones too) are applied to them."""
     sleep = SleepFiles(files.root)
     log = MergeLog(sleep)
-    facts = graph_facts(files)
+    facts = graph_facts(files) if facts is None else facts
     apply_merges(facts, log.active())
     state = sleep.read_state("dedup")
     seen = state.get("entities", {})

@@ -18,7 +18,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from mnemo.extract.facts import edge
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
 from mnemo.sleep.view import FactsView
@@ -27,6 +26,8 @@ BASE_STRENGTH = 30.0
 GAIN = 1.5
 ACCESS_KINDS = ("recall", "remember", "lookup")
 EPISODIC = ("journal", "chat")
+SCORE_EPSILON = 0.05
+_INPUTS = ("item_kind", "accesses", "last_access", "strength", "mentions", "faded")
 
 
 @dataclass
@@ -67,8 +68,10 @@ def _parse(stamp: str) -> datetime:
 
 def build_salience(
     view: FactsView, sleep: SleepFiles, settings: SleepConfig, now: datetime, first_seen: dict[str, str],
+    ranks: dict[str, float] | None = None,
 ) -> tuple[Overlay, dict[str, str], SalienceStats]:
-    """The Salience overlay, the updated first-seen map, and counts."""
+    """The Salience overlay, the updated first-seen map, and counts. `ranks` is the entity
+    PageRank when the caller already has it (it is computed here otherwise)."""
     accesses: dict[str, list[datetime]] = {}
     for record in read_jsonl(sleep.access_log):
         accesses.setdefault(record["id"], []).append(_parse(record["at"]))
@@ -76,13 +79,15 @@ def build_salience(
     chunk_items = sorted(c for c in view.chunks if c in episodic or c in accesses)
     stamp = now.isoformat(timespec="seconds")
     seen = {i: first_seen.get(i, stamp) for i in [*sorted(view.entities), *chunk_items]}
-    ranks = _pagerank(view)
+    ranks = pagerank(view) if ranks is None else ranks
     mentions = {e: len(view.mentions.get(e, ())) for e in view.entities}
     top_mentions = max(mentions.values(), default=0)
-    previous = {r["item_id"]: r for r in sleep.read_overlay("salience").nodes.get("Salience", {}).values()}
-    overlay, stats, scored = Overlay(), SalienceStats(), []
+    previous_overlay = sleep.read_overlay("salience")
+    previous = {r["item_id"]: r for r in previous_overlay.nodes.get("Salience", {}).values()}
+    overlay, stats, scored = Overlay(previous_overlay), SalienceStats(), []
     for item, seen_at in seen.items():
-        s, last = strength(_parse(seen_at), [a for a in accesses.get(item, []) if a <= now])
+        hits = [a for a in accesses.get(item, []) if a <= now]
+        s, last = strength(_parse(seen_at), hits)
         retention = math.exp(-_days(last, now) / s)
         kind = "entity" if item in view.entities else "chunk"
         score = retention
@@ -90,13 +95,29 @@ def build_salience(
             frequency = math.log1p(mentions[item]) / math.log1p(top_mentions) if top_mentions else 0.0
             score = 0.5 * retention + 0.25 * frequency + 0.25 * ranks.get(item, 0.0)
         row = {"id": f"salience_{item}", "item_id": item, "item_kind": kind,
-               "accesses": len([a for a in accesses.get(item, []) if a <= now]), "last_access": last.isoformat(timespec="seconds"),
+               "accesses": len(hits), "last_access": last.isoformat(timespec="seconds"),
                "strength": round(s, 3), "retention": round(retention, 4), "mentions": mentions.get(item, 0),
                "pagerank": round(ranks.get(item, 0.0), 4), "score": round(min(1.0, max(0.0, score)), 4)}
         row["faded"] = row["score"] < settings.fade_below
-        scored.append(row)
+        scored.append(_settled(row, previous.get(item)))
     _finish(overlay, view, scored, previous, settings, stats)
     return overlay, seen, stats
+
+
+def _settled(row: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
+    """Last run's row when only time moved the score, by less than `SCORE_EPSILON` and without
+    crossing the fade threshold: the stored row stays, and no graph write is made for it. The
+    stored strength and last access give the retention at any later time (`retention_at`)."""
+    if old is None or any(old.get(k) != row[k] for k in _INPUTS):
+        return row
+    if abs(old["score"] - row["score"]) >= SCORE_EPSILON or abs(old["pagerank"] - row["pagerank"]) >= SCORE_EPSILON:
+        return row
+    return {k: old[k] for k in row}
+
+
+def retention_at(row: dict[str, Any], now: datetime) -> float:
+    """An item's retention at `now` from its stored strength and last access (read time, no rewrite)."""
+    return math.exp(-_days(_parse(row["last_access"]), now) / max(1e-9, float(row["strength"])))
 
 
 def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previous: dict[str, Any],
@@ -107,11 +128,11 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
         row["top_of_mind"] = row["item_id"] in top
         overlay.add_node("Salience", row)
         table = "Entity" if row["item_kind"] == "entity" else "Chunk"
-        overlay.add_edge("SALIENCE_OF", "Salience", table, edge("SALIENCE_OF", row["id"], row["item_id"], "", extractor="sleep"))
+        overlay.link("SALIENCE_OF", "Salience", table, row["id"], row["item_id"])
         if row["item_kind"] == "chunk" and row["accesses"] >= settings.promote_after_accesses:
             targets = sorted(view.chunk_entities.get(row["item_id"], ()))
             for eid in targets:
-                overlay.add_edge("PROMOTED_TO", "Chunk", "Entity", edge("PROMOTED_TO", row["item_id"], eid, "", extractor="sleep"))
+                overlay.link("PROMOTED_TO", "Chunk", "Entity", row["item_id"], eid)
             stats.promoted += bool(targets)
         was = previous.get(row["item_id"])
         stats.newly_faded += row["faded"] and not (was and was["faded"])
@@ -119,7 +140,7 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
     stats.top_of_mind = [r["item_id"] for r in entities[:settings.top_of_mind]]
 
 
-def _pagerank(view: FactsView) -> dict[str, float]:
+def pagerank(view: FactsView) -> dict[str, float]:
     graph, ids = view.entity_graph()
     if graph.vcount() == 0:
         return {}

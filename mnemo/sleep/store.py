@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo import faults
-from mnemo.extract.facts import GraphFacts, row_hash
+from mnemo.extract.facts import GraphFacts, edge, row_hash
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -61,16 +61,29 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 class Overlay:
-    """Graph rows one sleep step contributes: nodes per table and edges per table key."""
+    """Graph rows one sleep step contributes: nodes per table and edges per table key.
 
-    def __init__(self) -> None:
+    Built with the previous run's overlay, it reuses rows that did not change instead of hashing
+    them again (a re-run over mostly unchanged memory costs little)."""
+
+    def __init__(self, previous: "Overlay | None" = None) -> None:
         self.nodes: dict[str, dict[str, dict[str, Any]]] = {}
         self.edges: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+        self._old_nodes = previous.nodes if previous else {}
+        self._old_edges = {(k[0], r["src"], r["dst"]): r for k, rows in (previous.edges.items() if previous else ())
+                           for r in rows.values()}
 
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = {k: v for k, v in row.items() if k != "h"}
-        row["h"] = row_hash(row)
+        old = self._old_nodes.get(table, {}).get(row["id"])
+        row["h"] = old["h"] if old is not None and len(old) == len(row) + 1 and all(old.get(k) == v for k, v in row.items()) \
+            else row_hash(row)
         self.nodes.setdefault(table, {})[row["id"]] = row
+
+    def link(self, table: str, from_table: str, to_table: str, src: str, dst: str) -> None:
+        """A sleep edge (fully determined by its table and ends), reused from the previous run when it was there."""
+        row = self._old_edges.get((table, src, dst)) or edge(table, src, dst, "", extractor="sleep")
+        self.add_edge(table, from_table, to_table, row)
 
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
         self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
@@ -123,8 +136,13 @@ class SleepFiles:
     def read_overlay(self, step: str) -> Overlay:
         return Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
 
-    def write_overlay(self, step: str, overlay: Overlay) -> None:
-        write_json(self.root / "overlay" / f"{step}.json", overlay.to_json())
+    def write_overlay(self, step: str, overlay: Overlay, previous: Overlay | None = None) -> bool:
+        """Write the step's overlay unless it equals `previous` (what is on disk); whether it wrote."""
+        data = overlay.to_json()
+        if previous is not None and data == previous.to_json():
+            return False
+        write_json(self.root / "overlay" / f"{step}.json", data)
+        return True
 
     def read_state(self, step: str) -> dict[str, Any]:
         return read_json(self.root / "state" / f"{step}.json", {})

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.documents import content_hash
-from mnemo.extract.facts import edge
 from mnemo.sleep.store import Overlay, SleepFiles
 from mnemo.sleep.text import Sentence, sentences, summarize
 from mnemo.sleep.view import FactsView
@@ -61,7 +60,7 @@ def _month(day: date) -> tuple[str, date, date]:
 
 def build_summaries(view: FactsView, previous: Overlay, today: date, week_after: int, month_after: int) -> tuple[Overlay, SummaryStats]:
     """The Summary overlay for every closed period with content."""
-    overlay, stats = Overlay(), SummaryStats()
+    overlay, stats = Overlay(previous), SummaryStats()
     old = previous.nodes.get("Summary", {})
     chunks_of = {d: c for d, c in day_chunks(view).items() if date.fromisoformat(d) < today}
     groups: dict[str, dict[str, tuple[date, date, list[str]]]] = {"week": {}, "month": {}}
@@ -76,7 +75,7 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
     for day, chunk_ids in sorted(chunks_of.items()):
         row = _summary_row(view, old, "day", day, day, day, chunk_ids, eager=day not in covered and day not in covered_weeks, stats=stats)
         overlay.add_node("Summary", row)
-        overlay.add_edge("SUMMARIZES", "Summary", "Day", edge("SUMMARIZES", row["id"], day, "", extractor="sleep"))
+        overlay.link("SUMMARIZES", "Summary", "Day", row["id"], day)
         _cite(overlay, view, row)
     for level in ("week", "month"):
         for period, (start, end, days) in sorted(groups[level].items()):
@@ -85,7 +84,7 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
             row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats)
             overlay.add_node("Summary", row)
             for d in days:
-                overlay.add_edge("SUMMARIZES", "Summary", "Summary", edge("SUMMARIZES", row["id"], f"summary_day_{d}", "", extractor="sleep"))
+                overlay.link("SUMMARIZES", "Summary", "Summary", row["id"], f"summary_day_{d}")
             _cite(overlay, view, row)
     stats.days, stats.weeks, stats.months = len(chunks_of), len(groups["week"]), len(groups["month"])
     return overlay, stats
@@ -118,9 +117,9 @@ def _summary_row(
 def _cite(overlay: Overlay, view: FactsView, row: dict[str, object]) -> None:
     sources = list(row["sources"])  # type: ignore[call-overload]
     for chunk_id in sources:
-        overlay.add_edge("CITES", "Summary", "Chunk", edge("CITES", str(row["id"]), chunk_id, "", extractor="sleep"))
+        overlay.link("CITES", "Summary", "Chunk", str(row["id"]), chunk_id)
     for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())}):
-        overlay.add_edge("SUMMARY_MENTIONS", "Summary", "Entity", edge("SUMMARY_MENTIONS", str(row["id"]), eid, "", extractor="sleep"))
+        overlay.link("SUMMARY_MENTIONS", "Summary", "Entity", str(row["id"]), eid)
 
 
 def read_summaries(namespace_root: Path, eager_only: bool = False) -> list[dict[str, Any]]:

@@ -3,8 +3,11 @@
 from collections import defaultdict
 from typing import Any
 
+import json
+
 import igraph as ig
 
+from mnemo.documents import content_hash
 from mnemo.extract.facts import GraphFacts
 
 
@@ -13,6 +16,7 @@ class FactsView:
 
     def __init__(self, facts: GraphFacts) -> None:
         self.facts = facts
+        self._graph: tuple[ig.Graph, list[str]] | None = None
         self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
         self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
         self.notes: dict[str, dict[str, Any]] = facts.nodes["Note"]
@@ -44,7 +48,18 @@ class FactsView:
         return sorted(self.mentions.get(eid, set())) + own
 
     def entity_graph(self) -> tuple[ig.Graph, list[str]]:
-        """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5."""
+        """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5
+        (built once per view)."""
+        if self._graph is None:
+            self._graph = self._build_entity_graph()
+        return self._graph
+
+    def graph_digest(self) -> str:
+        """A digest of the entity graph's vertices, edges and weights: equal digests, equal graph."""
+        graph, ids = self.entity_graph()
+        return content_hash(*ids, json.dumps([[*e.tuple, e["weight"]] for e in graph.es]))
+
+    def _build_entity_graph(self) -> tuple[ig.Graph, list[str]]:
         ids = sorted(self.entities)
         index = {eid: i for i, eid in enumerate(ids)}
         weights: dict[tuple[int, int], float] = defaultdict(float)

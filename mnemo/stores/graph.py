@@ -169,11 +169,12 @@ class GraphStore:
     # -- writes -------------------------------------------------------------------------
 
     @writer(lambda store: store.path.parent)
-    def apply(self, facts: GraphFacts, run_id: str = "") -> ApplyStats:
-        """Make the graph equal to `facts`, touching only what differs."""
+    def apply(self, facts: GraphFacts, run_id: str = "", tables: frozenset[str] | None = None) -> ApplyStats:
+        """Make the graph equal to `facts`, touching only what differs (only in `tables`, when given)."""
         stats = ApplyStats()
         with self.connect(wait_seconds=WRITE_WAIT_SECONDS) as conn:
-            current_edges = {key: _pairs(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) RETURN r.id, r.h") for key in self._edge_keys()}
+            current_edges = {key: _pairs(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) RETURN r.id, r.h")
+                             for key in self._edge_keys() if tables is None or key[0] in tables}
             for key, current in current_edges.items():
                 desired = facts.edges.get(key, {})
                 doomed = [i for i, h in current.items() if desired.get(i, {}).get("h") != h]
@@ -181,7 +182,8 @@ class GraphStore:
                 _run_batches(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) WHERE r.id IN $ids DELETE r", doomed)
                 stats.deleted[key[0]] = stats.deleted.get(key[0], 0) + len(doomed)
             for table in NODE_SCHEMAS:
-                self._apply_nodes(conn, table, facts.nodes.get(table, {}), stats)
+                if tables is None or table in tables:
+                    self._apply_nodes(conn, table, facts.nodes.get(table, {}), stats)
             for key, current in current_edges.items():
                 desired = facts.edges.get(key, {})
                 fresh = [row for i, row in desired.items() if current.get(i) != row["h"]]
