@@ -63,7 +63,7 @@ def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime, vi
     digest = view.graph_digest()
     ranks = state["ranks"] if state.get("graph") == digest and "ranks" in state else pagerank(view)
     previous = sleep.read_overlay("salience")
-    overlay, seen, stats = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks)
+    overlay, seen, stats = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks, previous)
     sleep.write_overlay("salience", overlay, previous)
     fresh = {"first_seen": seen, "graph": digest, "ranks": ranks}
     if fresh != state:

@@ -68,10 +68,10 @@ def _parse(stamp: str) -> datetime:
 
 def build_salience(
     view: FactsView, sleep: SleepFiles, settings: SleepConfig, now: datetime, first_seen: dict[str, str],
-    ranks: dict[str, float] | None = None,
+    ranks: dict[str, float] | None = None, previous_overlay: Overlay | None = None,
 ) -> tuple[Overlay, dict[str, str], SalienceStats]:
     """The Salience overlay, the updated first-seen map, and counts. `ranks` is the entity
-    PageRank when the caller already has it (it is computed here otherwise)."""
+    PageRank and `previous_overlay` last run's overlay when the caller has them (read here otherwise)."""
     accesses: dict[str, list[datetime]] = {}
     for record in read_jsonl(sleep.access_log):
         accesses.setdefault(record["id"], []).append(_parse(record["at"]))
@@ -82,7 +82,7 @@ def build_salience(
     ranks = pagerank(view) if ranks is None else ranks
     mentions = {e: len(view.mentions.get(e, ())) for e in view.entities}
     top_mentions = max(mentions.values(), default=0)
-    previous_overlay = sleep.read_overlay("salience")
+    previous_overlay = sleep.read_overlay("salience") if previous_overlay is None else previous_overlay
     previous = {r["item_id"]: r for r in previous_overlay.nodes.get("Salience", {}).values()}
     overlay, stats, scored = Overlay(previous_overlay), SalienceStats(), []
     for item, seen_at in seen.items():

@@ -17,6 +17,7 @@ class FactsView:
     def __init__(self, facts: GraphFacts) -> None:
         self.facts = facts
         self._graph: tuple[ig.Graph, list[str]] | None = None
+        self._relation_degree: dict[str, int] | None = None
         self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
         self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
         self.notes: dict[str, dict[str, Any]] = facts.nodes["Note"]
@@ -76,4 +77,9 @@ class FactsView:
         return graph, ids
 
     def degree(self, eid: str) -> int:
-        return len(self.mentions.get(eid, ())) + sum(1 for a, b in self.relations if eid in (a, b))
+        if self._relation_degree is None:
+            self._relation_degree = defaultdict(int)
+            for a, b in self.relations:
+                self._relation_degree[a] += 1
+                self._relation_degree[b] += a != b
+        return len(self.mentions.get(eid, ())) + self._relation_degree.get(eid, 0)
