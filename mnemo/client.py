@@ -18,6 +18,7 @@ from mnemo.errors import MnemoError
 from mnemo.forget import ForgetReport, apply_forget, page_docs
 from mnemo.memories import Memory, inbox_dir, memory_doc_id, parse_ref, read_memory, write_memory
 from mnemo.recall import Mode, RecallEngine, RecallResult, RecallSettings
+from mnemo.recall_sleep import record_lookup
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -122,6 +123,7 @@ class MemoryClient:
         if not rows:
             raise MnemoError(f"no entity {ref!r} in namespace {self.namespace!r}")
         row = rows[0]
+        record_lookup(self.files.root, row["id"])
         out: dict[str, Any] = {"ref": ref, "id": row["id"], "kind": row["kind"], "name": row["name"], "aliases": row["aliases"]}
         if props:
             since = row["created"] or row["day"] or ""

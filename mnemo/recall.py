@@ -7,7 +7,7 @@ import json
 import random
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -117,10 +117,11 @@ class RecallResult:
     items: list[RecalledItem]
     mode: str = "eager"
     degraded: str | None = None
+    top_of_mind: list[str] = field(default_factory=list)  # entity ids sleep mode marked top of mind (eager)
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "grounding": self.grounding, "mode": self.mode, "degraded": self.degraded,
-                "items": [i.to_dict() for i in self.items]}
+                "items": [i.to_dict() for i in self.items], "top_of_mind": self.top_of_mind}
 
 
 def parse_refs(values: list[str]) -> list[str]:
@@ -209,7 +210,10 @@ class RecallEngine:
         kinds = dict((e, kind) for e, kind, _ in names)
         grounding = self._grounding(entities, items, hydration, kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
-        return RecallResult(self._assemble(items + relations), grounding, items + relations, mode, degraded)
+        from mnemo.recall_sleep import after_recall  # builds on this module's types
+
+        shaped = after_recall(self.root, table, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        return replace(shaped, text=self._assemble(shaped.items))
 
     def _names(self) -> list[tuple[str, str, str]]:
         """Entity names and aliases, cached until the entities table changes."""
