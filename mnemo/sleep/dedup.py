@@ -166,8 +166,8 @@ def _name_similarity(a: EntityRecord, b: EntityRecord) -> tuple[float, str]:
                 match = "same name"
             elif not match and name_keys(x) & name_keys(y):
                 match = "singular and plural"
-            short_x, short_y = _without_shared_namespace(x, y)
-            best = max(best, fuzz.token_sort_ratio(normalize_name(short_x), normalize_name(short_y)) / 100.0)
+            short_x, short_y = _without_shared_frame(*_without_shared_namespace(x, y))
+            best = max(best, fuzz.token_sort_ratio(short_x, short_y) / 100.0)
     return best, match
 
 
@@ -181,6 +181,15 @@ def _without_shared_namespace(x: str, y: str) -> tuple[str, str]:
     if not shared:
         return x, y
     return "/".join(x.split("/")[shared:]), "/".join(y.split("/")[shared:])
+
+
+def _without_shared_frame(x: str, y: str) -> tuple[str, str]:
+    """'Project Blue Heron' and 'Project Iron Garden' are compared as 'blue heron' and 'iron garden':
+    a leading word both names share is their frame, not their identity."""
+    wx, wy = normalize_name(x).split(), normalize_name(y).split()
+    while len(wx) > 1 and len(wy) > 1 and wx[0] == wy[0]:
+        wx, wy = wx[1:], wy[1:]
+    return " ".join(wx), " ".join(wy)
 
 
 def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
@@ -221,6 +230,9 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     elif _numbers(a) and _numbers(b) and not _numbers(a) & _numbers(b):
         score = min(score, 0.5)
         reasons.append("different numbers")
+    elif bool(_numbers(a)) != bool(_numbers(b)) and abbreviation in ("contained", "prefix"):
+        score = min(score, 0.55)
+        reasons.append("numbered variant")
     elif _siblings(a.name, b.name):
         score = min(score, 0.55)
         reasons.append("one different word")
