@@ -11,6 +11,7 @@
 Nothing changes before sleep mode has run: without its files, results pass through as they are.
 """
 
+import logging
 import os
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -26,6 +27,7 @@ from mnemo.sleep.store import Overlay, SleepFiles
 EPISODIC = ("journal", "chat")
 DELIBERATE_SUMMARIES = 3
 DELIBERATE_COMMUNITIES = 2
+LOG = logging.getLogger(__name__)
 _CACHE: dict[Path, tuple[tuple[int, int], Overlay]] = {}
 
 
@@ -80,7 +82,10 @@ class SleepView:
 def after_recall(root: Path, table: Any, result: RecallResult, mode: str, at: datetime | None = None) -> RecallResult:
     """Log the recall as accesses, then shape the result as sleep mode's state says (see the module)."""
     entities = [parse_ref(ref).entity_id for ref in result.grounding]
-    record_access(root, [i.id for i in result.items if i.kind == "chunk"] + entities, "recall", at)
+    try:
+        record_access(root, [i.id for i in result.items if i.kind == "chunk"] + entities, "recall", at)
+    except OSError as error:  # a read-only or full disk must not cost the answer
+        LOG.warning("recall not logged as an access in %s: %s", root, error)
     view = SleepView.load(root)
     if not (view.salience or view.summaries or view.communities):
         return result
