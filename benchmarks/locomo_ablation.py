@@ -1,13 +1,15 @@
 """Which recall signals help on LoCoMo: ingest each conversation once, then score recall
 settings side by side (turn-level evidence recall@k, categories 1-4).
 
-Usage: .venv/bin/python benchmarks/locomo_ablation.py [FILE] ['{"pool": 20}' ...]
+Usage: .venv/bin/python benchmarks/locomo_ablation.py [FILE] [--only 0,2] [--keep DIR] ['{"pool": 20}' ...]
 Each JSON argument is a set of RecallSettings overrides; with none, a standard ablation runs.
+`--only` scores a subset of the conversations (by index: iterate on some, confirm on the
+rest); `--keep DIR` keeps the ingested namespaces there, so a later run skips embedding.
 """
 
+import argparse
 import json
 import os
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -22,30 +24,45 @@ from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
 STANDARD = [
-    {"pool": 50, "neighbour_weight": 0.0},
-    {"pool": 20, "neighbour_weight": 0.0},
-    {"pool": 20, "neighbour_weight": 0.3},
-    {"pool": 20, "neighbour_weight": 0.3, "episode_weight": 0.3},
-    {"pool": 20, "neighbour_weight": 0.3, "feedback_docs": 3},
+    {"pool": 20},
+    {"pool": 50},
+    {"pool": 20, "episode_weight": 0.1},
+    {"pool": 20, "feedback_docs": 3},
 ]
 
 
-def main(argv: list[str]) -> None:
-    path = Path(argv[1]) if len(argv) > 1 and not argv[1].startswith("{") else DEFAULT_FILE
-    variants = [json.loads(a) for a in argv[1:] if a.startswith("{")] or STANDARD
+def run(path: Path, root: Path, variants: list[dict], only: set[int] | None) -> None:
     embedder, ontology = MiniLMEmbedder(), load_ontology()
     scores = [Scores((5, 10, 20)) for _ in variants]
-    with tempfile.TemporaryDirectory(prefix="mnemo-ablation-") as tmp:
-        for index, conversation in enumerate(load_conversations(path)):
-            prepared = prepare(conversation, Path(tmp) / str(index), embedder, ontology, RecallSettings())
-            for overrides, score in zip(variants, scores):
-                prepared.engine.settings = replace(RecallSettings(), random_share=0.0, **overrides)
-                ask(prepared, score, ("mnemo",), latency=False)
+    for index, conversation in enumerate(load_conversations(path)):
+        if only is not None and index not in only:
+            continue
+        prepared = prepare(conversation, root / str(index), embedder, ontology, RecallSettings())
+        for overrides, score in zip(variants, scores):
+            prepared.engine.settings = replace(RecallSettings(), random_share=0.0, **overrides)
+            ask(prepared, score, ("mnemo",), latency=False)
     for overrides, score in zip(variants, scores):
         figures = summarize(score)["systems"]["mnemo"]
         by_category = {c: row["R@10"] for c, row in figures["by_category"].items()}
         print(json.dumps(overrides), figures["overall"], "R@10 by category", by_category, flush=True)
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE)
+    parser.add_argument("variants", nargs="*", type=json.loads)
+    parser.add_argument("--only", type=lambda s: {int(i) for i in s.split(",")}, default=None)
+    parser.add_argument("--keep", type=Path, default=None)
+    args = parser.parse_args()
+    if args.file.suffix != ".json" and str(args.file).startswith("{"):
+        args.variants.insert(0, json.loads(str(args.file)))
+        args.file = DEFAULT_FILE
+    if args.keep:
+        run(args.file, args.keep, args.variants or STANDARD, args.only)
+        return
+    with tempfile.TemporaryDirectory(prefix="mnemo-ablation-") as tmp:
+        run(args.file, Path(tmp), args.variants or STANDARD, args.only)
+
+
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

@@ -17,6 +17,7 @@ from lancedb.rerankers import RRFReranker
 from mnemo.documents import normalize_name
 from mnemo.errors import StoreLocked
 from mnemo.recall_graph import Hydration, hydrate
+from mnemo.recall_rank import Weights, neighbour_ids, scored_fusion
 from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -71,8 +72,15 @@ _REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
 class RecallSettings:
     """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
 
-    pool: int = 20
+    pool: int = 50
     rrf_k: int = 60
+    fusion: Literal["scored", "rrf"] = "scored"
+    cosine_weight: float = 9.0
+    bm25_weight: float = 2.5
+    speaker_bonus: float = 3.0
+    neighbour_cosine_weight: float = 2.0
+    neighbour_bm25_weight: float = 1.5
+    session_weight: float = 70.0
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
     neighbour_weight: float = 0.0
@@ -196,7 +204,7 @@ class RecallEngine:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
         self._add_entity_chunks(pool, hydration, entities, context_only=not (query and query.strip()))
         self._fill_rows(table, pool)
-        if s.speaker_weight and query:
+        if s.fusion == "rrf" and s.speaker_weight and query:
             self._favour_speakers(pool, query)
         if s.episode_weight:
             self._add_episodes(pool)
@@ -237,8 +245,23 @@ class RecallEngine:
             top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.feedback_docs)]
             moved = vector + s.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
+        if s.fusion == "scored":
+            self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
+            return
         pool.ranked(lexical_rows, s.lexical_weight, "lexical")
         pool.ranked(semantic_rows, s.semantic_weight, "semantic")
+
+    def _add_scored(self, table: Any, pool: _Pool, query: str, vector: np.ndarray,
+                    lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
+        """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
+        s = self.settings
+        known = {r["id"] for r in lexical_rows} | {r["id"] for r in semantic_rows}
+        wanted = [i for i in neighbour_ids(lexical_rows + semantic_rows) if i not in known]
+        weights = Weights(s.cosine_weight, s.bm25_weight, s.speaker_bonus, s.neighbour_cosine_weight,
+                          s.neighbour_bm25_weight, s.session_weight, s.rrf_k)
+        for hit in scored_fusion(lexical_rows, semantic_rows, rows_by_id(table, wanted), vector, query, weights):
+            pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
+            pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
 
     def _favour_speakers(self, pool: _Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""

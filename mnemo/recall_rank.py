@@ -1,0 +1,105 @@
+"""Scored fusion: a query's BM25 and vector hits ranked by one linear score of signals that
+each say, in their own way, that a chunk answers the query.
+
+- `cosine`: the chunk's cosine similarity to the query;
+- `bm25`: its BM25 score relative to the best BM25 hit of the query (0 when not a hit);
+- `speaker`: the chunk is a chat turn said by someone the query names;
+- `neighbour_cosine` / `neighbour_bm25`: the best of the same two signals on the turn or
+  passage just before or after it (what a turn answers, or what answers it);
+- `session`: how well the chunk's document (a chat session, a note) did as a whole: the
+  best reciprocal-rank score among its hits.
+
+The weights are RecallSettings fields. Their defaults come from a logistic regression fitted
+on the candidates of two of the five LoCoMo dev conversations, rounded, and checked on the
+other three (see benchmarks/locomo_ablation.py and README's recall section).
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mnemo.documents import normalize_name
+
+
+@dataclass(frozen=True)
+class Weights:
+    cosine: float
+    bm25: float
+    speaker: float
+    neighbour_cosine: float
+    neighbour_bm25: float
+    session: float
+    rrf_k: int = 60
+
+
+@dataclass(frozen=True)
+class Scored:
+    row: dict[str, Any]
+    score: float
+    reasons: tuple[str, ...]
+
+
+def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
+    """Ids of the turns or passages just before and after the given rows."""
+    ids = [i for r in rows for i in (r.get("prev_id"), r.get("next_id")) if i]
+    return list(dict.fromkeys(ids))
+
+
+def said_by_named(row: dict[str, Any], padded_query: str) -> bool:
+    """Whether the chunk is a turn by a speaker whose name is a whole word of the query
+    (`padded_query` is the normalized query with a space on each side)."""
+    speaker = json.loads(row.get("metadata") or "{}").get("speaker")
+    return bool(speaker) and f" {normalize_name(speaker)} " in padded_query
+
+
+def _cosines(vector: np.ndarray, rows: dict[str, dict[str, Any]]) -> dict[str, float]:
+    if not rows:
+        return {}
+    ids = list(rows)
+    matrix = np.asarray([rows[i]["vector"] for i in ids], dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(vector) or 1.0)
+    return dict(zip(ids, (matrix @ vector / np.where(norms > 0, norms, 1.0)).tolist()))
+
+
+def _session_scores(order: dict[str, list[str]], rows: dict[str, dict[str, Any]], rrf_k: int) -> dict[str, float]:
+    """Per document: the best reciprocal-rank score (summed over both lists) of its hits."""
+    rrf: dict[str, float] = {}
+    for ranked in order.values():
+        for rank, row_id in enumerate(ranked):
+            rrf[row_id] = rrf.get(row_id, 0.0) + 1.0 / (rrf_k + rank + 1)
+    best: dict[str, float] = {}
+    for row_id, value in rrf.items():
+        doc = rows[row_id].get("doc_id", "")
+        best[doc] = max(best.get(doc, 0.0), value)
+    return best
+
+
+def scored_fusion(
+    lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]], neighbours: dict[str, dict[str, Any]],
+    vector: np.ndarray, query: str, weights: Weights,
+) -> list[Scored]:
+    """Every BM25 or vector hit with its fused score, best first."""
+    rows = {r["id"]: r for r in semantic_rows} | {r["id"]: r for r in lexical_rows}
+    order = {"lexical": [r["id"] for r in lexical_rows], "semantic": [r["id"] for r in semantic_rows]}
+    top = max((float(r.get("_score") or 0.0) for r in lexical_rows), default=0.0) or 1.0
+    bm25 = {r["id"]: float(r.get("_score") or 0.0) / top for r in lexical_rows}
+    cosine = _cosines(vector, rows | neighbours)
+    session = _session_scores(order, rows, weights.rrf_k)
+    padded = f" {normalize_name(query)} "
+    out = []
+    for row_id, row in rows.items():
+        around = [i for i in (row.get("prev_id"), row.get("next_id")) if i]
+        score = (
+            weights.cosine * cosine[row_id] + weights.bm25 * bm25.get(row_id, 0.0)
+            + weights.neighbour_cosine * max((cosine.get(i, 0.0) for i in around), default=0.0)
+            + weights.neighbour_bm25 * max((bm25.get(i, 0.0) for i in around), default=0.0)
+            + weights.session * session.get(row.get("doc_id", ""), 0.0)
+        )
+        reasons = tuple(name for name, ids in order.items() if row_id in ids)
+        if weights.speaker and said_by_named(row, padded):
+            score += weights.speaker
+            reasons += ("speaker",)
+        out.append(Scored(row, score, reasons))
+    return sorted(out, key=lambda s: (-s.score, s.row["id"]))
