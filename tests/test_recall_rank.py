@@ -1,0 +1,66 @@
+"""Scored fusion: each signal moves a candidate the way it should, and nothing else does."""
+
+import json
+
+import numpy as np
+
+from mnemo.recall_rank import Weights, neighbour_ids, said_by_named, scored_fusion
+
+ONLY_COSINE = Weights(cosine=1.0, bm25=0.0, speaker=0.0, neighbour_cosine=0.0, neighbour_bm25=0.0, session=0.0)
+
+
+def row(row_id: str, vector: list[float], *, doc: str = "doc_a", speaker: str = "", prev: str = "", nxt: str = "",
+        bm25: float | None = None) -> dict:
+    out = {"id": row_id, "doc_id": doc, "vector": vector, "prev_id": prev, "next_id": nxt,
+           "metadata": json.dumps({"speaker": speaker} if speaker else {})}
+    if bm25 is not None:
+        out["_score"] = bm25
+    return out
+
+
+QUERY = np.array([1.0, 0.0], dtype=np.float32)
+
+
+def ranked(lexical: list[dict], semantic: list[dict], weights: Weights, neighbours: dict | None = None,
+           query: str = "what did Dana bring") -> list[str]:
+    return [s.row["id"] for s in scored_fusion(lexical, semantic, neighbours or {}, QUERY, query, weights)]
+
+
+def test_cosine_orders_vector_hits_and_reasons_name_the_lists() -> None:
+    near, far = row("near", [0.9, 0.1]), row("far", [0.1, 0.9], bm25=3.0)
+    hits = scored_fusion([far], [far, near], {}, QUERY, "anything", ONLY_COSINE)
+    assert [h.row["id"] for h in hits] == ["near", "far"]
+    assert hits[1].reasons == ("lexical", "semantic") and hits[0].reasons == ("semantic",)
+
+
+def test_bm25_counts_relative_to_the_best_lexical_hit() -> None:
+    weights = Weights(0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
+    a, b, c = row("a", [1, 0], bm25=8.0), row("b", [1, 0], bm25=2.0), row("c", [1, 0])
+    hits = {h.row["id"]: h.score for h in scored_fusion([a, b], [c], {}, QUERY, "q", weights)}
+    assert hits == {"a": 1.0, "b": 0.25, "c": 0.0}
+
+
+def test_a_turn_by_a_speaker_the_query_names_gains_the_bonus() -> None:
+    weights = Weights(1.0, 0.0, 3.0, 0.0, 0.0, 0.0)
+    by_sam, by_dana = row("sam", [0.9, 0.1], speaker="Sam"), row("dana", [0.5, 0.5], speaker="Dana Kim")
+    assert ranked([], [by_sam, by_dana], weights, query="What did Dana Kim bring?") == ["dana", "sam"]
+    assert ranked([], [by_sam, by_dana], weights, query="What did Danas bring?") == ["sam", "dana"]
+    assert said_by_named(by_dana, " what did dana kim bring ") and not said_by_named(row("x", [1, 0]), " x ")
+
+
+def test_a_turn_next_to_a_strong_turn_gains_through_its_neighbour() -> None:
+    weights = Weights(1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    question = row("question", [0.5, 0.5], nxt="answer")
+    other = row("other", [0.6, 0.4])
+    answer = row("answer", [1.0, 0.0], prev="question")
+    assert ranked([], [other, question], weights)[0] == "other"
+    assert ranked([], [other, question], weights, neighbours={"answer": answer})[0] == "question"
+    assert neighbour_ids([question, answer, other]) == ["answer", "question"]
+
+
+def test_hits_of_a_document_with_a_strong_hit_gain_together() -> None:
+    weights = Weights(0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+    best = row("best", [1, 0], doc="session_1")
+    same, alone = row("same", [1, 0], doc="session_1"), row("alone", [1, 0], doc="session_2")
+    scores = {h.row["id"]: h.score for h in scored_fusion([best], [best, alone, same], {}, QUERY, "q", weights)}
+    assert scores["same"] == scores["best"] > scores["alone"] > 0
