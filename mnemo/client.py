@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
+from mnemo.entity_history import page_observations, property_history
 from mnemo.errors import MnemoError
 from mnemo.forget import ForgetReport, apply_forget, page_docs
 from mnemo.memories import Memory, inbox_dir, memory_doc_id, parse_ref, read_memory, write_memory
@@ -126,9 +127,12 @@ class MemoryClient:
         record_lookup(self.files.root, row["id"])
         out: dict[str, Any] = {"ref": ref, "id": row["id"], "kind": row["kind"], "name": row["name"], "aliases": row["aliases"]}
         if props:
-            since = row["created"] or row["day"] or ""
-            values = json.loads(row["properties"] or "{}")
-            out["properties"] = {k: {"value": v, "since": since, "history": [{"value": v, "since": since}]} for k, v in values.items()}
+            pages = self.graph.query(
+                "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id "
+                "RETURN n.properties AS properties, n.created AS created, n.day AS day",
+                {"id": entity}, wait_seconds=ENTITY_WAIT,
+            )
+            out["properties"] = property_history(json.loads(row["properties"] or "{}"), page_observations(pages, self.ontology))
         if content:
             docs = {d.id: d for d in self.files.read_documents()}
             out["content"] = docs[row["doc_id"]].body if row["doc_id"] in docs else ""

@@ -67,6 +67,18 @@ def test_entity_forms_properties_and_relations(workspace: Workspace) -> None:
         c.remember("   ")
 
 
+def test_entity_properties_keep_their_history_in_the_order_they_were_said(workspace: Workspace) -> None:
+    c = client(workspace, "history")
+    first = c.remember("Carol joined", entities=[{"person_id": "carol", "properties": {"role": "designer", "team": "web"}}])
+    second = c.remember("Carol promoted", entities=[{"person_id": "carol", "properties": {"role": "design lead", "team": "web"}}])
+    workspace.ingest("history")
+    carol = client(workspace, "history").get_entity("person_id:carol", props=True)["properties"]
+    assert carol["role"] == {"value": "design lead", "since": second.created, "history": [
+        {"value": "designer", "since": first.created}, {"value": "design lead", "since": second.created}]}
+    assert carol["team"] == {"value": "web", "since": first.created, "history": [{"value": "web", "since": first.created}]}
+    assert "type" not in carol
+
+
 def test_get_entity_from_the_vault(ingested: Workspace) -> None:
     alice = client(ingested).get_entity("person_id:alice_chen", props=True, content=True, relations=True)
     assert alice["name"] == "Alice Chen" and "Ali" in alice["aliases"]

@@ -83,9 +83,14 @@ def note_kind(doc: Document, ontology: Ontology) -> str | None:
 
 
 def _plain_properties(doc: Document, ontology: Ontology) -> dict[str, Any]:
-    linked = {link.property for link in doc.links if link.property}
+    return plain_properties(doc.properties, {link.property for link in doc.links if link.property}, ontology)
+
+
+def plain_properties(properties: dict[str, Any], linked: set[str], ontology: Ontology) -> dict[str, Any]:
+    """A note's properties that are an entity's own values: not its type, tags, aliases or
+    relations (`linked`: the properties whose values are links)."""
     return {
-        k: v for k, v in doc.properties.items()
+        k: v for k, v in properties.items()
         if k.lower() not in _RESERVED and k not in linked and k.lower() not in ontology.type_keys
     }
 
