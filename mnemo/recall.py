@@ -81,6 +81,7 @@ class RecallSettings:
     neighbour_cosine_weight: float = 2.0
     neighbour_bm25_weight: float = 1.5
     session_weight: float = 70.0
+    second_neighbour_cosine_weight: float = 1.0
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
     neighbour_weight: float = 0.0
@@ -255,11 +256,15 @@ class RecallEngine:
                     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
         """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
         s = self.settings
-        known = {r["id"] for r in lexical_rows} | {r["id"] for r in semantic_rows}
-        wanted = [i for i in neighbour_ids(lexical_rows + semantic_rows) if i not in known]
+        hits = lexical_rows + semantic_rows
+        known = {r["id"] for r in hits}
+        around = rows_by_id(table, [i for i in neighbour_ids(hits) if i not in known])
+        if s.second_neighbour_cosine_weight:
+            known |= set(around)
+            around |= rows_by_id(table, [i for i in neighbour_ids(list(around.values())) if i not in known])
         weights = Weights(s.cosine_weight, s.bm25_weight, s.speaker_bonus, s.neighbour_cosine_weight,
-                          s.neighbour_bm25_weight, s.session_weight, s.rrf_k)
-        for hit in scored_fusion(lexical_rows, semantic_rows, rows_by_id(table, wanted), vector, query, weights):
+                          s.neighbour_bm25_weight, s.session_weight, s.second_neighbour_cosine_weight, s.rrf_k)
+        for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):
             pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
             pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
 

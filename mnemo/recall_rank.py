@@ -6,6 +6,7 @@ each say, in their own way, that a chunk answers the query.
 - `speaker`: the chunk is a chat turn said by someone the query names;
 - `neighbour_cosine` / `neighbour_bm25`: the best of the same two signals on the turn or
   passage just before or after it (what a turn answers, or what answers it);
+- `second_neighbour_cosine`: the better cosine of the turns two before and two after it;
 - `session`: how well the chunk's document (a chat session, a note) did as a whole: the
   best reciprocal-rank score among its hits.
 
@@ -31,6 +32,7 @@ class Weights:
     neighbour_cosine: float
     neighbour_bm25: float
     session: float
+    second_neighbour_cosine: float = 0.0
     rrf_k: int = 60
 
 
@@ -45,6 +47,11 @@ def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
     """Ids of the turns or passages just before and after the given rows."""
     ids = [i for r in rows for i in (r.get("prev_id"), r.get("next_id")) if i]
     return list(dict.fromkeys(ids))
+
+
+def _second_neighbours(row: dict[str, Any], known: dict[str, dict[str, Any]]) -> list[str]:
+    before, after = known.get(row.get("prev_id") or ""), known.get(row.get("next_id") or "")
+    return [i for i in ((before or {}).get("prev_id"), (after or {}).get("next_id")) if i]
 
 
 def said_by_named(row: dict[str, Any], padded_query: str) -> bool:
@@ -80,12 +87,14 @@ def scored_fusion(
     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]], neighbours: dict[str, dict[str, Any]],
     vector: np.ndarray, query: str, weights: Weights,
 ) -> list[Scored]:
-    """Every BM25 or vector hit with its fused score, best first."""
+    """Every BM25 or vector hit with its fused score, best first (`neighbours`: rows of the
+    turns around the hits, up to two away, that are not hits themselves)."""
     rows = {r["id"]: r for r in semantic_rows} | {r["id"]: r for r in lexical_rows}
     order = {"lexical": [r["id"] for r in lexical_rows], "semantic": [r["id"] for r in semantic_rows]}
     top = max((float(r.get("_score") or 0.0) for r in lexical_rows), default=0.0) or 1.0
     bm25 = {r["id"]: float(r.get("_score") or 0.0) / top for r in lexical_rows}
-    cosine = _cosines(vector, rows | neighbours)
+    known = rows | neighbours
+    cosine = _cosines(vector, known)
     session = _session_scores(order, rows, weights.rrf_k)
     padded = f" {normalize_name(query)} "
     out = []
@@ -96,6 +105,7 @@ def scored_fusion(
             + weights.neighbour_cosine * max((cosine.get(i, 0.0) for i in around), default=0.0)
             + weights.neighbour_bm25 * max((bm25.get(i, 0.0) for i in around), default=0.0)
             + weights.session * session.get(row.get("doc_id", ""), 0.0)
+            + weights.second_neighbour_cosine * max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0)
         )
         reasons = tuple(name for name, ids in order.items() if row_id in ids)
         if weights.speaker and said_by_named(row, padded):

@@ -64,3 +64,15 @@ def test_hits_of_a_document_with_a_strong_hit_gain_together() -> None:
     same, alone = row("same", [1, 0], doc="session_1"), row("alone", [1, 0], doc="session_2")
     scores = {h.row["id"]: h.score for h in scored_fusion([best], [best, alone, same], {}, QUERY, "q", weights)}
     assert scores["same"] == scores["best"] > scores["alone"] > 0
+
+
+def test_turns_two_away_count_only_through_their_own_weight() -> None:
+    far_answer = row("far_answer", [1.0, 0.0], prev="middle")
+    middle = row("middle", [0.0, 1.0], prev="question", nxt="far_answer")
+    question = row("question", [0.5, 0.5], nxt="middle")
+    other = row("other", [0.6, 0.4])
+    around = {"middle": middle, "far_answer": far_answer}
+    without = Weights(1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    assert ranked([], [other, question], without, neighbours=around)[0] == "other"
+    with_second = Weights(1.0, 0.0, 0.0, 1.0, 0.0, 0.0, second_neighbour_cosine=1.0)
+    assert ranked([], [other, question], with_second, neighbours=around)[0] == "question"
