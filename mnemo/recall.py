@@ -17,7 +17,7 @@ from lancedb.rerankers import RRFReranker
 from mnemo.documents import normalize_name
 from mnemo.errors import StoreLocked
 from mnemo.recall_graph import Hydration, hydrate
-from mnemo.recall_rank import Weights, neighbour_ids, scored_fusion
+from mnemo.recall_rank import Weights, rows_around, scored_fusion
 from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -256,12 +256,7 @@ class RecallEngine:
                     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
         """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
         s = self.settings
-        hits = lexical_rows + semantic_rows
-        known = {r["id"] for r in hits}
-        around = rows_by_id(table, [i for i in neighbour_ids(hits) if i not in known])
-        if s.second_neighbour_cosine_weight:
-            known |= set(around)
-            around |= rows_by_id(table, [i for i in neighbour_ids(list(around.values())) if i not in known])
+        around = rows_around(table, lexical_rows + semantic_rows, 2 if s.second_neighbour_cosine_weight else 1)
         weights = Weights(s.cosine_weight, s.bm25_weight, s.speaker_bonus, s.neighbour_cosine_weight,
                           s.neighbour_bm25_weight, s.session_weight, s.second_neighbour_cosine_weight, s.rrf_k)
         for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):

@@ -22,6 +22,9 @@ from typing import Any
 import numpy as np
 
 from mnemo.documents import normalize_name
+from mnemo.recall_search import rows_by_id
+
+NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,20 @@ def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
     """Ids of the turns or passages just before and after the given rows."""
     ids = [i for r in rows for i in (r.get("prev_id"), r.get("next_id")) if i]
     return list(dict.fromkeys(ids))
+
+
+def rows_around(table: Any, hits: list[dict[str, Any]], hops: int) -> dict[str, dict[str, Any]]:
+    """The turns or passages up to `hops` away from the hits that are not hits themselves,
+    with only what scoring reads (id, vector, prev/next ids)."""
+    known = {r["id"] for r in hits}
+    found: dict[str, dict[str, Any]] = {}
+    frontier = hits
+    for _ in range(hops):
+        rows = rows_by_id(table, [i for i in neighbour_ids(frontier) if i not in known], NEIGHBOUR_COLUMNS)
+        known |= set(rows)
+        found |= rows
+        frontier = list(rows.values())
+    return found
 
 
 def _second_neighbours(row: dict[str, Any], known: dict[str, dict[str, Any]]) -> list[str]:

@@ -57,12 +57,12 @@ def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow) -> 
     return search.to_list()
 
 
-def rows_by_id(table: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+def rows_by_id(table: Any, ids: list[str], columns: list[str] = ROW_COLUMNS) -> dict[str, dict[str, Any]]:
     """Chunk rows for the given ids (missing ids are simply absent)."""
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
         part = ids[start:start + 500]
-        rows = table.search().where(id_filter(part)).select(ROW_COLUMNS).limit(None).to_list()
+        rows = table.search().where(id_filter(part)).select(columns).limit(None).to_list()
         found.update({r["id"]: r for r in rows})
     return found
 

@@ -1,10 +1,12 @@
 """Scored fusion: each signal moves a candidate the way it should, and nothing else does."""
 
 import json
+from pathlib import Path
 
+import lancedb
 import numpy as np
 
-from mnemo.recall_rank import Weights, neighbour_ids, said_by_named, scored_fusion
+from mnemo.recall_rank import Weights, neighbour_ids, rows_around, said_by_named, scored_fusion
 
 ONLY_COSINE = Weights(cosine=1.0, bm25=0.0, speaker=0.0, neighbour_cosine=0.0, neighbour_bm25=0.0, session=0.0)
 
@@ -76,3 +78,16 @@ def test_turns_two_away_count_only_through_their_own_weight() -> None:
     assert ranked([], [other, question], without, neighbours=around)[0] == "other"
     with_second = Weights(1.0, 0.0, 0.0, 1.0, 0.0, 0.0, second_neighbour_cosine=1.0)
     assert ranked([], [other, question], with_second, neighbours=around)[0] == "question"
+
+
+def test_rows_around_walks_prev_and_next_links_without_returning_the_hits(tmp_path: Path) -> None:
+    chain = [f"t{i}" for i in range(7)]
+    data = [{"id": c, "vector": [float(i), 1.0], "prev_id": chain[i - 1] if i else "",
+             "next_id": chain[i + 1] if i < 6 else "", "text": c} for i, c in enumerate(chain)]
+    table = lancedb.connect(tmp_path).create_table("chunks", data=data)
+    hits = [data[3]]
+    assert sorted(rows_around(table, hits, 1)) == ["t2", "t4"]
+    around = rows_around(table, hits, 2)
+    assert sorted(around) == ["t1", "t2", "t4", "t5"]
+    assert set(around["t5"]) == {"id", "vector", "prev_id", "next_id"}
+    assert sorted(rows_around(table, [data[0], data[1]], 2)) == ["t2", "t3"]
