@@ -24,10 +24,12 @@ from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
 STANDARD = [
-    {"pool": 20},
-    {"pool": 50},
-    {"pool": 20, "episode_weight": 0.1},
-    {"pool": 20, "feedback_docs": 3},
+    {},
+    {"fusion": "rrf", "pool": 20},
+    {"second_neighbour_cosine_weight": 0},
+    {"session_weight": 0},
+    {"neighbour_cosine_weight": 0, "neighbour_bm25_weight": 0, "second_neighbour_cosine_weight": 0},
+    {"speaker_bonus": 0},
 ]
 
 

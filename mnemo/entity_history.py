@@ -21,12 +21,11 @@ def page_observations(rows: list[dict[str, Any]], ontology: Ontology) -> list[tu
 
 
 def property_history(current: dict[str, Any], pages: list[tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """Per property: its latest value, since when that value has held, and every value it had
-    before (each with the date it was first said). `current` is what the graph holds; it
-    answers for properties no dated page mentions."""
+    """Per property the graph holds (`current`: a forgotten property is not there): its
+    latest value, since when that value has held, and every value it had before (each with
+    the date it was first said); the graph's value when no dated page mentions it."""
     out: dict[str, dict[str, Any]] = {}
-    keys = list(dict.fromkeys([*current, *(k for _, props in pages for k in props)]))
-    for key in keys:
+    for key in current:
         history: list[dict[str, Any]] = []
         for date, props in pages:
             if key in props and (not history or history[-1]["value"] != props[key]):

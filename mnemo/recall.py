@@ -17,7 +17,7 @@ from lancedb.rerankers import RRFReranker
 from mnemo.documents import normalize_name
 from mnemo.errors import StoreLocked
 from mnemo.recall_graph import Hydration, hydrate
-from mnemo.recall_rank import Weights, rows_around, scored_fusion
+from mnemo.recall_rank import Weights, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -267,8 +267,7 @@ class RecallEngine:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""
         padded = f" {normalize_name(query)} "
         for row_id in pool.scores:
-            speaker = json.loads(pool.rows[row_id].get("metadata") or "{}").get("speaker")
-            if speaker and f" {normalize_name(speaker)} " in padded:
+            if said_by_named(pool.rows[row_id], padded):
                 pool.scores[row_id] *= 1.0 + self.settings.speaker_weight
                 pool.reasons[row_id].append("speaker")
 
