@@ -78,17 +78,29 @@ def _text(rng: random.Random) -> str:
     return " ".join(rng.choices(WORDS, k=rng.randint(20, 60)))
 
 
-def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: int = 100_000) -> dict[str, float]:
-    """A `chunks` table of `rows` generated unit vectors and texts, with mnemo's FTS index."""
+def _vectors(generator: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
+    """n unit vectors, each a random centre plus as much noise again (cosine to it about 0.7)."""
+    picked = centres[generator.integers(0, len(centres), n)]
+    vectors = picked + generator.standard_normal(picked.shape, dtype=np.float32) / np.sqrt(centres.shape[1])
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: int = 100_000, fts: bool = True,
+                       keep: bool = False) -> dict[str, Any]:
+    """A `chunks` table of `rows` generated unit vectors (clustered by topic, one centre per
+    500 rows) and texts, with mnemo's FTS index; `keep` returns the vectors too."""
     rng = random.Random(seed)
     generator = np.random.default_rng(seed)
+    centres = generator.standard_normal((max(1, rows // 500), dim), dtype=np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     db = lancedb.connect(str(path))
     table = None
+    kept = []
     start = time.perf_counter()
     for offset in range(0, rows, batch):
         n = min(batch, rows - offset)
-        vectors = generator.standard_normal((n, dim), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors = _vectors(generator, centres, n)
+        kept.extend([vectors] if keep else [])
         texts = [_text(rng) for _ in range(n)]
         data = pa.table({
             "id": [f"chunk_{offset + i:09d}" for i in range(n)], "path": [f"Notes/{(offset + i) // 20}.md" for i in range(n)],
@@ -98,10 +110,14 @@ def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: in
         table = db.create_table("chunks", data=data) if table is None else table
         if offset:
             table.add(data)
-    written = time.perf_counter() - start
-    start = time.perf_counter()
-    table.create_fts_index(TEXT_COLUMN, replace=True)
-    return {"write_s": written, "fts_index_s": time.perf_counter() - start}
+    out: dict[str, Any] = {"write_s": time.perf_counter() - start}
+    if fts:
+        start = time.perf_counter()
+        table.create_fts_index(TEXT_COLUMN, replace=True)
+        out["fts_index_s"] = time.perf_counter() - start
+    if keep:
+        out["vectors"] = np.concatenate(kept)
+    return out
 
 
 def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[str]) -> dict[str, Any]:

@@ -88,6 +88,13 @@ class ChunkingConfig(_Strict):
     max_words: int = Field(default=180, ge=20, le=2000)
 
 
+class VectorIndexConfig(_Strict):
+    """When a vector table gets an approximate (ANN) index; below `min_rows` search stays exact."""
+
+    min_rows: int = Field(default=20_000, ge=256)
+    kind: Literal["IVF_HNSW_SQ", "IVF_PQ"] = "IVF_HNSW_SQ"
+
+
 class WatchConfig(_Strict):
     """The file-drop sensor: how long a folder must be quiet before a run is requested."""
 
@@ -111,6 +118,7 @@ class MnemoConfig(_Strict):
     writeback: WritebackConfig = WritebackConfig()
     grounding: GroundingConfig = GroundingConfig()
     sleep: SleepConfig = SleepConfig()
+    vector_index: VectorIndexConfig = VectorIndexConfig()
     path: Path | None = Field(default=None, exclude=True)
 
     @field_validator("namespaces")

@@ -22,7 +22,7 @@ from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, ref
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.tombstones import Tombstones
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, tune_search
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
         return []
     vector = embedder.encode([query])[0]
     rows = (
-        table.search(query_type="hybrid", fts_columns=TEXT_COLUMN)
-        .vector(vector)
+        tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))
         .text(query)
         .rerank(RRFReranker())
         .limit(k)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote
+from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, tune_search
 
 ROW_COLUMNS = ["vector", "id", "doc_id", "position", "path", "title", "heading", "kind", "text", "timestamp", "prev_id", "next_id", "metadata"]
 _WORD = re.compile(r"[\w']+", re.UNICODE)
@@ -50,7 +50,7 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow) -> list[dict
 
 def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow) -> list[dict[str, Any]]:
     """Nearest chunks by cosine distance, best first."""
-    search = table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]).limit(limit)
+    search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]).limit(limit))
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)

@@ -47,7 +47,7 @@ class VectorResource(dg.ConfigurableResource):
     config: MnemoConfigResource
 
     def store(self, namespace: str) -> VectorStore:
-        return VectorStore(self.config.files(namespace).vectors_path)
+        return VectorStore(self.config.files(namespace).vectors_path, self.config.load().vector_index)
 
 
 class EmbedderResource(dg.ConfigurableResource):

@@ -1,0 +1,74 @@
+"""The ANN index of a vector table: built once the table passes the configured size, used by
+recall, kept current by incremental syncs; below the size search stays exact."""
+
+import random
+
+import pytest
+
+from mnemo.config import EmbedderConfig, VectorIndexConfig, parse_config
+from mnemo.recall import recall_chunks
+from mnemo.stores.embedders import build_embedder
+from mnemo.stores.vectors import VectorStore, tune_search, vector_index_state
+
+WORDS = ("river garden budget design lantern heron compass signal meadow harvest engine bridge kestrel orchard "
+         "quill ember atlas juniper harbor keystone lumen tidepool acme northwind review sprint launch").split()
+
+
+def _rows(count: int, seed: int, prefix: str) -> list[dict[str, str]]:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(count):
+        text = f"{prefix} {i} " + " ".join(rng.choices(WORDS, k=12))
+        rows.append({"id": f"chunk_{prefix}_{i:04d}", "path": f"Notes/{prefix}{i}.md", "title": "", "heading": "",
+                     "text": text, "embed_text": text, "timestamp": ""})
+    return rows
+
+
+def nearest(store, embedder, text):
+    """The vector half of recall alone (no full-text), and whether its plan went through the ANN index."""
+    search = tune_search(store.table("chunks").search(embedder.encode([text])[0].tolist()).metric("cosine").limit(3))
+    return search.to_list()[0]["id"], "ANNSubIndex" in search.explain_plan()
+
+
+@pytest.fixture
+def embedder():
+    return build_embedder(EmbedderConfig(kind="hashing", dimensions=64))
+
+
+def test_small_table_stays_exact(tmp_path, embedder):
+    store = VectorStore(tmp_path / "lance", VectorIndexConfig(min_rows=256))
+    stats = store.sync("chunks", _rows(100, 1, "note"), embedder)
+    assert stats.index == "exact"
+    assert vector_index_state(store.table("chunks")) is None
+    assert nearest(store, embedder, "note 5 river")[1] is False
+
+
+def test_index_built_used_and_kept_current(tmp_path, embedder):
+    store = VectorStore(tmp_path / "lance", VectorIndexConfig(min_rows=256))
+    rows = _rows(300, 2, "note")
+    assert store.sync("chunks", rows, embedder).index == "built"
+    assert vector_index_state(store.table("chunks")) == (300, 0)
+    target = rows[137]
+    assert nearest(store, embedder, target["text"]) == (target["id"], True)
+    assert recall_chunks(store, embedder, target["text"], k=3)[0].chunk_id == target["id"]
+
+    added = _rows(40, 3, "fresh")
+    stats = store.sync("chunks", rows + added, embedder)
+    assert (stats.embedded, stats.index) == (40, "updated")  # 40 new rows > 5 % of the table: folded in
+    assert vector_index_state(store.table("chunks")) == (340, 0)
+    assert recall_chunks(store, embedder, added[7]["text"], k=3)[0].chunk_id == added[7]["id"]
+    assert nearest(store, embedder, added[7]["text"]) == (added[7]["id"], True)
+
+    kept = rows[:200] + added
+    stats = store.sync("chunks", kept, embedder)
+    assert (stats.embedded, stats.deleted) == (0, 100)
+    assert store.count("chunks") == 240
+    hits = [item.chunk_id for item in recall_chunks(store, embedder, rows[250]["text"], k=10)]
+    assert rows[250]["id"] not in hits
+    assert recall_chunks(store, embedder, rows[42]["text"], k=3)[0].chunk_id == rows[42]["id"]
+
+
+def test_index_config_key(tmp_path):
+    config = parse_config({"vector_index": {"min_rows": 5000, "kind": "IVF_PQ"}}, tmp_path / "mnemo.yaml")
+    assert (config.vector_index.min_rows, config.vector_index.kind) == (5000, "IVF_PQ")
+    assert parse_config({}, tmp_path / "mnemo.yaml").vector_index.min_rows == 20_000
