@@ -19,7 +19,7 @@ import pyarrow as pa
 from benchmarks.synth import WORDS, Entity
 from mnemo.recall import recall_chunks
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, refresh_vector_index
 
 TEMPLATES = ("What did I discuss with {name}?", "{name}", "notes about {name} and the budget",
              "when did I last meet {name}", "{word} {word2} {name}", "what happened with the {word} review")
@@ -120,9 +120,17 @@ def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: in
     return out
 
 
-def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[str]) -> dict[str, Any]:
-    """Eager recall latency over `rows` generated chunks (mnemo's recall, unchanged)."""
+def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[str], exact_queries: int = 20) -> dict[str, Any]:
+    """Eager recall latency over `rows` generated chunks (mnemo's recall, unchanged): exact
+    search on a few queries, then the ANN index the vector sync would build, and all queries.
+    The generated vectors come back under "vectors" (for recall@10 against exact search)."""
     path = work / f"scale-{rows}"
-    build = build_vector_table(path, rows, embedder.dim)
+    build = build_vector_table(path, rows, embedder.dim, keep=True)
     store = VectorStore(path)
-    return {"rows": rows, **build, "eager": latency(eager(store, embedder), query_texts)}
+    out: dict[str, Any] = {"rows": rows, **build, "exact": latency(eager(store, embedder), query_texts[:exact_queries], warmup=2)}
+    table = store.table("chunks")
+    start = time.perf_counter()
+    out["index"] = refresh_vector_index(table, store.index)
+    out["index_s"], out["index_kind"] = time.perf_counter() - start, store.index.kind
+    out["eager"] = latency(eager(store, embedder), query_texts)
+    return out

@@ -70,10 +70,19 @@ def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> li
                 rows.append([r["embedder"], f"{r['notes']} notes", mode, data["p50_ms"], data["p95_ms"], data["p99_ms"], data["n"]])
             else:
                 rows.append([r["embedder"], f"{r['notes']} notes", mode, data.get("status", "-"), "", "", ""])
+    ann = []
     for s in scale:
-        e = s["eager"]
-        rows.append([s["embedder"], f"{s['rows']} chunks", "eager", e["p50_ms"], e["p95_ms"], e["p99_ms"], e["n"]])
-    return [table("4, 6. Recall latency (ms)", ["embedder", "scale", "mode", "p50", "p95", "p99", "n"], rows)]
+        for mode, e in (("eager, exact search", s.get("exact")), (f"eager, {s.get('index_kind', 'exact')} index", s["eager"])):
+            if e:
+                rows.append([s["embedder"], f"{s['rows']} chunks", mode, e["p50_ms"], e["p95_ms"], e["p99_ms"], e["n"]])
+        if "ann" in s:
+            a = s["ann"]
+            ann.append([s["rows"], s.get("index_kind", "-"), s.get("index_s", 0.0), a["nprobes"], a["refine_factor"], a["recall_at_10"], a["p50_ms"], a["p95_ms"]])
+    tables = [table("4, 6. Recall latency (ms)", ["embedder", "scale", "mode", "p50", "p95", "p99", "n"], rows)]
+    if ann:
+        tables.append(table("4. ANN index at vector scale: vector search alone against exact (numpy) search",
+                            ["chunks", "index", "build s", "nprobes", "refine", "recall@10", "p50 ms", "p95 ms"], ann))
+    return tables
 
 
 def sleep_table(runs: list[dict[str, Any]]) -> list[str]:

@@ -15,6 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from benchmarks.measure import peak_rss_mib  # noqa: E402
 from benchmarks.recall_bench import queries, vector_scale  # noqa: E402
 from benchmarks.synth import Entity  # noqa: E402
+from benchmarks.vector_index import ann_quality  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 
@@ -31,6 +32,7 @@ def main() -> None:
     embedder.encode(["warm up the model"])
     names = [Entity("project", f"Project {w}", "Projects") for w in ("Heron", "Lantern", "Compass", "Garden", "Signal")]
     result = vector_scale(args.work, args.rows, embedder, queries(names, args.queries))
+    result["ann"] = ann_quality(args.work / f"scale-{args.rows}", result.pop("vectors"), args.queries)
     result.update({"embedder": embedder.name, "peak_rss_mib": peak_rss_mib()})
     args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
 

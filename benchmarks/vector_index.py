@@ -18,7 +18,7 @@ import lancedb
 import numpy as np
 
 from benchmarks.recall_bench import build_vector_table, percentiles
-from mnemo.stores.vectors import build_vector_index, tune_search
+from mnemo.stores.vectors import NPROBES, REFINE_FACTOR, build_vector_index, tune_search
 
 DIM = 384
 
@@ -48,6 +48,13 @@ def measure(table: Any, queries: np.ndarray, truth: list[set[int]], nprobes: int
         samples.append(time.perf_counter() - start)
         hits += len(true & {int(r["id"].removeprefix("chunk_")) for r in rows})
     return {"nprobes": nprobes, "refine_factor": refine, "recall_at_10": hits / (k * len(truth)), **percentiles(samples)}
+
+
+def ann_quality(path: Path, vectors: np.ndarray, count: int) -> dict[str, float]:
+    """recall@10 of the vector search recall makes (index settings included) against exact
+    search, for `count` noisy copies of stored vectors."""
+    queries = noisy_queries(vectors, count, 0.5, seed=5)
+    return measure(lancedb.connect(str(path)).open_table("chunks"), queries, exact_top(vectors, queries, 10), NPROBES, REFINE_FACTOR)
 
 
 def main() -> None:
