@@ -64,7 +64,7 @@ class JobRun:
         return max(0.0, self.wall - sum(self.assets.values()))
 
 
-def _step_times(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]:
+def step_times(instance: dg.DagsterInstance, run_id: str) -> dict[str, float]:
     started: dict[str, float] = {}
     times: dict[str, float] = {}
     for entry in instance.all_logs(run_id):
@@ -101,7 +101,7 @@ class IngestRunner:
         (wall, cpu), result = timed(lambda: job.execute_in_process(partition_key=NAMESPACE, instance=self.instance))
         if not result.success:
             raise RuntimeError("the ingest job failed; see the Dagster output above")
-        return JobRun(wall, cpu, _step_times(self.instance, result.run_id), _metadata(result))
+        return JobRun(wall, cpu, step_times(self.instance, result.run_id), _metadata(result))
 
     @property
     def files(self) -> NamespaceFiles:
@@ -149,8 +149,10 @@ def _edit(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
-def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[str, Any]) -> dict[str, Any]:
-    """Re-runs after no change, one changed note, one added note, one deleted note."""
+def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[str, Any],
+                then: Callable[[str], None] = lambda change: None) -> dict[str, Any]:
+    """Re-runs after no change, one changed note, one added note, one deleted note; `then(change)`
+    runs after each re-run (outside its timing)."""
     out: dict[str, Any] = {}
     steps: list[tuple[str, Callable[[], None]]] = [
         ("unchanged", lambda: None),
@@ -163,4 +165,5 @@ def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[
         run = runner.run()
         out[name] = {"wall_s": run.wall, "fraction_of_full": run.wall / full["wall_s"], "cpu_s": run.cpu,
                      "cpu_fraction_of_full": run.cpu / full["cpu_s"], "assets_s": run.assets, "orchestration_s": run.orchestration}
+        then(name)
     return out

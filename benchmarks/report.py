@@ -86,8 +86,17 @@ def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> li
 
 
 def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
-    rows = [[r["embedder"], r["notes"], r["sleep"].get("status"), r["sleep"].get("full_s", ""), r["sleep"].get("after_change_s", "")] for r in runs]
-    return [table("5. Sleep-mode consolidation", ["embedder", "notes", "status", "full s", "after change s"], rows)]
+    rows, assets = [], []
+    for r in runs:
+        sleep = r["sleep"]
+        full, again = sleep.get("full_s"), sleep.get("after_change_s")
+        rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), again or "",
+                     sleep.get("after_change_cpu_s", ""), again / full if full and again else ""])
+        for name, seconds in sleep.get("full_assets_s", {}).items():
+            assets.append([r["embedder"], r["notes"], name, seconds, sleep.get("after_change_assets_s", {}).get(name, "")])
+    return [table("5. Sleep-mode consolidation (second run: after one changed note was ingested)",
+                  ["embedder", "notes", "status", "full s", "full CPU s", "again s", "again CPU s", "again / full"], rows),
+            table("5. Consolidation time per asset", ["embedder", "notes", "asset / check", "full s", "again s"], assets)]
 
 
 def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
@@ -104,8 +113,23 @@ def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
             "recall_eager_p50": growth_exponent(sizes, [r["recall_eager"]["p50_ms"] for r in mine]),
             "plain_rag_ingest": growth_exponent(sizes, [r["baseline"]["ingest_s"] for r in mine]),
             "consolidation": growth_exponent(sizes, [_get(r, "sleep", "full_s") for r in mine]),
+            "consolidation_cpu": growth_exponent(sizes, [_get(r, "sleep", "full_cpu_s") for r in mine]),
         }
     return out
+
+
+def profile_tables(profile: dict[str, Any]) -> list[str]:
+    """Top functions and packages of an ingest profile, and of the consolidation profile after it."""
+    parts = []
+    for what, data in (("ingest", profile), ("consolidation", profile.get("sleep"))):
+        if not data or "top" not in data:
+            continue
+        rows = [[p["function"][:90], p["self_s"], p["share"]] for p in data["top"]]
+        parts.append(table(f"Profile, {what}, {profile['embedder']}, {profile['notes']} notes: top functions by self time",
+                           ["function", "self s", "share"], rows))
+        libraries = [[name, seconds] for name, seconds in list(data["libraries"].items())[:12]]
+        parts.append(table(f"Profile, {what}, {profile['embedder']}: self time by package", ["package", "self s"], libraries))
+    return parts
 
 
 def growth_table(exponents: dict[str, dict[str, float | None]]) -> list[str]:

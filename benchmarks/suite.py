@@ -128,10 +128,7 @@ def render(result: dict[str, Any]) -> str:
     parts = [*report.ingest_tables(runs), *report.recall_tables(runs, scale), *report.sleep_table(runs),
              *report.growth_table(exponents), *targets.targets_table(result["targets"])]
     for profile in result["profiles"]:
-        rows = [[p["function"][:90], p["self_s"], p["share"]] for p in profile["top"]]
-        parts.append(report.table(f"Profile, {profile['embedder']}, {profile['notes']} notes: top functions by self time", ["function", "self s", "share"], rows))
-        libraries = [[name, seconds] for name, seconds in list(profile["libraries"].items())[:12]]
-        parts.append(report.table(f"Profile, {profile['embedder']}: self time by package", ["package", "self s"], libraries))
+        parts.extend(report.profile_tables(profile))
     loads = result["load_average_1m"]
     parts.append(f"\n{result['cpus']} cores; 1-minute load average during the run: {min(loads):.1f} to {max(loads):.1f}; "
                  f"suite took {result['suite_s'] / 60:.1f} min")

@@ -41,6 +41,25 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     add("peak RSS GiB", 4, big["ingest"]["peak_rss_mib"] / 1024)
     add("mnemo ingest / plain-RAG ingest", 1.3, big["ingest"]["wall_s"] / big["baseline"]["ingest_s"])
     add("mnemo ingest / plain-RAG ingest, CPU time", 1.3, big["ingest"]["cpu_s"] / big["baseline"]["cpu_s"])
+    rows.extend(_larger_without_model(runs, big["notes"]))
+    return rows
+
+
+def _larger_without_model(runs: list[dict[str, Any]], notes: int) -> list[list[Any]]:
+    """Targets that do not depend on the embedder, at a larger size the hashing embedder reached."""
+    larger = [r for r in runs if r["embedder"].startswith("hashing") and r["notes"] > notes]
+    if not larger:
+        return []
+    big = max(larger, key=lambda r: r["notes"])
+    sleep, where = big["sleep"], f"{big['notes']} notes, {big['embedder']}"
+    rows: list[list[Any]] = []
+    for name, limit, value in (
+        ("consolidation s", 300, sleep.get("full_s")),
+        ("consolidation re-run / full", 0.05, sleep["after_change_s"] / sleep["full_s"] if sleep.get("after_change_s") else None),
+        ("deliberate recall p95 ms (hashing query embedding)", 300, big["recall_deliberate"].get("p95_ms")),
+        ("peak RSS GiB (no model loaded)", 4, big["ingest"]["peak_rss_mib"] / 1024),
+    ):
+        rows.append([name, limit, "-" if value is None else round(value, 3), where, _verdict(value, limit)])
     return rows
 
 

@@ -37,25 +37,39 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     (plain_s, plain_cpu), plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
     out["baseline"] = {"ingest_s": plain_s, "cpu_s": plain_cpu, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
     out["sleep"] = sleep_bench.first_run(runner)
-    out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"])
-    out["sleep"].update(sleep_bench.after_change(runner))
+
+    def consolidate_after(change: str) -> None:  # sleep mode again, right after the one changed note
+        if change == "one_changed":
+            out["sleep"].update(sleep_bench.after_change(runner))
+
+    out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"], consolidate_after)
     return out
 
 
-def profile_size(work: Path, notes: int, embedder_kind: str, seed: int, top: int) -> dict[str, Any]:
-    """A pyinstrument profile of one full ingest: the text report and its top frames."""
+def _profiled(work: Path, name: str, fn: Any, top: int) -> tuple[Any, dict[str, Any]]:
+    """fn() under pyinstrument: its value, and the profile's text report and top frames."""
     from pyinstrument import Profiler
 
-    vault = generate(work / "src", notes, seed)
-    runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind))
-    runner.embedder().encode(["warm up the model"])
     profiler = Profiler(interval=0.005)
     profiler.start()
-    run = runner.run()
+    value = fn()
     profiler.stop()
-    (work / "profile.html").write_text(profiler.output_html(), encoding="utf-8")
-    return {"wall_s": run.wall, "assets_s": run.assets, "report": profiler.output_text(unicode=False, color=False, show_all=False),
-            "top": profiling.top_frames(profiler, top), "libraries": profiling.by_library(profiler)}
+    (work / f"{name}.html").write_text(profiler.output_html(), encoding="utf-8")
+    return value, {"report": profiler.output_text(unicode=False, color=False, show_all=False),
+                   "top": profiling.top_frames(profiler, top), "libraries": profiling.by_library(profiler)}
+
+
+def profile_size(work: Path, notes: int, embedder_kind: str, seed: int, top: int) -> dict[str, Any]:
+    """pyinstrument profiles of one full ingest and of the consolidation after it."""
+    vault = generate(work / "src", notes, seed)
+    runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
+    runner.embedder().encode(["warm up the model"])
+    run, ingest = _profiled(work, "ingest", runner.run, top)
+    out = {"wall_s": run.wall, "assets_s": run.assets, **ingest}
+    if sleep_bench.sleep_job_name(runner):
+        sleep, profile = _profiled(work, "sleep", lambda: sleep_bench.first_run(runner), top)
+        out["sleep"] = {**sleep, **profile}
+    return out
 
 
 def main() -> None:
