@@ -78,7 +78,7 @@ def chunk_vectors(
     context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
     return dg.MaterializeResult(metadata={
         "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,
-        "rows": stats.total, "embedder": model.name, "dimensions": model.dim,
+        "rows": stats.total, "embedder": model.name, "dimensions": model.dim, "vector_index": stats.index,
     })
 
 

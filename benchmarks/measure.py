@@ -22,6 +22,7 @@ from mnemo.sleep.merges import canonical_facts
 from mnemo.sources.scan import PARSERS
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN, length_batches
 from resources import default_resources
 
 NAMESPACE = "bench"
@@ -119,30 +120,18 @@ def timed(fn: Callable[[], Any]) -> tuple[tuple[float, float], Any]:
     return (time.perf_counter() - wall, time.process_time() - cpu), value
 
 
-def embedded_texts(files: NamespaceFiles) -> list[str]:
-    """Every text the ingest embeds: the chunks' and the entities' `embed_text`."""
-    chunks = [r["embed_text"] for r in chunk_rows(files.read_chunks())]
-    return chunks + [r["embed_text"] for r in entity_rows(files.read_facts())]
-
-
-def full_ingest(runner: IngestRunner) -> dict[str, Any]:
-    """A first ingest into empty stores, its per-asset times, throughput and peak RSS."""
-    run = runner.run()
-    files = runner.files
-    notes = len(files.read_documents())
-    chunks = len(files.read_chunks())
-    return {
-        "wall_s": run.wall, "cpu_s": run.cpu, "assets_s": run.assets, "orchestration_s": run.orchestration,
-        "notes": notes, "chunks": chunks, "notes_per_s": notes / run.wall, "chunks_per_s": chunks / run.wall,
-        "peak_rss_mib": peak_rss_mib(), "metadata": run.metadata,
-    }
+def embedded_rows(files: NamespaceFiles) -> list[list[dict[str, Any]]]:
+    """Every row a first ingest embeds, per table: the chunks' and the entities'."""
+    return [chunk_rows(files.read_chunks()), entity_rows(canonical_facts(files))]
 
 
 def raw_encode(runner: IngestRunner, embedder: Embedder) -> dict[str, Any]:
-    """The physical limit: the same texts encoded by the same model in one call, nothing else."""
-    texts = embedded_texts(runner.files)
-    (seconds, cpu), _ = timed(lambda: embedder.encode(texts))
-    return {"texts": len(texts), "encode_s": seconds, "cpu_s": cpu, "texts_per_s": len(texts) / seconds if seconds else 0.0}
+    """The physical limit: exactly the `encode` calls the vector sync makes on a first ingest
+    (same texts, same batches, same order), and nothing else."""
+    calls = [[r[TEXT_COLUMN] for r in part] for rows in embedded_rows(runner.files) for part in length_batches(rows, EMBED_BATCH)]
+    (seconds, cpu), _ = timed(lambda: [embedder.encode(texts) for texts in calls])
+    texts = sum(len(c) for c in calls)
+    return {"texts": texts, "calls": len(calls), "encode_s": seconds, "cpu_s": cpu, "texts_per_s": texts / seconds if seconds else 0.0}
 
 
 def _edit(path: Path, text: str) -> None:

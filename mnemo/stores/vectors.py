@@ -22,6 +22,7 @@ from mnemo.stores.embedders import Embedder
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
+EMBED_BATCH = 512  # texts per encode call of a sync
 # Query-time settings of the ANN index, measured with benchmarks/vector_index.py (docs/SCALING.md):
 # probe this many IVF partitions, then re-rank refine_factor * k candidates by exact distance.
 NPROBES = 20
@@ -36,6 +37,13 @@ class SyncStats:
     deleted: int = 0
     total: int = 0
     index: str = "exact"
+
+
+def length_batches(rows: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
+    """Rows in batches of `size`, longest texts first, so each batch's texts have similar
+    lengths and the model pads them little (sentence-transformers sorts only within a call)."""
+    ordered = sorted(rows, key=lambda r: -len(r[TEXT_COLUMN]))
+    return [ordered[start:start + size] for start in range(0, len(ordered), size)]
 
 
 def sql_quote(value: str) -> str:
@@ -106,7 +114,7 @@ class VectorStore:
         return db.open_table(name) if name in db.list_tables().tables else None
 
     @writer(lambda store: store.path.parent)
-    def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = 512) -> SyncStats:
+    def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
         stats = SyncStats(total=len(rows))
         desired = {}
@@ -124,11 +132,10 @@ class VectorStore:
         if table is not None and doomed:
             for start in range(0, len(doomed), 1000):
                 table.delete(id_filter(doomed[start:start + 1000]))
-        for start in range(0, len(to_embed), batch):
-            part = to_embed[start:start + batch]
+        for part in length_batches(to_embed, batch):
             vectors = embedder.encode([r[TEXT_COLUMN] for r in part])
             faults.point(f"vectors.upsert:{name}")
-            table = self._upsert(name, table, part, vectors)
+            table = self._upsert(name, table, part, vectors, new=not any(r["id"] in current for r in part))
         if to_update and table is not None:
             kept = _vectors(table, [r["id"] for r in to_update])
             faults.point(f"vectors.update:{name}")
@@ -141,12 +148,17 @@ class VectorStore:
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
         return stats
 
-    def _upsert(self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray) -> Any:
-        records = [{**r, "vector": v.astype(np.float32).tolist()} for r, v in zip(rows, vectors)]
-        data = pa.Table.from_pylist(records)
+    def _upsert(self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray, new: bool = False) -> Any:
+        """Write rows with their vectors; rows whose ids the table does not hold yet are appended
+        (no join against the whole table), others merged by id."""
+        flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
+        data = pa.Table.from_pylist(rows).append_column("vector", pa.FixedSizeListArray.from_arrays(flat, vectors.shape[1]))
         if table is None:
             return self._db().create_table(name, data=data)
-        table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        if new:
+            table.add(data)
+        else:
+            table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
         return table
 
     def count(self, name: str) -> int:
