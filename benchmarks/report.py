@@ -32,7 +32,7 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _get(data: dict[str, Any], *keys: str) -> Any:
+def get_path(data: dict[str, Any], *keys: str) -> Any:
     for key in keys:
         if not isinstance(data, dict) or key not in data:
             return None
@@ -51,7 +51,7 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
         for name, seconds in ing["assets_s"].items():
             assets.append([r["embedder"], r["notes"], name, seconds, seconds / ing["wall_s"]])
         assets.append([r["embedder"], r["notes"], "(dagster orchestration)", ing["orchestration_s"], ing["orchestration_s"] / ing["wall_s"]])
-        for name, inc in r["incremental"].items():
+        for name, inc in r.get("incremental", {}).items():
             increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"], inc["cpu_s"], inc["cpu_fraction_of_full"]])
     return [
         table("1-2, 6. Full ingest, raw encode and the plain-RAG peer",
@@ -65,7 +65,7 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
 def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> list[str]:
     rows = []
     for r in runs:
-        for mode, data in (("eager", r["recall_eager"]), ("deliberate", r["recall_deliberate"]), ("plain-RAG", r["baseline"]["recall"])):
+        for mode, data in (("eager", r["recall_eager"]), ("deliberate", r.get("recall_deliberate", {"status": "not run (light)"})), ("plain-RAG", r["baseline"]["recall"])):
             if "p50_ms" in data:
                 rows.append([r["embedder"], f"{r['notes']} notes", mode, data["p50_ms"], data["p95_ms"], data["p99_ms"], data["n"]])
             else:
@@ -88,7 +88,7 @@ def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> li
 def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
     rows, assets = [], []
     for r in runs:
-        sleep = r["sleep"]
+        sleep = r.get("sleep", {"status": "not run (light)"})
         full, again = sleep.get("full_s"), sleep.get("after_change_s")
         rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), again or "",
                      sleep.get("after_change_cpu_s", ""), again / full if full and again else ""])
@@ -108,12 +108,12 @@ def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
         out[embedder] = {
             "ingest": growth_exponent(sizes, [r["ingest"]["wall_s"] for r in mine]),
             "ingest_cpu": growth_exponent(sizes, [r["ingest"]["cpu_s"] for r in mine]),
-            "one_changed": growth_exponent(sizes, [_get(r, "incremental", "one_changed", "wall_s") for r in mine]),
-            "one_changed_cpu": growth_exponent(sizes, [_get(r, "incremental", "one_changed", "cpu_s") for r in mine]),
+            "one_changed": growth_exponent(sizes, [get_path(r, "incremental", "one_changed", "wall_s") for r in mine]),
+            "one_changed_cpu": growth_exponent(sizes, [get_path(r, "incremental", "one_changed", "cpu_s") for r in mine]),
             "recall_eager_p50": growth_exponent(sizes, [r["recall_eager"]["p50_ms"] for r in mine]),
             "plain_rag_ingest": growth_exponent(sizes, [r["baseline"]["ingest_s"] for r in mine]),
-            "consolidation": growth_exponent(sizes, [_get(r, "sleep", "full_s") for r in mine]),
-            "consolidation_cpu": growth_exponent(sizes, [_get(r, "sleep", "full_cpu_s") for r in mine]),
+            "consolidation": growth_exponent(sizes, [get_path(r, "sleep", "full_s") for r in mine]),
+            "consolidation_cpu": growth_exponent(sizes, [get_path(r, "sleep", "full_cpu_s") for r in mine]),
         }
     return out
 

@@ -50,7 +50,9 @@ def _scale(rows: int, embedder: str, queries: int, log: Path) -> dict[str, Any]:
 
 def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1k notes, packaged MiniLM, 100k-chunk recall: a few minutes")
+    parser.add_argument("--quick", action="store_true",
+                        help="under 5 minutes: every section at 1k notes with the hashing embedder, ingest/raw/peer/recall "
+                             "with the packaged MiniLM on 300 notes, recall with the ANN index at 30k chunks")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 3000, 10000], help="vault sizes in notes (none: skip)")
     parser.add_argument("--embedders", nargs="+", default=["minilm", "hashing"])
     parser.add_argument("--model-sizes", type=int, nargs="+", default=None,
@@ -62,8 +64,10 @@ def _options() -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--render", type=Path, nargs="+", help="only print the tables of saved results (partial ones too), merged")
     args = parser.parse_args()
+    args.light = args.quick
     if args.quick:
-        args.sizes, args.embedders, args.vector_scale = [1000], ["minilm"], [100_000]
+        args.sizes, args.embedders, args.model_sizes, args.vector_scale = [1000], ["hashing", "minilm"], [300], [30_000]
+        args.queries = min(args.queries, 50)
     return args
 
 
@@ -96,7 +100,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for embedder in args.embedders:
         for size in _sizes(args, embedder):
             print(f"… {embedder}: {size} notes", flush=True)
-            runs.append({"notes": size, **_worker(["--notes", str(size), "--embedder", embedder, "--queries", str(args.queries)], log)})
+            light = ["--light"] if args.light and embedder != "hashing" else []
+            runs.append({"notes": size, **_worker(["--notes", str(size), "--embedder", embedder, "--queries", str(args.queries), *light], log)})
             save()
     for rows in args.vector_scale:
         print(f"… vector scale: {rows} chunks", flush=True)

@@ -19,7 +19,8 @@ from benchmarks.synth import generate  # noqa: E402
 from mnemo.stores.vectors import VectorStore  # noqa: E402
 
 
-def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, seed: int) -> dict[str, Any]:
+def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, seed: int, light: bool = False) -> dict[str, Any]:
+    """Every section at one size; `light`: only ingest, raw encode, the peer and eager recall."""
     vault = generate(work / "src", notes, seed)
     runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
     embedder = runner.embedder()
@@ -33,9 +34,11 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     questions = recall_bench.queries(vault.entities, query_count)
     store = VectorStore(runner.files.vectors_path)
     out["recall_eager"] = recall_bench.latency(recall_bench.eager(store, embedder), questions)
-    out["recall_deliberate"] = recall_bench.deliberate(runner.config_path, measure.NAMESPACE, questions)
     (plain_s, plain_cpu), plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
     out["baseline"] = {"ingest_s": plain_s, "cpu_s": plain_cpu, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
+    if light:
+        return out
+    out["recall_deliberate"] = recall_bench.deliberate(runner.config_path, measure.NAMESPACE, questions)
     out["sleep"] = sleep_bench.first_run(runner)
 
     def consolidate_after(change: str) -> None:  # sleep mode again, right after the one changed note
@@ -81,12 +84,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="profile one full ingest instead of measuring")
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--light", action="store_true", help="only ingest, raw encode, the plain-RAG peer and eager recall")
     parser.add_argument("--json", type=Path, required=True, help="where to write the result")
     args = parser.parse_args()
     if args.profile:
         result = profile_size(args.work, args.notes, args.embedder, args.seed, args.top)
     else:
-        result = measure_size(args.work, args.notes, args.embedder, args.queries, args.seed)
+        result = measure_size(args.work, args.notes, args.embedder, args.queries, args.seed, args.light)
     args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
 
 
