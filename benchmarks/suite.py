@@ -52,7 +52,7 @@ def _options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help="under 5 minutes: every section at 1k notes with the hashing embedder, ingest/raw/peer/recall "
-                             "with the packaged MiniLM on 300 notes, recall with the ANN index at 30k chunks")
+                             "with the packaged MiniLM on 200 notes, recall with the ANN index at 20k chunks")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 3000, 10000], help="vault sizes in notes (none: skip)")
     parser.add_argument("--embedders", nargs="+", default=["minilm", "hashing"])
     parser.add_argument("--model-sizes", type=int, nargs="+", default=None,
@@ -66,7 +66,7 @@ def _options() -> argparse.Namespace:
     args = parser.parse_args()
     args.light = args.quick
     if args.quick:
-        args.sizes, args.embedders, args.model_sizes, args.vector_scale = [1000], ["hashing", "minilm"], [300], [30_000]
+        args.sizes, args.embedders, args.model_sizes, args.vector_scale = [1000], ["hashing", "minilm"], [200], [20_000]
         args.queries = min(args.queries, 50)
     return args
 

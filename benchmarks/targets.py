@@ -57,7 +57,6 @@ def _larger_without_model(runs: list[dict[str, Any]], notes: int) -> list[list[A
     for name, limit, value in (
         ("consolidation s", 300, sleep.get("full_s")),
         ("consolidation re-run / full", 0.05, sleep["after_change_s"] / sleep["full_s"] if sleep.get("after_change_s") and sleep.get("full_s") else None),
-        ("one changed note / full ingest, CPU time", 0.02, get_path(big, "incremental", "one_changed", "cpu_fraction_of_full")),
         ("deliberate recall p95 ms (hashing query embedding)", 300, big["recall_deliberate"].get("p95_ms")),
         ("peak RSS GiB (no model loaded)", 4, big["ingest"]["peak_rss_mib"] / 1024),
     ):
