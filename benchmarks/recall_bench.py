@@ -59,7 +59,13 @@ def eager(store: VectorStore, embedder: Embedder, k: int = 10) -> Callable[[str]
 
 
 def deliberate(config_path: Path, namespace: str, texts: list[str], k: int = 10) -> dict[str, Any]:
-    """Deliberate recall latency through MemoryClient, once that mode has landed."""
+    """Deliberate recall latency through MemoryClient."""
+    return client_recall(config_path, namespace, texts, "deliberate", k)
+
+
+def client_recall(config_path: Path, namespace: str, texts: list[str], mode: str, k: int = 10) -> dict[str, Any]:
+    """Recall latency through MemoryClient, the whole path an assistant calls (search, scored
+    ranking, graph hydration, sleep-mode shaping), once that mode has landed."""
     if importlib.util.find_spec("mnemo.client") is None:
         return {"status": "not available yet (no mnemo.client)"}
     from mnemo import client
@@ -71,7 +77,7 @@ def deliberate(config_path: Path, namespace: str, texts: list[str], k: int = 10)
     options = inspect.signature(cls).parameters
     config_key = next((n for n in ("config_path", "config") if n in options), None)
     memory = cls(namespace=namespace, **({config_key: config_path} if config_key else {}))
-    return {"status": "measured", **latency(lambda q: memory.recall(q, k=k, mode="deliberate"), texts)}
+    return {"status": "measured", **latency(lambda q: memory.recall(q, k=k, mode=mode), texts)}
 
 
 def _text(rng: random.Random) -> str:

@@ -65,7 +65,7 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
 def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> list[str]:
     rows = []
     for r in runs:
-        for mode, data in (("eager", r["recall_eager"]), ("deliberate", r.get("recall_deliberate", {"status": "not run (light)"})), ("plain-RAG", r["baseline"]["recall"])):
+        for mode, data in (("eager", r.get("recall_eager_full", {"status": "not run"})), ("eager search only", r["recall_eager"]), ("deliberate", r.get("recall_deliberate", {"status": "not run (light)"})), ("plain-RAG", r["baseline"]["recall"])):
             if "p50_ms" in data:
                 rows.append([r["embedder"], f"{r['notes']} notes", mode, data["p50_ms"], data["p95_ms"], data["p99_ms"], data["n"]])
             else:

@@ -33,7 +33,8 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     out["cpu_ratio_pipeline_raw"] = out["ingest"]["cpu_s"] / out["raw"]["cpu_s"]
     questions = recall_bench.queries(vault.entities, query_count)
     store = VectorStore(runner.files.vectors_path)
-    out["recall_eager"] = recall_bench.latency(recall_bench.eager(store, embedder), questions)
+    out["recall_eager"] = recall_bench.latency(recall_bench.eager(store, embedder), questions)  # search alone
+    out["recall_eager_full"] = recall_bench.client_recall(runner.config_path, measure.NAMESPACE, questions, "eager")
     (plain_s, plain_cpu), plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
     out["baseline"] = {"ingest_s": plain_s, "cpu_s": plain_cpu, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
     if light:

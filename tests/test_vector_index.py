@@ -72,3 +72,18 @@ def test_index_config_key(tmp_path):
     config = parse_config({"vector_index": {"min_rows": 5000, "kind": "IVF_PQ"}}, tmp_path / "mnemo.yaml")
     assert (config.vector_index.min_rows, config.vector_index.kind) == (5000, "IVF_PQ")
     assert parse_config({}, tmp_path / "mnemo.yaml").vector_index.min_rows == 20_000
+
+
+def test_lookups_by_id_use_an_index_that_follows_every_sync(tmp_path, embedder):
+    from mnemo.recall_search import rows_by_id
+
+    store = VectorStore(tmp_path / "lance")
+    rows = _rows(50, 4, "note")
+    store.sync("chunks", rows, embedder)
+    wanted = ["chunk_note_0003", "chunk_note_0042"]
+    assert sorted(rows_by_id(store.table("chunks"), wanted, ["id"])) == wanted
+    plan = store.table("chunks").search().where("id IN ('chunk_note_0003')").explain_plan()
+    assert "ScalarIndexQuery" in plan or "id_idx" in plan, plan
+    store.sync("chunks", rows[:40] + _rows(5, 5, "late"), embedder)  # ten deleted, five added
+    found = rows_by_id(store.table("chunks"), ["chunk_note_0003", "chunk_note_0042", "chunk_late_0004"], ["id"])
+    assert sorted(found) == ["chunk_late_0004", "chunk_note_0003"]

@@ -6,6 +6,7 @@ longer wanted are deleted. A second sync with the same rows embeds and writes no
 """
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,8 @@ class VectorStore:
         if table is not None and (doomed or to_embed or to_update or not _has_fts(table)):
             faults.point(f"vectors.fts_index:{name}")
             table.create_fts_index(TEXT_COLUMN, replace=True)
+        if table is not None and (doomed or to_embed or to_update or not _has_id_index(table)):
+            _index_ids(table)
         if table is not None:
             stats.index = refresh_vector_index(table, self.index)
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
@@ -196,6 +199,18 @@ def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
         rows = table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow().to_pylist()
         found.update({r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows})
     return found
+
+
+def _has_id_index(table: Any) -> bool:
+    return any(list(getattr(index, "columns", [])) == ["id"] for index in table.list_indices())
+
+
+def _index_ids(table: Any) -> None:
+    """A BTree index on `id`: lookups by id (a hit's neighbouring turns, rows for hydration)
+    stay fast as the table grows instead of scanning it."""
+    with warnings.catch_warnings():  # the replacement API takes no scalar column in 0.40
+        warnings.simplefilter("ignore")
+        table.create_scalar_index("id", replace=True)
 
 
 def _has_fts(table: Any) -> bool:
