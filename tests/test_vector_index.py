@@ -87,3 +87,13 @@ def test_lookups_by_id_use_an_index_that_follows_every_sync(tmp_path, embedder):
     store.sync("chunks", rows[:40] + _rows(5, 5, "late"), embedder)  # ten deleted, five added
     found = rows_by_id(store.table("chunks"), ["chunk_note_0003", "chunk_note_0042", "chunk_late_0004"], ["id"])
     assert sorted(found) == ["chunk_late_0004", "chunk_note_0003"]
+
+
+def test_grounding_neighbours_search_an_indexed_entities_table(tmp_path, embedder):
+    from mnemo.extract.grounding import LanceEntityNeighbours
+
+    store = VectorStore(tmp_path / "lance", VectorIndexConfig(min_rows=256))
+    rows = [{**r, "id": r["id"].replace("chunk_", "concept_")} for r in _rows(300, 6, "topic")]
+    assert store.sync("entities", rows, embedder).index == "built"
+    hits = LanceEntityNeighbours(store.table("entities"), embedder).search([rows[123]["embed_text"]], 3)
+    assert hits[0][0][0] == rows[123]["id"] and hits[0][0][1] > 0.99

@@ -17,6 +17,7 @@ from mnemo.config import GroundingConfig
 from mnemo.documents import Chunk, normalize_name
 from mnemo.extract.facts import GraphFacts
 from mnemo.sources.markdown import prose
+from mnemo.stores.vectors import tune_search
 
 _MIN_ALIAS = 3
 AliasHit = tuple[int, int, list[str]]
@@ -105,7 +106,8 @@ class LanceEntityNeighbours:
         vectors = self.embedder.encode(texts)
         found = []
         for vector in vectors:
-            rows = self.table.search(vector).distance_type("cosine").select(["id", "_distance"]).limit(k).to_list()
+            search = self.table.search(vector).distance_type("cosine").select(["id", "_distance"]).limit(k)
+            rows = tune_search(search).to_list()
             found.append([(r["id"], 1.0 - float(r["_distance"])) for r in rows])
         return found
 

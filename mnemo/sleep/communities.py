@@ -86,12 +86,13 @@ def _summary(view: FactsView, members: frozenset[str], writer: SleepWriter | Non
     """(text, key entity ids, cited chunk ids, who wrote it): the central entities and their
     most on-topic sentences, written by the LLM when there is one, else extracted."""
     central = sorted(members, key=lambda e: (-view.degree(e), e))[:5]
-    names = {e: view.entities[e]["name"].lower() for e in members}
+    names = [n for n in (view.entities[e]["name"].lower() for e in members) if n]
     pool: list[Sentence] = []
     for eid in central:
         for chunk_id in view.entity_chunks(eid)[:20]:
             for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
-                hits = sum(1 for n in names.values() if n and n in s.text.lower())
+                low = s.text.lower()
+                hits = sum(1 for n in names if n in low)
                 pool.append(Sentence(s.text, chunk_id, float(hits)))
     titles = ", ".join(view.entities[e]["name"] for e in central)
     written = writer.summary(titles, pool) if writer else None
