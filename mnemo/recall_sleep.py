@@ -29,6 +29,7 @@ DELIBERATE_SUMMARIES = 3
 DELIBERATE_COMMUNITIES = 2
 LOG = logging.getLogger(__name__)
 _CACHE: dict[Path, tuple[tuple[int, int], Overlay]] = {}
+_VIEWS: dict[Path, tuple[tuple[tuple[int, int] | None, ...], "SleepView"]] = {}
 
 
 def overlay(root: Path, step: str) -> Overlay:
@@ -38,6 +39,7 @@ def overlay(root: Path, step: str) -> Overlay:
     try:
         stat = os.stat(path)
     except FileNotFoundError:
+        _CACHE.pop(path, None)
         return Overlay()
     key = (stat.st_mtime_ns, stat.st_size)
     cached = _CACHE.get(path)
@@ -45,6 +47,13 @@ def overlay(root: Path, step: str) -> Overlay:
         cached = (key, sleep.read_overlay(step))
         _CACHE[path] = cached
     return cached[1]
+
+
+def _version(root: Path, step: str) -> tuple[int, int] | None:
+    """The (mtime, size) of the overlay file as last parsed, after making sure it is current."""
+    overlay(root, step)
+    cached = _CACHE.get(SleepFiles(root).root / "overlay" / f"{step}.json")
+    return cached[0] if cached else None
 
 
 @dataclass
@@ -58,6 +67,16 @@ class SleepView:
 
     @classmethod
     def load(cls, root: Path) -> "SleepView":
+        """The view, rebuilt only when one of the three overlays it reads was rewritten."""
+        parts = tuple(_version(root, step) for step in ("salience", "summaries", "communities"))
+        cached = _VIEWS.get(root)
+        if cached is None or cached[0] != parts:
+            cached = (parts, cls._build(root))
+            _VIEWS[root] = cached
+        return cached[1]
+
+    @classmethod
+    def _build(cls, root: Path) -> "SleepView":
         salience = {r["item_id"]: r for r in overlay(root, "salience").nodes.get("Salience", {}).values()}
         summaries = list(overlay(root, "summaries").nodes.get("Summary", {}).values())
         found = overlay(root, "communities")
