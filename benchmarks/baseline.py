@@ -2,12 +2,19 @@
 
 Read every note, drop the frontmatter, split it at Markdown headings and pack each
 section's paragraphs into passages of at most `max_words` words (as a header splitter
-followed by a recursive splitter would), embed them with the same embedder, write them to one LanceDB table with
-a full-text index, and answer with the same hybrid (vector + BM25, RRF) search. No graph,
-no extraction, no incremental bookkeeping, no consolidation.
+followed by a recursive splitter would); read every chat conversation (JSONL exports, one
+message per line) and pack its messages, as `role: content` paragraphs, the same way. Embed
+them with the same embedder, write them to one LanceDB table with a full-text index, and
+answer with the same hybrid (vector + BM25, RRF) search. No graph, no extraction, no
+incremental bookkeeping, no consolidation.
+
+The peer reads the same sources mnemo is given: a comparison where one side skips the
+chats would credit mnemo's extra work to the graph.
 """
 
+import json
 import re
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +58,21 @@ def sections(body: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines)) for heading, lines in out if "".join(lines).strip()]
 
 
+def _chat_rows(chats: Path, max_words: int, start: int) -> list[dict[str, Any]]:
+    """Each conversation's messages as `role: content` paragraphs, packed into passages."""
+    rows = []
+    for path in sorted(chats.rglob("*.jsonl")):
+        conversations: dict[str, list[str]] = defaultdict(list)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                message = json.loads(line)
+                conversations[message.get("conversation", path.stem)].append(f"{message['role']}: {message['content']}")
+        for name, messages in conversations.items():
+            for text in passages("\n\n".join(messages), max_words):
+                rows.append({"id": f"{path.name}#{start + len(rows)}", "path": path.name, "text": text, TEXT: f"{name}\n{text}"})
+    return rows
+
+
 def _rows(vault: Path, max_words: int) -> list[dict[str, Any]]:
     rows = []
     for path in sorted(vault.rglob("*.md")):
@@ -63,9 +85,14 @@ def _rows(vault: Path, max_words: int) -> list[dict[str, Any]]:
     return rows
 
 
-def ingest(vault: Path, db_path: Path, embedder: Embedder, max_words: int = 180, batch: int = 512) -> dict[str, Any]:
-    """Build the plain-RAG table from scratch; return its size."""
+def ingest(vault: Path, db_path: Path, embedder: Embedder, max_words: int = 180, batch: int = 512,
+           chats: Path | None = None) -> dict[str, Any]:
+    """Build the plain-RAG table from scratch (the vault's notes, and the chats when given);
+    return its size."""
     rows = _rows(vault, max_words)
+    notes = len(rows)
+    if chats is not None and chats.is_dir():
+        rows += _chat_rows(chats, max_words, len(rows))
     db = lancedb.connect(str(db_path))
     table = None
     for start in range(0, len(rows), batch):
@@ -77,7 +104,7 @@ def ingest(vault: Path, db_path: Path, embedder: Embedder, max_words: int = 180,
             table.add(data)
     if table is not None:
         table.create_fts_index(TEXT, replace=True)
-    return {"chunks": len(rows)}
+    return {"chunks": len(rows), "note_passages": notes, "chat_passages": len(rows) - notes}
 
 
 def recall(db_path: Path, embedder: Embedder, k: int = 10) -> Any:

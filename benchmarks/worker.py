@@ -35,7 +35,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     store = VectorStore(runner.files.vectors_path)
     out["recall_eager"] = recall_bench.latency(recall_bench.eager(store, embedder), questions)  # search alone
     out["recall_eager_full"] = recall_bench.client_recall(runner.config_path, measure.NAMESPACE, questions, "eager")
-    (plain_s, plain_cpu), plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder))
+    (plain_s, plain_cpu), plain = measure.timed(lambda: baseline.ingest(vault.root, work / "plain", embedder, chats=work / "src" / "chats"))
     out["baseline"] = {"ingest_s": plain_s, "cpu_s": plain_cpu, **plain, "recall": recall_bench.latency(baseline.recall(work / "plain", embedder), questions)}
     if light:
         return out
