@@ -97,3 +97,34 @@ def test_grounding_neighbours_search_an_indexed_entities_table(tmp_path, embedde
     assert store.sync("entities", rows, embedder).index == "built"
     hits = LanceEntityNeighbours(store.table("entities"), embedder).search([rows[123]["embed_text"]], 3)
     assert hits[0][0][0] == rows[123]["id"] and hits[0][0][1] > 0.99
+
+
+def _text_index_state(table):
+    stats = next(table.index_stats(i.name) for i in table.list_indices() if i.index_type == "FTS")
+    return stats.num_indexed_rows, stats.num_unindexed_rows
+
+
+def _words(store, text):
+    table = store.table("chunks")
+    return [r["id"] for r in table.search(text, query_type="fts", fts_columns="embed_text").limit(5).select(["id"]).to_list()]
+
+
+def test_full_text_index_is_not_rebuilt_for_small_changes_yet_finds_them(tmp_path, embedder):
+    store = VectorStore(tmp_path / "lance")
+    rows = _rows(200, 7, "note")
+    store.sync("chunks", rows, embedder)
+    assert _text_index_state(store.table("chunks")) == (200, 0)
+
+    changed = dict(rows[10], text="zanzibar heron", embed_text="zanzibar heron")
+    fresh = dict(rows[0], id="chunk_fresh", text="quokka lantern", embed_text="quokka lantern")
+    store.sync("chunks", [changed, fresh] + rows[11:], embedder)  # 1 changed, 1 added, 10 deleted
+    assert _text_index_state(store.table("chunks"))[1] == 2  # written rows wait, searched unindexed
+    assert _words(store, "zanzibar") == [changed["id"]]
+    assert _words(store, "quokka") == ["chunk_fresh"]
+    assert _words(store, rows[3]["embed_text"].split()[1]) == []  # "note 3 ...": deleted rows are masked
+    assert not _words(store, rows[10]["embed_text"].split()[1])  # the old text of the changed row is gone
+
+    many = [dict(r, id=f"chunk_more_{i}") for i, r in enumerate(_rows(20, 8, "more"))]
+    store.sync("chunks", [changed, fresh] + rows[11:] + many, embedder)  # 20 new rows > 5 %: folded in
+    assert _text_index_state(store.table("chunks")) == (211, 0)
+    assert _words(store, "quokka") == ["chunk_fresh"]

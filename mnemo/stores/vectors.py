@@ -147,15 +147,20 @@ class VectorStore:
             kept = _vectors(table, [r["id"] for r in to_update])
             faults.point(f"vectors.update:{name}")
             table = self._upsert(name, table, to_update, np.stack([kept[r["id"]] for r in to_update]))
-        if table is not None and (doomed or to_embed or to_update or not _has_fts(table)):
-            faults.point(f"vectors.fts_index:{name}")
-            table.create_fts_index(TEXT_COLUMN, replace=True)
-        if table is not None and (doomed or to_embed or to_update or not _has_id_index(table)):
-            _index_ids(table)
         if table is not None:
+            self._build_text_indexes(name, table)
             stats.index = refresh_vector_index(table, self.index)
+            fold_new_rows(table)
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
         return stats
+
+    def _build_text_indexes(self, name: str, table: Any) -> None:
+        """The FTS and id indexes, built once; rows written later are folded in by `fold_new_rows`."""
+        if not _has_fts(table):
+            faults.point(f"vectors.fts_index:{name}")
+            table.create_fts_index(TEXT_COLUMN, replace=True)
+        if not _has_id_index(table):
+            _index_ids(table)
 
     def _upsert(self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray, new: bool = False) -> Any:
         """Write rows with their vectors; rows whose ids the table does not hold yet are appended
@@ -211,6 +216,18 @@ def _index_ids(table: Any) -> None:
     with warnings.catch_warnings():  # the replacement API takes no scalar column in 0.40
         warnings.simplefilter("ignore")
         table.create_scalar_index("id", replace=True)
+
+
+def fold_new_rows(table: Any) -> bool:
+    """Fold rows written since the full-text index was built into it (and into the id and
+    vector indexes) once they pass 5 % of the table. Until then LanceDB searches them without
+    the index, and deleted rows are masked, so results stay complete; rebuilding the FTS index
+    on every change had cost 0.3 s at 22k rows and 8-36 s at 1M."""
+    for index in table.list_indices():
+        if index.index_type == "FTS" and table.index_stats(index.name).num_unindexed_rows > table.count_rows() // 20:
+            table.optimize()
+            return True
+    return False
 
 
 def _has_fts(table: Any) -> bool:
