@@ -16,7 +16,8 @@ from lancedb.rerankers import RRFReranker
 
 from mnemo.documents import normalize_name
 from mnemo.errors import StoreLocked
-from mnemo.recall_graph import Hydration, hydrate
+from mnemo.graph_view import current_view
+from mnemo.recall_graph import Hydration
 from mnemo.recall_rank import Weights, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
@@ -280,10 +281,13 @@ class RecallEngine:
             pool.scores[row_id] += self.settings.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
 
     def _hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None) -> tuple[str | None, Hydration]:
+        if not (entities or hits):
+            return None, Hydration()
         try:
-            return None, hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait)
+            view = current_view(self.graph, self.settings.graph_wait)
         except StoreLocked:
             return "the graph is locked by another process: answered from vectors and full-text search only", Hydration()
+        return None, view.hydrate(entities, hits, hops, as_of) if view else Hydration()
 
     def _add_entity_chunks(self, pool: _Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
         """Chunks about the matched entities: with a query, hits that mention them gain; with

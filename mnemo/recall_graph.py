@@ -1,5 +1,10 @@
 """Graph hydration for recall: what the Kùzu graph adds around matched entities and hits.
 
+Recall hydrates from `mnemo.graph_view`, an in-memory view of the graph; this module holds
+what hydration answers (`Hydration`) and the same answer read straight from the database
+(`hydrate_from_graph`), which defines the view's order: mentions newest first, then by
+entity and chunk id; relations by entity, label, other end, role and validity.
+
 Every query here is parameterized (ids and names are data, never Cypher), read-only, and
 scoped to one namespace's database. A locked database raises StoreLocked to the caller,
 which degrades to vector + full-text results.
@@ -12,16 +17,21 @@ from mnemo.stores.graph import GraphStore
 
 _MENTIONED_BY = (
     "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE e.id IN $ids "
-    "RETURN e.id AS entity, c.id AS chunk, c.timestamp AS ts ORDER BY ts DESC LIMIT $limit"
+    "RETURN e.id AS entity, c.id AS chunk, c.timestamp AS ts ORDER BY ts DESC, entity, chunk LIMIT $limit"
 )
-_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id IN $ids RETURN e.id AS entity, n.id AS doc"
-_MENTIONS_OF = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.id IN $ids RETURN c.id AS chunk, e.id AS entity, e.kind AS kind"
+_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id IN $ids RETURN e.id AS entity, n.id AS doc ORDER BY entity, doc"
+_MENTIONS_OF = (
+    "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.id IN $ids "
+    "RETURN c.id AS chunk, e.id AS entity, e.kind AS kind ORDER BY chunk, entity"
+)
 _NEIGHBOURS = (
     "MATCH (a:Entity)-[r]-(b:Entity) WHERE a.id IN $ids "
     "AND (r.valid_from IS NULL OR r.valid_from = '' OR $as_of = '' OR r.valid_from <= $as_of) "
     "AND (r.valid_to IS NULL OR r.valid_to = '' OR $as_of = '' OR r.valid_to > $as_of) "
-    "RETURN a.id AS src, label(r) AS rel, r.role AS role, b.id AS dst, b.kind AS kind, b.name AS name LIMIT $limit"
+    "RETURN a.id AS src, label(r) AS rel, r.role AS role, b.id AS dst, b.kind AS kind, b.name AS name "
+    "ORDER BY src, rel, dst, role, r.valid_from, r.valid_to LIMIT $limit"
 )
+RELATION_LIMIT = 200
 
 
 @dataclass
@@ -35,8 +45,9 @@ class Hydration:
     chunk_entities: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def hydrate(
-    graph: GraphStore, entities: list[str], hits: list[str], hops: int, as_of: str | None, wait: float, limit: int = 200,
+def hydrate_from_graph(
+    graph: GraphStore, entities: list[str], hits: list[str], hops: int, as_of: str | None, wait: float,
+    limit: int = RELATION_LIMIT,
 ) -> Hydration:
     """Chunks mentioning the entities, their pages, relations up to `hops` away, and the
     entities the hit chunks mention — in one unit of work on the database."""

@@ -1,0 +1,167 @@
+"""A process-local, read-only view of what recall's graph hydration reads.
+
+Kùzu lets one process open a database at a time, so recall cannot keep it open, and opening
+and closing it costs more than the rest of an eager recall. This view holds the little that
+hydration needs — which entities each chunk mentions, which chunks mention each entity and
+when, the entities' pages and their relations — loaded once from the database and loaded
+again only when the database's files change (their size and modification time), so a warm
+recall opens no database at all.
+
+When the files changed but a writer holds the database, recall keeps answering from the
+previous view (a consistent earlier state) without waiting; with no view yet it waits as
+long as recall allows and raises StoreLocked as a direct read would. The view answers
+exactly what `mnemo.recall_graph.hydrate_from_graph` answers from the database.
+"""
+
+import heapq
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from mnemo.errors import StoreLocked
+from mnemo.recall_graph import RELATION_LIMIT, Hydration
+from mnemo.stores.graph import GraphStore
+
+Stamp = tuple[tuple[str, int, int, int], ...]
+KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
+
+_MENTIONS = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, c.timestamp, e.id, e.kind"
+_RELATIONS = "MATCH (a:Entity)-[r]->(b:Entity) RETURN a.id, label(r), r.role, r.valid_from, r.valid_to, b.id"
+_ENTITIES = "MATCH (e:Entity) RETURN e.id, e.kind, e.name"
+_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN e.id, n.id"
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One relation as seen from one of its ends."""
+
+    label: str
+    role: str | None
+    other: str
+    valid_from: str | None
+    valid_to: str | None
+
+    def holds_at(self, as_of: str) -> bool:
+        return not as_of or ((not self.valid_from or self.valid_from <= as_of) and (not self.valid_to or self.valid_to > as_of))
+
+
+class GraphView:
+    """Hydration's reads of one graph, in memory and ordered as the database orders them."""
+
+    def __init__(self, mentions: list[tuple[str, str | None, str, str]], relations: list[tuple[Any, ...]],
+                 entities: dict[str, tuple[str, str]], pages: list[tuple[str, str]]) -> None:
+        self.entities = entities
+        self.chunk_mentions: dict[str, list[tuple[str, str]]] = {}
+        for chunk, _, entity, kind in sorted(mentions, key=lambda m: (m[0], m[2])):
+            self.chunk_mentions.setdefault(chunk, []).append((entity, kind))
+        # newest first, then by entity and chunk id: a global rank merges entities' lists
+        ordered = sorted(mentions, key=lambda m: (m[2], m[0]))
+        ordered.sort(key=lambda m: m[1] or "", reverse=True)
+        self.mentioned_by: dict[str, list[tuple[int, str, str]]] = {}
+        for rank, (chunk, _, entity, _) in enumerate(ordered):
+            self.mentioned_by.setdefault(entity, []).append((rank, entity, chunk))
+        self.adjacent: dict[str, list[Relation]] = {}
+        for src, label, role, valid_from, valid_to, dst in relations:
+            self.adjacent.setdefault(src, []).append(Relation(label, role, dst, valid_from, valid_to))
+            self.adjacent.setdefault(dst, []).append(Relation(label, role, src, valid_from, valid_to))
+        for edges in self.adjacent.values():
+            edges.sort(key=lambda r: (r.label, r.other, r.role or "", r.valid_from or "", r.valid_to or ""))
+        self.pages: dict[str, str] = {}
+        for entity, doc in sorted(pages):
+            self.pages[entity] = doc
+
+    @classmethod
+    def read(cls, conn: Any) -> "GraphView":
+        """The view of the database `conn` is open on."""
+        entities = {row[0]: (row[1], row[2]) for row in _rows(conn, _ENTITIES)}
+        return cls([tuple(r) for r in _rows(conn, _MENTIONS)], _rows(conn, _RELATIONS), entities, [tuple(r) for r in _rows(conn, _PAGES)])
+
+    def hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT) -> Hydration:
+        """What `hydrate_from_graph` would read from the database, from memory."""
+        found = Hydration()
+        for chunk in hits:
+            if chunk in self.chunk_mentions:
+                found.chunk_entities[chunk] = list(self.chunk_mentions[chunk])
+        if not entities:
+            return found
+        frontier, seen = list(entities), set(entities)
+        for _ in range(hops):
+            rows = self._relations(frontier, as_of or "", limit)
+            found.relations.extend(rows)
+            frontier = [r["dst"] for r in rows if r["dst"] not in seen]
+            seen.update(frontier)
+            found.related.extend(dict.fromkeys(frontier))
+        wanted = [self.mentioned_by.get(e, []) for e in dict.fromkeys(list(entities) + found.related)]
+        for _, entity, chunk in islice(heapq.merge(*wanted), limit):
+            found.entity_chunks.setdefault(entity, []).append(chunk)
+        found.page_docs = {e: self.pages[e] for e in dict.fromkeys(entities) if e in self.pages}
+        return found
+
+    def _relations(self, ids: list[str], as_of: str, limit: int) -> list[dict[str, Any]]:
+        rows = []
+        for src in sorted(set(ids)):
+            for r in self.adjacent.get(src, ()):
+                if r.holds_at(as_of):
+                    kind, name = self.entities.get(r.other, (None, None))
+                    rows.append({"src": src, "rel": r.label, "role": r.role, "dst": r.other, "kind": kind, "name": name})
+                    if len(rows) >= limit:
+                        return rows
+        return rows
+
+
+def _rows(conn: Any, cypher: str) -> list[list[Any]]:
+    result = conn.execute(cypher)
+    rows = []
+    while result.has_next():
+        rows.append(result.get_next())
+    return rows
+
+
+def stamp(path: Path) -> Stamp:
+    """The database's files as they are now: a different stamp means the graph was written."""
+    found = []
+    for part in (path, path.with_name(path.name + ".wal")):
+        try:
+            st = os.stat(part)
+        except FileNotFoundError:
+            continue
+        found.append((part.name, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(found)
+
+
+_VIEWS: OrderedDict[Path, tuple[Stamp, GraphView]] = OrderedDict()
+_LOADING = threading.Lock()
+
+
+def current_view(graph: GraphStore, wait_seconds: float) -> GraphView | None:
+    """The view of the graph as its files are now (None when there is no graph yet).
+
+    Reloads when the files changed; when a writer holds the database then, the previous
+    view answers at once, and without one this waits up to `wait_seconds` and raises
+    StoreLocked."""
+    key = graph.path.resolve()
+    now = stamp(key)
+    if not now:
+        _VIEWS.pop(key, None)
+        return None
+    with _LOADING:
+        cached = _VIEWS.get(key)
+        if cached is not None and cached[0] == now:
+            _VIEWS.move_to_end(key)
+            return cached[1]
+        try:
+            with graph.connect(read_only=True, wait_seconds=0.0 if cached else wait_seconds) as conn:
+                view = GraphView.read(conn)
+        except StoreLocked:
+            if cached is None:
+                raise
+            return cached[1]
+        _VIEWS[key] = (now, view)
+        _VIEWS.move_to_end(key)
+        while len(_VIEWS) > KEEP_VIEWS:
+            _VIEWS.popitem(last=False)
+        return view
