@@ -7,6 +7,7 @@ import json
 import random
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -18,7 +19,7 @@ from mnemo.documents import normalize_name
 from mnemo.errors import StoreLocked
 from mnemo.graph_view import current_view
 from mnemo.recall_graph import Hydration
-from mnemo.recall_rank import Weights, rows_around, said_by_named, scored_fusion
+from mnemo.recall_rank import Neighbourhood, Weights, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -179,6 +180,8 @@ class RecallEngine:
         self.settings = settings or RecallSettings()
         self.random = random.Random(seed)
         self._names_cache: tuple[int | None, list[tuple[str, str, str]]] | None = None
+        self._worker: ThreadPoolExecutor | None = None
+        self._held: tuple[int, Neighbourhood | None] | None = None
 
     def recall(
         self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
@@ -215,13 +218,14 @@ class RecallEngine:
         self._apply_salience(pool)
         chosen = pool.best(k)
         items = [self._item(pool, i) for i in chosen if i in pool.rows]
-        items = self._with_random(table, items, k)
+        items = self._with_random(table, pool, items, k)
         kinds = dict((e, kind) for e, kind, _ in names)
         grounding = self._grounding(entities, items, hydration, kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall_sleep import after_recall  # builds on this module's types
 
-        shaped = after_recall(self.root, table, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        chunk_kinds = {i.id: pool.rows[i.id]["kind"] for i in items if i.id in pool.rows}
+        shaped = after_recall(self.root, table, RecallResult("", grounding, items + relations, mode, degraded), mode, kinds=chunk_kinds)
         return replace(shaped, text=self._assemble(shaped.items))
 
     def _names(self) -> list[tuple[str, str, str]]:
@@ -232,13 +236,28 @@ class RecallEngine:
             self._names_cache = (version, entity_names(table))
         return self._names_cache[1]
 
+    def _neighbourhood(self, table: Any) -> Neighbourhood | None:
+        """The chunks table's rows as scoring reads them, held per table version when small."""
+        version = table.version
+        if self._held is None or self._held[0] != version:
+            self._held = (version, Neighbourhood(table) if table.count_rows() <= Neighbourhood.MAX_ROWS else None)
+        return self._held[1]
+
+    def _background(self) -> ThreadPoolExecutor:
+        """One worker thread: the full-text search runs there while the query is embedded and
+        searched by vector here (LanceDB and torch release the GIL)."""
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-recall")
+        return self._worker
+
     def _search(self, table: Any, pool: _Pool, query: str, size: int, window: TimeWindow) -> None:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
         from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
         s = self.settings
+        lexical_rows = self._background().submit(lexical, table, query, size, window)
         vector = self.embedder.encode([query])[0]
-        lexical_rows = lexical(table, query, size, window)
         semantic_rows = semantic(table, vector, size, window)
+        lexical_rows = lexical_rows.result()
         if s.feedback_docs:
             first = _Pool(s.rrf_k)
             first.ranked(lexical_rows, s.lexical_weight, "lexical")
@@ -256,7 +275,8 @@ class RecallEngine:
                     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
         """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
         s = self.settings
-        around = rows_around(table, lexical_rows + semantic_rows, 2 if s.second_neighbour_cosine_weight else 1)
+        hops = 2 if s.second_neighbour_cosine_weight else 1
+        around = rows_around(table, lexical_rows + semantic_rows, hops, self._neighbourhood(table))
         weights = Weights(s.cosine_weight, s.bm25_weight, s.speaker_bonus, s.neighbour_cosine_weight,
                           s.neighbour_bm25_weight, s.session_weight, s.second_neighbour_cosine_weight, s.rrf_k)
         for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):
@@ -350,7 +370,7 @@ class RecallEngine:
                 if value >= 0.5:
                     pool.reasons[row_id].append("salient")
 
-    def _with_random(self, table: Any, items: list[RecalledItem], k: int) -> list[RecalledItem]:
+    def _with_random(self, table: Any, pool: _Pool, items: list[RecalledItem], k: int) -> list[RecalledItem]:
         """Swap the tail for a few salient memories the query did not reach (serendipity)."""
         share = self.settings.random_share
         weights = {i: v for i, v in self.salience().items() if v >= 0.5}
@@ -360,6 +380,8 @@ class RecallEngine:
         if not count:
             return items
         rows = rows_by_id(table, self.random.sample(spare, count))
+        for row_id, row in rows.items():
+            pool.rows.setdefault(row_id, row)
         extra = [RecalledItem(r["id"], "chunk", r["text"], 0.0, r["path"], r["title"], r["heading"], r["timestamp"],
                               r["doc_id"], ["random"], json.loads(r["metadata"] or "{}")) for r in rows.values()]
         return items[: k - len(extra)] + extra

@@ -15,6 +15,7 @@ import logging
 import os
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,10 @@ class SleepView:
         return cls(salience, summaries, found.nodes.get("Community", {}), community_of)
 
     def top_of_mind(self) -> list[str]:
+        return list(self._top_of_mind)
+
+    @cached_property
+    def _top_of_mind(self) -> list[str]:
         rows = sorted((r for r in self.salience.values() if r.get("top_of_mind")), key=lambda r: (-r["score"], r["item_id"]))
         return [r["item_id"] for r in rows]
 
@@ -98,8 +103,10 @@ class SleepView:
         return sorted(hits, key=lambda s: ("month", "week", "day").index(s["level"]))
 
 
-def after_recall(root: Path, table: Any, result: RecallResult, mode: str, at: datetime | None = None) -> RecallResult:
-    """Log the recall as accesses, then shape the result as sleep mode's state says (see the module)."""
+def after_recall(root: Path, table: Any, result: RecallResult, mode: str, at: datetime | None = None,
+                 kinds: dict[str, str] | None = None) -> RecallResult:
+    """Log the recall as accesses, then shape the result as sleep mode's state says (see the module).
+    `kinds`: the chunk kind of items the caller already knows (the others are read from `table`)."""
     entities = [parse_ref(ref).entity_id for ref in result.grounding]
     try:
         record_access(root, [i.id for i in result.items if i.kind == "chunk"] + entities, "recall", at)
@@ -109,13 +116,15 @@ def after_recall(root: Path, table: Any, result: RecallResult, mode: str, at: da
     if not (view.salience or view.summaries or view.communities):
         return result
     if mode == "eager":
-        items = _eager_items(view, table, result.items)
+        items = _eager_items(view, table, result.items, kinds or {})
         return replace(result, items=items, top_of_mind=view.top_of_mind())
     return replace(result, items=result.items + _deliberate_extras(view, result.items, entities))
 
 
-def _eager_items(view: SleepView, table: Any, items: list[RecalledItem]) -> list[RecalledItem]:
-    kinds = {i: r["kind"] for i, r in rows_by_id(table, [i.id for i in items if i.kind == "chunk"]).items()} if table else {}
+def _eager_items(view: SleepView, table: Any, items: list[RecalledItem], known: dict[str, str]) -> list[RecalledItem]:
+    missing = [i.id for i in items if i.kind == "chunk" and i.id not in known]
+    kinds = {i: r["kind"] for i, r in rows_by_id(table, missing).items()} if table and missing else {}
+    kinds.update(known)
     out: list[RecalledItem] = []
     by_summary: dict[str, RecalledItem] = {}
     for item in items:
