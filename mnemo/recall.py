@@ -19,8 +19,8 @@ from mnemo.documents import normalize_name
 from mnemo.errors import StoreLocked
 from mnemo.graph_view import current_view
 from mnemo.recall_graph import Hydration
-from mnemo.recall_rank import Neighbourhood, Weights, rows_around, said_by_named, scored_fusion
-from mnemo.recall_search import TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
+from mnemo.recall_rank import Weights, rows_around, said_by_named, scored_fusion
+from mnemo.recall_search import HeldChunks, TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.tombstones import Tombstones
@@ -181,7 +181,7 @@ class RecallEngine:
         self.random = random.Random(seed)
         self._names_cache: tuple[int | None, list[tuple[str, str, str]]] | None = None
         self._worker: ThreadPoolExecutor | None = None
-        self._held: tuple[int, Neighbourhood | None] | None = None
+        self._held: tuple[int, HeldChunks | None] | None = None
 
     def recall(
         self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
@@ -236,11 +236,11 @@ class RecallEngine:
             self._names_cache = (version, entity_names(table))
         return self._names_cache[1]
 
-    def _neighbourhood(self, table: Any) -> Neighbourhood | None:
-        """The chunks table's rows as scoring reads them, held per table version when small."""
+    def _held_chunks(self, table: Any) -> HeldChunks | None:
+        """The chunks table's vectors and links, held per table version while the table is small."""
         version = table.version
         if self._held is None or self._held[0] != version:
-            self._held = (version, Neighbourhood(table) if table.count_rows() <= Neighbourhood.MAX_ROWS else None)
+            self._held = (version, HeldChunks(table) if table.count_rows() <= HeldChunks.MAX_ROWS else None)
         return self._held[1]
 
     def _background(self) -> ThreadPoolExecutor:
@@ -256,7 +256,7 @@ class RecallEngine:
         s = self.settings
         lexical_rows = self._background().submit(lexical, table, query, size, window)
         vector = self.embedder.encode([query])[0]
-        semantic_rows = semantic(table, vector, size, window)
+        semantic_rows = semantic(table, vector, size, window, self._held_chunks(table))
         lexical_rows = lexical_rows.result()
         if s.feedback_docs:
             first = _Pool(s.rrf_k)
@@ -276,7 +276,7 @@ class RecallEngine:
         """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
         s = self.settings
         hops = 2 if s.second_neighbour_cosine_weight else 1
-        around = rows_around(table, lexical_rows + semantic_rows, hops, self._neighbourhood(table))
+        around = rows_around(table, lexical_rows + semantic_rows, hops, self._held_chunks(table))
         weights = Weights(s.cosine_weight, s.bm25_weight, s.speaker_bonus, s.neighbour_cosine_weight,
                           s.neighbour_bm25_weight, s.session_weight, s.second_neighbour_cosine_weight, s.rrf_k)
         for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.recall_search import rows_by_id
+from mnemo.recall_search import HeldChunks, rows_by_id
 
 NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
 
@@ -52,34 +52,7 @@ def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-class Neighbourhood:
-    """What scoring reads of every row of one version of a chunks table (id, vector, prev/next
-    ids), so that the turns around the hits need no query. Held only for tables of at most
-    MAX_ROWS rows (about 1.6 KB a row with 384-dimensional vectors)."""
-
-    MAX_ROWS = 50_000
-
-    def __init__(self, table: Any) -> None:
-        data = table.search().select(NEIGHBOUR_COLUMNS).limit(None).to_arrow()
-        self.ids = data["id"].to_pylist()
-        self.offset = {row_id: n for n, row_id in enumerate(self.ids)}
-        vectors = data["vector"].combine_chunks()
-        self.vectors = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
-        self.prev = data["prev_id"].to_pylist()
-        self.next = data["next_id"].to_pylist()
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.vectors.nbytes) + 120 * len(self.offset)
-
-    def rows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
-        """The rows of the given ids, in table order (missing ids are simply absent)."""
-        found = sorted(self.offset[i] for i in set(ids) if i in self.offset)
-        keys = self.ids
-        return {keys[n]: {"id": keys[n], "vector": self.vectors[n], "prev_id": self.prev[n], "next_id": self.next[n]} for n in found}
-
-
-def rows_around(table: Any, hits: list[dict[str, Any]], hops: int, held: Neighbourhood | None = None) -> dict[str, dict[str, Any]]:
+def rows_around(table: Any, hits: list[dict[str, Any]], hops: int, held: HeldChunks | None = None) -> dict[str, dict[str, Any]]:
     """The turns or passages up to `hops` away from the hits that are not hits themselves,
     with only what scoring reads (id, vector, prev/next ids); from `held` when given."""
     known = {r["id"] for r in hits}

@@ -48,8 +48,62 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow) -> list[dict
     return search.to_list()
 
 
-def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow) -> list[dict[str, Any]]:
-    """Nearest chunks by cosine distance, best first."""
+class HeldChunks:
+    """The rows (ROW_COLUMNS, as Arrow) of one version of a small chunks table, held in memory so
+    that exact vector search and the turns around the hits need no query. Only for tables of at
+    most MAX_ROWS rows (about 3.5 KB a row with 384-dimensional vectors); larger tables are
+    searched through their ANN index."""
+
+    MAX_ROWS = 50_000
+
+    def __init__(self, table: Any) -> None:
+        data = table.search().select(ROW_COLUMNS).limit(None).to_arrow()
+        self.data = data.combine_chunks()
+        self.ids = data["id"].to_pylist()
+        self.offset = {row_id: n for n, row_id in enumerate(self.ids)}
+        vectors = data["vector"].combine_chunks()
+        self.vectors = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
+        norms = np.linalg.norm(self.vectors, axis=1)
+        self.unit = self.vectors / np.where(norms > 0, norms, 1.0)[:, None]
+        self.prev = data["prev_id"].to_pylist()
+        self.next = data["next_id"].to_pylist()
+        self.timestamps = np.asarray([t or "" for t in data["timestamp"].to_pylist()], dtype=str)
+
+    @property
+    def nbytes(self) -> int:
+        """Roughly what the held rows cost in memory."""
+        return int(self.data.nbytes + self.unit.nbytes + self.timestamps.nbytes) + 200 * len(self.ids)
+
+    def rows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """id, vector and prev/next ids of the given rows, in table order (missing ids are absent)."""
+        found = sorted(self.offset[i] for i in set(ids) if i in self.offset)
+        return {self.ids[n]: {"id": self.ids[n], "vector": self.vectors[n], "prev_id": self.prev[n], "next_id": self.next[n]}
+                for n in found}
+
+    def full_rows(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The whole rows (ROW_COLUMNS) of the given ids, in the order given (missing ids are absent)."""
+        return self.data.take([self.offset[i] for i in ids if i in self.offset]).to_pylist()
+
+    def nearest(self, vector: np.ndarray, limit: int, window: TimeWindow) -> list[str]:
+        """Ids of the `limit` rows nearest the vector by cosine, inside the window (exact search)."""
+        query = np.asarray(vector, dtype=np.float32)
+        scores = self.unit @ (query / (np.linalg.norm(query) or 1.0))
+        inside = np.ones(len(self.ids), dtype=bool)
+        if window.since:
+            inside &= self.timestamps >= window.since
+        if window.until:
+            inside &= (self.timestamps != "") & (self.timestamps <= window.until)
+        candidates = np.flatnonzero(inside)
+        if len(candidates) > limit:
+            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+        order = candidates[np.lexsort((candidates, -scores[candidates]))]
+        return [self.ids[n] for n in order[:limit]]
+
+
+def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow, held: HeldChunks | None = None) -> list[dict[str, Any]]:
+    """Nearest chunks by cosine distance, best first (exactly, from `held` when given)."""
+    if held is not None:
+        return held.full_rows(held.nearest(vector, limit, window))
     search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]).limit(limit))
     where = window.where()
     if where:

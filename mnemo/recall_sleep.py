@@ -123,7 +123,7 @@ def after_recall(root: Path, table: Any, result: RecallResult, mode: str, at: da
 
 def _eager_items(view: SleepView, table: Any, items: list[RecalledItem], known: dict[str, str]) -> list[RecalledItem]:
     missing = [i.id for i in items if i.kind == "chunk" and i.id not in known]
-    kinds = {i: r["kind"] for i, r in rows_by_id(table, missing).items()} if table and missing else {}
+    kinds = {i: r["kind"] for i, r in rows_by_id(table, missing).items()} if table is not None and missing else {}
     kinds.update(known)
     out: list[RecalledItem] = []
     by_summary: dict[str, RecalledItem] = {}
