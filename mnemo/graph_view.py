@@ -165,3 +165,9 @@ def current_view(graph: GraphStore, wait_seconds: float) -> GraphView | None:
         while len(_VIEWS) > KEEP_VIEWS:
             _VIEWS.popitem(last=False)
         return view
+
+
+def drop_views() -> None:
+    """Forget every view this process holds (the next recall reads its graph again)."""
+    with _LOADING:
+        _VIEWS.clear()

@@ -95,6 +95,8 @@ class RecallSettings:
     random_share: float = 0.1
     token_budget: int = 1200
     graph_wait: float = 1.0
+    hold_rows: int = 50_000  # chunks tables up to this size are held in memory per version (0: never)
+    exact_vectors: bool = True  # a held table is searched exactly, not through its ANN index
     deliberate_pool: int = 100
 
 
@@ -240,7 +242,8 @@ class RecallEngine:
         """The chunks table's vectors and links, held per table version while the table is small."""
         version = table.version
         if self._held is None or self._held[0] != version:
-            self._held = (version, HeldChunks(table) if table.count_rows() <= HeldChunks.MAX_ROWS else None)
+            small = self.settings.hold_rows and table.count_rows() <= self.settings.hold_rows
+            self._held = (version, HeldChunks(table) if small else None)
         return self._held[1]
 
     def _background(self) -> ThreadPoolExecutor:
@@ -256,7 +259,7 @@ class RecallEngine:
         s = self.settings
         lexical_rows = self._background().submit(lexical, table, query, size, window)
         vector = self.embedder.encode([query])[0]
-        semantic_rows = semantic(table, vector, size, window, self._held_chunks(table))
+        semantic_rows = semantic(table, vector, size, window, self._held_chunks(table) if s.exact_vectors else None)
         lexical_rows = lexical_rows.result()
         if s.feedback_docs:
             first = _Pool(s.rrf_k)

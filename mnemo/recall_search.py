@@ -50,11 +50,9 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow) -> list[dict
 
 class HeldChunks:
     """The rows (ROW_COLUMNS, as Arrow) of one version of a small chunks table, held in memory so
-    that exact vector search and the turns around the hits need no query. Only for tables of at
-    most MAX_ROWS rows (about 3.5 KB a row with 384-dimensional vectors); larger tables are
-    searched through their ANN index."""
-
-    MAX_ROWS = 50_000
+    that exact vector search and the turns around the hits need no query. Recall holds them only
+    for tables of at most `RecallSettings.hold_rows` rows (about 2 KB a row with 384-dimensional
+    vectors); larger tables are searched through their ANN index."""
 
     def __init__(self, table: Any) -> None:
         data = table.search().select(ROW_COLUMNS).limit(None).to_arrow()
@@ -64,7 +62,7 @@ class HeldChunks:
         vectors = data["vector"].combine_chunks()
         self.vectors = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
         norms = np.linalg.norm(self.vectors, axis=1)
-        self.unit = self.vectors / np.where(norms > 0, norms, 1.0)[:, None]
+        self.norms = np.where(norms > 0, norms, 1.0)
         self.prev = data["prev_id"].to_pylist()
         self.next = data["next_id"].to_pylist()
         self.timestamps = np.asarray([t or "" for t in data["timestamp"].to_pylist()], dtype=str)
@@ -72,7 +70,7 @@ class HeldChunks:
     @property
     def nbytes(self) -> int:
         """Roughly what the held rows cost in memory."""
-        return int(self.data.nbytes + self.unit.nbytes + self.timestamps.nbytes) + 200 * len(self.ids)
+        return int(self.data.nbytes + self.norms.nbytes + self.timestamps.nbytes) + 200 * len(self.ids)
 
     def rows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id, vector and prev/next ids of the given rows, in table order (missing ids are absent)."""
@@ -87,7 +85,7 @@ class HeldChunks:
     def nearest(self, vector: np.ndarray, limit: int, window: TimeWindow) -> list[str]:
         """Ids of the `limit` rows nearest the vector by cosine, inside the window (exact search)."""
         query = np.asarray(vector, dtype=np.float32)
-        scores = self.unit @ (query / (np.linalg.norm(query) or 1.0))
+        scores = (self.vectors @ query) / (self.norms * (np.linalg.norm(query) or 1.0))
         inside = np.ones(len(self.ids), dtype=bool)
         if window.since:
             inside &= self.timestamps >= window.since
