@@ -20,7 +20,7 @@ from mnemo.errors import StoreLocked
 from mnemo.graph_view import current_view
 from mnemo.recall_graph import Hydration
 from mnemo.recall_rank import Weights, rows_around, said_by_named, scored_fusion
-from mnemo.recall_search import HeldChunks, TimeWindow, entity_names, lexical, names_in, reference, rows_by_id, semantic
+from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.tombstones import Tombstones
@@ -181,7 +181,7 @@ class RecallEngine:
         self.embedder = embedder
         self.settings = settings or RecallSettings()
         self.random = random.Random(seed)
-        self._names_cache: tuple[int | None, list[tuple[str, str, str]]] | None = None
+        self._names_cache: tuple[int | None, list[tuple[str, str, str]], NameIndex] | None = None
         self._worker: ThreadPoolExecutor | None = None
         self._held: tuple[int, HeldChunks | None] | None = None
 
@@ -201,8 +201,8 @@ class RecallEngine:
         window = TimeWindow(since, until)
         pool = _Pool(s.rrf_k)
         size = s.deliberate_pool if mode == "deliberate" else s.pool
-        names = self._names()
-        entities = parse_refs(context or []) + names_in(query or "", names)
+        names, index = self._names()
+        entities = parse_refs(context or []) + index.find(query or "")
         if query and query.strip():
             self._search(table, pool, query, size, window)
         degraded, hydration = None, Hydration()
@@ -221,7 +221,7 @@ class RecallEngine:
         chosen = pool.best(k)
         items = [self._item(pool, i) for i in chosen if i in pool.rows]
         items = self._with_random(table, pool, items, k)
-        kinds = dict((e, kind) for e, kind, _ in names)
+        kinds = index.kinds
         grounding = self._grounding(entities, items, hydration, kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall_sleep import after_recall  # builds on this module's types
@@ -230,13 +230,14 @@ class RecallEngine:
         shaped = after_recall(self.root, table, RecallResult("", grounding, items + relations, mode, degraded), mode, kinds=chunk_kinds)
         return replace(shaped, text=self._assemble(shaped.items))
 
-    def _names(self) -> list[tuple[str, str, str]]:
-        """Entity names and aliases, cached until the entities table changes."""
+    def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
+        """Entity names and aliases with their index, cached until the entities table changes."""
         table = self.vectors.table("entities")
         version = None if table is None else table.version
         if self._names_cache is None or self._names_cache[0] != version:
-            self._names_cache = (version, entity_names(table))
-        return self._names_cache[1]
+            names = entity_names(table)
+            self._names_cache = (version, names, NameIndex(names))
+        return self._names_cache[1], self._names_cache[2]
 
     def _held_chunks(self, table: Any) -> HeldChunks | None:
         """The chunks table's vectors and links, held per table version while the table is small."""

@@ -144,6 +144,26 @@ def names_in(query: str, names: list[tuple[str, str, str]]) -> list[str]:
     return found
 
 
+class NameIndex:
+    """`names_in` for one list of names, answered by looking up the query's word sequences."""
+
+    def __init__(self, names: list[tuple[str, str, str]]) -> None:
+        self.kinds = {eid: kind for eid, kind, _ in names}
+        self.positions: dict[str, list[tuple[int, str]]] = {}
+        for position, (eid, _, norm) in enumerate(sorted(names, key=lambda n: -len(n[2]))):
+            self.positions.setdefault(norm, []).append((position, eid))
+        self.longest = max((norm.count(" ") + 1 for norm in self.positions), default=0)
+
+    def find(self, query: str) -> list[str]:
+        """The same ids in the same order as `names_in(query, names)`."""
+        words = normalize_name(query).split()
+        hits = []
+        for start in range(len(words)):
+            for end in range(start + 1, min(len(words), start + self.longest) + 1):
+                hits.extend(self.positions.get(" ".join(words[start:end]), ()))
+        return list(dict.fromkeys(eid for _, eid in sorted(hits)))
+
+
 def reference(entity: str, kind: str) -> str:
     """`person_alice_chen` of kind person -> the inline reference `person_id:alice_chen`."""
     slug = entity[len(kind) + 1:] if entity.startswith(kind + "_") else entity

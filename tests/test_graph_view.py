@@ -1,6 +1,7 @@
 """The in-memory graph view recall hydrates from, and the rows recall holds per table version:
 same answers as the stores themselves, refreshed when they change, and never in a writer's way."""
 
+import random
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from mnemo.client import MemoryClient
 from mnemo.graph_view import current_view, drop_views
 from mnemo.recall import RecallEngine, RecallSettings
 from mnemo.recall_graph import hydrate_from_graph
-from mnemo.recall_search import HeldChunks, TimeWindow
+from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, names_in
 from tests.conftest import Workspace
 
 QUERIES = ["Who is Alice Chen?", "What does Alice Chen work on?", "Project Heron launch", "dinner with Dana Kim",
@@ -145,3 +146,14 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     small.recall("Alice Chen")
     assert small.engine._held is not None and small.engine._held[1] is None
 
+
+
+def test_the_name_index_finds_what_names_in_finds() -> None:
+    rng = random.Random(7)
+    words = ["alice", "chen", "project", "heron", "dana", "kim", "lisbon", "acme", "robotics", "a", "sam"]
+    names = [(f"e{n}", "person", " ".join(rng.choices(words, k=rng.randint(1, 3)))) for n in range(60)]
+    names = [n for n in names if len(n[2]) >= 3]
+    index = NameIndex(names)
+    for _ in range(300):
+        query = " ".join(rng.choices(words + ["—", "Alice-Chen", "HERON!", "about"], k=rng.randint(0, 8)))
+        assert index.find(query) == names_in(query, names), query
