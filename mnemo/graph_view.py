@@ -27,13 +27,18 @@ from mnemo.recall_graph import RELATION_LIMIT, Hydration
 from mnemo.stores.graph import GraphStore
 
 Stamp = tuple[tuple[str, int, int, int], ...]
+LOCKED = "the graph is locked by another process: answered from vectors and full-text search only"
 KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
 
-_MENTIONS = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, c.timestamp, e.id, e.kind"
-_RELATIONS = "MATCH (a:Entity)-[r]->(b:Entity) RETURN a.id, label(r), r.role, r.valid_from, r.valid_to, b.id"
+# read whole, in the order hydration answers in (see mnemo.recall_graph)
+_BY_TIME = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id ORDER BY c.timestamp DESC, e.id, c.id"
+_BY_CHUNK = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id, e.kind ORDER BY c.id, e.id"
+_RELATIONS = (
+    "MATCH (a:Entity)-[r]-(b:Entity) RETURN a.id, label(r), r.role, r.valid_from, r.valid_to, b.id "
+    "ORDER BY a.id, label(r), b.id, r.role, r.valid_from, r.valid_to"
+)
 _ENTITIES = "MATCH (e:Entity) RETURN e.id, e.kind, e.name"
-_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN e.id, n.id"
-
+_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN e.id, n.id ORDER BY e.id, n.id"
 
 @dataclass(frozen=True)
 class Relation:
@@ -52,33 +57,26 @@ class Relation:
 class GraphView:
     """Hydration's reads of one graph, in memory and ordered as the database orders them."""
 
-    def __init__(self, mentions: list[tuple[str, str | None, str, str]], relations: list[tuple[Any, ...]],
-                 entities: dict[str, tuple[str, str]], pages: list[tuple[str, str]]) -> None:
+    def __init__(self, by_time: list[tuple[str, str]], by_chunk: list[tuple[str, str, str]],
+                 relations: list[tuple[Any, ...]], entities: dict[str, tuple[str, str]], pages: list[tuple[str, str]]) -> None:
+        """Rows as the module's queries return them, in their order."""
         self.entities = entities
         self.chunk_mentions: dict[str, list[tuple[str, str]]] = {}
-        for chunk, _, entity, kind in sorted(mentions, key=lambda m: (m[0], m[2])):
+        for chunk, entity, kind in by_chunk:
             self.chunk_mentions.setdefault(chunk, []).append((entity, kind))
-        # newest first, then by entity and chunk id: a global rank merges entities' lists
-        ordered = sorted(mentions, key=lambda m: (m[2], m[0]))
-        ordered.sort(key=lambda m: m[1] or "", reverse=True)
-        self.mentioned_by: dict[str, list[tuple[int, str, str]]] = {}
-        for rank, (chunk, _, entity, _) in enumerate(ordered):
+        self.mentioned_by: dict[str, list[tuple[int, str, str]]] = {}  # the rank merges entities' lists
+        for rank, (chunk, entity) in enumerate(by_time):
             self.mentioned_by.setdefault(entity, []).append((rank, entity, chunk))
         self.adjacent: dict[str, list[Relation]] = {}
         for src, label, role, valid_from, valid_to, dst in relations:
             self.adjacent.setdefault(src, []).append(Relation(label, role, dst, valid_from, valid_to))
-            self.adjacent.setdefault(dst, []).append(Relation(label, role, src, valid_from, valid_to))
-        for edges in self.adjacent.values():
-            edges.sort(key=lambda r: (r.label, r.other, r.role or "", r.valid_from or "", r.valid_to or ""))
-        self.pages: dict[str, str] = {}
-        for entity, doc in sorted(pages):
-            self.pages[entity] = doc
+        self.pages = dict(pages)  # the last page of an entity by id, as hydrate_from_graph keeps it
 
     @classmethod
     def read(cls, conn: Any) -> "GraphView":
         """The view of the database `conn` is open on."""
         entities = {row[0]: (row[1], row[2]) for row in _rows(conn, _ENTITIES)}
-        return cls([tuple(r) for r in _rows(conn, _MENTIONS)], _rows(conn, _RELATIONS), entities, [tuple(r) for r in _rows(conn, _PAGES)])
+        return cls(_rows(conn, _BY_TIME), _rows(conn, _BY_CHUNK), _rows(conn, _RELATIONS), entities, _rows(conn, _PAGES))
 
     def hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT) -> Hydration:
         """What `hydrate_from_graph` would read from the database, from memory."""
@@ -113,12 +111,9 @@ class GraphView:
         return rows
 
 
-def _rows(conn: Any, cypher: str) -> list[list[Any]]:
-    result = conn.execute(cypher)
-    rows = []
-    while result.has_next():
-        rows.append(result.get_next())
-    return rows
+def _rows(conn: Any, cypher: str) -> list[tuple[Any, ...]]:
+    table = conn.execute(cypher).get_as_arrow()
+    return list(zip(*(column.to_pylist() for column in table.columns)))
 
 
 def stamp(path: Path) -> Stamp:
@@ -165,6 +160,19 @@ def current_view(graph: GraphStore, wait_seconds: float) -> GraphView | None:
         while len(_VIEWS) > KEEP_VIEWS:
             _VIEWS.popitem(last=False)
         return view
+
+
+def hydrate(graph: GraphStore, entities: list[str], hits: list[str], hops: int, as_of: str | None,
+            wait_seconds: float) -> tuple[str | None, Hydration]:
+    """Hydration from the current view; when a writer holds a graph with no view yet: nothing,
+    and the reason that recall reports as `degraded`."""
+    if not (entities or hits):
+        return None, Hydration()
+    try:
+        view = current_view(graph, wait_seconds)
+    except StoreLocked:
+        return LOCKED, Hydration()
+    return None, view.hydrate(entities, hits, hops, as_of) if view else Hydration()
 
 
 def drop_views() -> None:

@@ -16,10 +16,9 @@ import numpy as np
 from lancedb.rerankers import RRFReranker
 
 from mnemo.documents import normalize_name
-from mnemo.errors import StoreLocked
-from mnemo.graph_view import current_view
+from mnemo.graph_view import hydrate
 from mnemo.recall_graph import Hydration
-from mnemo.recall_rank import Weights, rows_around, said_by_named, scored_fusion
+from mnemo.recall_rank import Pool, Weights, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -144,32 +143,6 @@ def parse_refs(values: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-class _Pool:
-    """Candidates with fused scores and the reasons they were included."""
-
-    def __init__(self, rrf_k: int) -> None:
-        self.rrf_k = rrf_k
-        self.scores: dict[str, float] = {}
-        self.reasons: dict[str, list[str]] = {}
-        self.rows: dict[str, dict[str, Any]] = {}
-
-    def add(self, row_id: str, score: float, reason: str, row: dict[str, Any] | None = None) -> None:
-        self.scores[row_id] = self.scores.get(row_id, 0.0) + score
-        reasons = self.reasons.setdefault(row_id, [])
-        if reason not in reasons:
-            reasons.append(reason)
-        if row is not None:
-            self.rows.setdefault(row_id, row)
-
-    def ranked(self, rows: list[dict[str, Any]], weight: float, reason: str) -> None:
-        for rank, row in enumerate(rows):
-            self.add(row["id"], weight / (self.rrf_k + rank + 1), reason, row)
-
-    def best(self, n: int | None = None) -> list[str]:
-        order = sorted(self.scores, key=lambda i: (-self.scores[i], i))
-        return order if n is None else order[:n]
-
-
 class RecallEngine:
     """Hybrid retrieval over one namespace, hydrated from its graph when the graph is free."""
 
@@ -199,7 +172,7 @@ class RecallEngine:
             return RecallResult("", [], [], mode)
         s = self.settings
         window = TimeWindow(since, until)
-        pool = _Pool(s.rrf_k)
+        pool = Pool(s.rrf_k)
         size = s.deliberate_pool if mode == "deliberate" else s.pool
         names, index = self._names()
         entities = parse_refs(context or []) + index.find(query or "")
@@ -254,7 +227,7 @@ class RecallEngine:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-recall")
         return self._worker
 
-    def _search(self, table: Any, pool: _Pool, query: str, size: int, window: TimeWindow) -> None:
+    def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> None:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
         from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
         s = self.settings
@@ -263,7 +236,7 @@ class RecallEngine:
         semantic_rows = semantic(table, vector, size, window, self._held_chunks(table) if s.exact_vectors else None)
         lexical_rows = lexical_rows.result()
         if s.feedback_docs:
-            first = _Pool(s.rrf_k)
+            first = Pool(s.rrf_k)
             first.ranked(lexical_rows, s.lexical_weight, "lexical")
             first.ranked(semantic_rows, s.semantic_weight, "semantic")
             top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.feedback_docs)]
@@ -275,7 +248,7 @@ class RecallEngine:
         pool.ranked(lexical_rows, s.lexical_weight, "lexical")
         pool.ranked(semantic_rows, s.semantic_weight, "semantic")
 
-    def _add_scored(self, table: Any, pool: _Pool, query: str, vector: np.ndarray,
+    def _add_scored(self, table: Any, pool: Pool, query: str, vector: np.ndarray,
                     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
         """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
         s = self.settings
@@ -287,7 +260,7 @@ class RecallEngine:
             pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
             pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
 
-    def _favour_speakers(self, pool: _Pool, query: str) -> None:
+    def _favour_speakers(self, pool: Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""
         padded = f" {normalize_name(query)} "
         for row_id in pool.scores:
@@ -295,7 +268,7 @@ class RecallEngine:
                 pool.scores[row_id] *= 1.0 + self.settings.speaker_weight
                 pool.reasons[row_id].append("speaker")
 
-    def _add_episodes(self, pool: _Pool) -> None:
+    def _add_episodes(self, pool: Pool) -> None:
         """Hits from a document (an episode, a note) that has several good hits gain together."""
         by_doc: dict[str, list[float]] = {}
         for row_id, score in pool.scores.items():
@@ -305,15 +278,9 @@ class RecallEngine:
             pool.scores[row_id] += self.settings.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
 
     def _hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None) -> tuple[str | None, Hydration]:
-        if not (entities or hits):
-            return None, Hydration()
-        try:
-            view = current_view(self.graph, self.settings.graph_wait)
-        except StoreLocked:
-            return "the graph is locked by another process: answered from vectors and full-text search only", Hydration()
-        return None, view.hydrate(entities, hits, hops, as_of) if view else Hydration()
+        return hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait)
 
-    def _add_entity_chunks(self, pool: _Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
+    def _add_entity_chunks(self, pool: Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
         """Chunks about the matched entities: with a query, hits that mention them gain; with
         context alone, their latest mentions are the answer."""
         weight = self.settings.entity_weight * (1.0 if context_only else 0.5)
@@ -323,14 +290,14 @@ class RecallEngine:
                 if context_only or chunk in pool.scores:
                     pool.add(chunk, weight * factor / (self.settings.rrf_k + rank + 1), "graph")
 
-    def _fill_rows(self, table: Any, pool: _Pool) -> None:
+    def _fill_rows(self, table: Any, pool: Pool) -> None:
         missing = [i for i in pool.scores if i not in pool.rows]
         if missing:
             pool.rows.update(rows_by_id(table, missing))
         for gone in [i for i in pool.scores if i not in pool.rows]:
             del pool.scores[gone]
 
-    def _add_neighbours(self, table: Any, pool: _Pool, size: int) -> None:
+    def _add_neighbours(self, table: Any, pool: Pool, size: int) -> None:
         """Prev/next turns or passages of the best hits share part of their score."""
         top = pool.best(size)
         wanted: dict[str, float] = {}
@@ -343,7 +310,7 @@ class RecallEngine:
             pool.add(other, self.settings.neighbour_weight * score, "neighbour")
         self._fill_rows(table, pool)
 
-    def _drop_outside(self, pool: _Pool, window: TimeWindow) -> None:
+    def _drop_outside(self, pool: Pool, window: TimeWindow) -> None:
         """Drop what lies outside the time window and what has been forgotten."""
         forgotten = Tombstones.load(self.root)
         for row_id in list(pool.scores):
@@ -365,7 +332,7 @@ class RecallEngine:
             return {}
         return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
 
-    def _apply_salience(self, pool: _Pool) -> None:
+    def _apply_salience(self, pool: Pool) -> None:
         weights = self.salience()
         for row_id in pool.scores:
             value = weights.get(row_id) or weights.get(pool.rows[row_id].get("doc_id", ""), 0.0)
@@ -374,7 +341,7 @@ class RecallEngine:
                 if value >= 0.5:
                     pool.reasons[row_id].append("salient")
 
-    def _with_random(self, table: Any, pool: _Pool, items: list[RecalledItem], k: int) -> list[RecalledItem]:
+    def _with_random(self, table: Any, pool: Pool, items: list[RecalledItem], k: int) -> list[RecalledItem]:
         """Swap the tail for a few salient memories the query did not reach (serendipity)."""
         share = self.settings.random_share
         weights = {i: v for i, v in self.salience().items() if v >= 0.5}
@@ -390,7 +357,7 @@ class RecallEngine:
                               r["doc_id"], ["random"], json.loads(r["metadata"] or "{}")) for r in rows.values()]
         return items[: k - len(extra)] + extra
 
-    def _item(self, pool: _Pool, row_id: str) -> RecalledItem:
+    def _item(self, pool: Pool, row_id: str) -> RecalledItem:
         r = pool.rows[row_id]
         return RecalledItem(row_id, "chunk", r["text"], round(pool.scores[row_id], 6), r["path"], r["title"], r["heading"],
                             r["timestamp"], r["doc_id"], pool.reasons[row_id], json.loads(r["metadata"] or "{}"))

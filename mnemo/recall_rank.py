@@ -46,6 +46,32 @@ class Scored:
     reasons: tuple[str, ...]
 
 
+class Pool:
+    """Candidates with fused scores and the reasons they were included."""
+
+    def __init__(self, rrf_k: int) -> None:
+        self.rrf_k = rrf_k
+        self.scores: dict[str, float] = {}
+        self.reasons: dict[str, list[str]] = {}
+        self.rows: dict[str, dict[str, Any]] = {}
+
+    def add(self, row_id: str, score: float, reason: str, row: dict[str, Any] | None = None) -> None:
+        self.scores[row_id] = self.scores.get(row_id, 0.0) + score
+        reasons = self.reasons.setdefault(row_id, [])
+        if reason not in reasons:
+            reasons.append(reason)
+        if row is not None:
+            self.rows.setdefault(row_id, row)
+
+    def ranked(self, rows: list[dict[str, Any]], weight: float, reason: str) -> None:
+        for rank, row in enumerate(rows):
+            self.add(row["id"], weight / (self.rrf_k + rank + 1), reason, row)
+
+    def best(self, n: int | None = None) -> list[str]:
+        order = sorted(self.scores, key=lambda i: (-self.scores[i], i))
+        return order if n is None else order[:n]
+
+
 def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
     """Ids of the turns or passages just before and after the given rows."""
     ids = [i for r in rows for i in (r.get("prev_id"), r.get("next_id")) if i]

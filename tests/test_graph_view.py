@@ -11,11 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo import graph_view
 from mnemo.client import MemoryClient
 from mnemo.graph_view import current_view, drop_views
 from mnemo.recall import RecallEngine, RecallSettings
-from mnemo.recall_graph import hydrate_from_graph
+from mnemo.recall_graph import Hydration, hydrate_from_graph
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, names_in
 from tests.conftest import Workspace
 
@@ -38,7 +37,7 @@ def _from_database(engine: RecallEngine, monkeypatch: pytest.MonkeyPatch) -> Non
     """Make `engine` hydrate straight from the database and search LanceDB, as recall did before the view."""
     def direct(entities, hits, hops, as_of):  # noqa: ANN001, ANN202 - the method's own signature
         if not (entities or hits):
-            return None, graph_view.Hydration()
+            return None, Hydration()
         return None, hydrate_from_graph(engine.graph, entities, hits, hops, as_of, engine.settings.graph_wait)
 
     monkeypatch.setattr(engine, "_hydrate", direct)
