@@ -221,10 +221,10 @@ class RecallEngine:
         return self._held[1]
 
     def _background(self) -> ThreadPoolExecutor:
-        """One worker thread: the full-text search runs there while the query is embedded and
+        """Worker threads: the full-text search runs there while the query is embedded and
         searched by vector here (LanceDB and torch release the GIL)."""
         if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-recall")
+            self._worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-recall")
         return self._worker
 
     def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> None:
