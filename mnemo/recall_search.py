@@ -59,7 +59,8 @@ class HeldChunks:
         self.data = data.combine_chunks()
         self.ids = data["id"].to_pylist()
         self.offset = {row_id: n for n, row_id in enumerate(self.ids)}
-        vectors = data["vector"].combine_chunks()
+        column = self.data["vector"]
+        vectors = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()  # no copy of the buffer
         self.vectors = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
         norms = np.linalg.norm(self.vectors, axis=1)
         self.norms = np.where(norms > 0, norms, 1.0)
