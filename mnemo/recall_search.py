@@ -81,7 +81,8 @@ class HeldChunks:
 
     def full_rows(self, ids: list[str]) -> list[dict[str, Any]]:
         """The whole rows (ROW_COLUMNS) of the given ids, in the order given (missing ids are absent)."""
-        return self.data.take([self.offset[i] for i in ids if i in self.offset]).to_pylist()
+        found = [self.offset[i] for i in ids if i in self.offset]
+        return self.data.take(found).to_pylist() if found else []
 
     def nearest(self, vector: np.ndarray, limit: int, window: TimeWindow) -> list[str]:
         """Ids of the `limit` rows nearest the vector by cosine, inside the window (exact search)."""

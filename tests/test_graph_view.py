@@ -140,6 +140,7 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     assert held.full_rows(found[:3])[0] == {k: v for k, v in exact[[r["id"] for r in exact].index(found[0])].items() if k in held.data.column_names}
     window = TimeWindow(since="2026-10-01")
     assert all(held.timestamps[held.offset[i]] >= "2026-10-01" for i in held.nearest(vector, 10, window))
+    assert held.nearest(vector, 10, TimeWindow(since="9999")) == [] and held.full_rows([]) == []
     assert held.nbytes > 0
     small = MemoryClient("test", config=ingested.config_path, settings=RecallSettings(hold_rows=table.count_rows() - 1))
     small.recall("Alice Chen")
