@@ -4,7 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents
+from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, scan_documents, update_facts
 from mnemo.sleep.merges import canonical_facts
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
@@ -86,18 +86,18 @@ def chunk_vectors(
 def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
     """Entities, aliases, typed relations and mentions extracted from the namespace's notes."""
     namespace = mnemo_config.load().namespace(context.partition_key)
-    facts = extract_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology(), namespace)
-    counts = facts.count()
-    relations = facts.relations()
+    summary = update_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology(), namespace)
+    counts = summary.counts
     return dg.MaterializeResult(metadata={
         "entities": counts["Entity"],
         "aliases": counts["Alias"],
-        "relations": len(relations),
+        "relations": summary.relations,
         "mentions": counts.get("MENTIONS", 0),
         "episodes": counts.get("Episode", 0),
         "days": counts.get("Day", 0),
+        "unchanged_inputs": summary.reused,
         "counts": dg.MetadataValue.json(counts),
-        "preview": dg.MetadataValue.md(_table(relations, ["src", "type", "dst", "role"], 15)),
+        "preview": dg.MetadataValue.md(_table(summary.preview, ["src", "type", "dst", "role"], 15)),
     })
 
 

@@ -5,8 +5,10 @@ its input, so re-running any step, in any state, converges to the same stores.
 """
 
 import json
+import os
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mnemo.config import GroundingConfig, NamespaceConfig
@@ -16,6 +18,7 @@ from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
+from mnemo.extract.fragments import FragmentCache, collections_paused
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.locks import writer
@@ -26,6 +29,7 @@ from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
+from mnemo.tombstones import FILE as TOMBSTONES
 from mnemo.tombstones import Tombstones
 from ontology import Ontology
 
@@ -111,14 +115,79 @@ def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
     ]
 
 
+STRUCTURAL_CACHE = "structural_cache"
+FACTS_STATE = "facts_state.json"
+PREVIEW_RELATIONS = 15
+
+
+def _extraction_salt(ontology: Ontology, namespace: str, speakers: SpeakerMap | None) -> str:
+    """What every structural fact depends on besides the documents: the ontology's content,
+    the namespace and the speaker settings."""
+    vocabulary = (ontology.version, ontology.entity_types, ontology.relation_types, ontology.structural_types,
+                  ontology.type_keys, ontology.type_tags)
+    return content_hash(repr(vocabulary), namespace, repr(speakers))
+
+
 @writer(lambda files: files.root)
 def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> GraphFacts:
-    """Run the structural extractor over the whole namespace and store the result."""
+    """Run the structural extractor over the whole namespace and store the result. The
+    pieces of documents that did not change (nor did what they link to or name) are
+    reused from the last run; the facts are the same as a full extraction's."""
     speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
-    facts = StructuralExtractor(ontology, files.namespace, speakers).extract(files.read_documents(), files.read_chunks())
-    facts = Tombstones.load(files.root).filter_facts(facts)
-    files.write_facts(facts)
+    with collections_paused():
+        cache = FragmentCache(files.root / STRUCTURAL_CACHE, _extraction_salt(ontology, files.namespace, speakers))
+        extractor = StructuralExtractor(ontology, files.namespace, speakers)
+        facts = extractor.extract(files.read_documents(), files.read_chunks(), cache)
+        cache.save()
+        facts = Tombstones.load(files.root).filter_facts(facts)
+        files.write_changed_facts(facts)
     return facts
+
+
+@dataclass
+class FactsSummary:
+    """What the extractions asset reports: counts per table and a few relations."""
+
+    counts: dict[str, int]
+    relations: int
+    preview: list[dict[str, Any]]
+    reused: bool = False
+
+
+@writer(lambda files: files.root)
+def update_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> FactsSummary:
+    """`extract_facts`, skipped when its inputs (documents, chunks, tombstones, ontology,
+    speaker settings) are byte for byte those of the last run and its output is untouched."""
+    speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
+    inputs = content_hash(
+        files.file_digest("documents.parquet", "chunks.parquet", TOMBSTONES),
+        _extraction_salt(ontology, files.namespace, speakers),
+    )
+    state = _read_state(files.root / FACTS_STATE)
+    if state.get("inputs") == inputs and state.get("outputs") == files.folder_stats("facts"):
+        return FactsSummary(state["counts"], state["relations"], state["preview"], reused=True)
+    facts = extract_facts(files, ontology, namespace)
+    relations = facts.relations()
+    summary = FactsSummary(facts.count(), len(relations), [
+        {k: r[k] for k in ("src", "type", "dst", "role")} for r in relations[:PREVIEW_RELATIONS]
+    ])
+    state = {"inputs": inputs, "outputs": files.folder_stats("facts"), "counts": summary.counts,
+             "relations": summary.relations, "preview": summary.preview}
+    _write_state(files.root / FACTS_STATE, state)
+    return summary
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError:
+        return {}  # a damaged state only costs a recomputation
+
+
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 LLM_FACTS = "llm_facts"

@@ -1,5 +1,6 @@
 """A namespace's data directory: Parquet tables between pipeline steps, written atomically."""
 
+import hashlib
 import json
 import os
 import tempfile
@@ -10,8 +11,8 @@ import polars as pl
 
 from mnemo import faults
 from mnemo.config import validate_namespace
-from mnemo.documents import Chunk, Document
-from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.documents import Chunk, Document, content_hash
+from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts, row_hash
 from mnemo.sources.scan import ManifestEntry
 
 DOCUMENT_SCHEMA = {
@@ -44,6 +45,31 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _node_frame(table: str, rows: dict[str, dict[str, Any]]) -> pl.DataFrame:
+    from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
+
+    schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
+    return pl.DataFrame([{c: r.get(c) for c in schema} for r in rows.values()], schema=schema)
+
+
+def _edge_frame(facts: GraphFacts) -> pl.DataFrame:
+    schema = {"table": pl.String, "from_table": pl.String, "to_table": pl.String,
+              **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
+    edges = [
+        {"table": t, "from_table": a, "to_table": b, **row}
+        for (t, a, b), rows in sorted(facts.edges.items()) for row in rows.values()
+    ]
+    return pl.DataFrame(edges, schema=schema)
+
+
+def _stat(path: Path) -> list[int] | None:
+    """Size and modification time of a file: what tells that someone rewrote it."""
+    if not path.exists():
+        return None
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
 class NamespaceFiles:
@@ -90,19 +116,34 @@ class NamespaceFiles:
 
     def write_facts(self, facts: GraphFacts, folder: str = "facts") -> None:
         """The extractions: one Parquet file per node table and one for all edges."""
-        from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
-
         for table, rows in facts.nodes.items():
-            schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
-            frame = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows.values()], schema=schema)
-            write_parquet(frame, self.root / folder / f"{table}.parquet")
-        schema = {"table": pl.String, "from_table": pl.String, "to_table": pl.String,
-                  **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
-        edges = [
-            {"table": t, "from_table": a, "to_table": b, **row}
-            for (t, a, b), rows in sorted(facts.edges.items()) for row in rows.values()
-        ]
-        write_parquet(pl.DataFrame(edges, schema=schema), self.root / folder / "edges.parquet")
+            write_parquet(_node_frame(table, rows), self.root / folder / f"{table}.parquet")
+        write_parquet(_edge_frame(facts), self.root / folder / "edges.parquet")
+
+    def write_changed_facts(self, facts: GraphFacts, folder: str = "facts") -> list[str]:
+        """Like `write_facts`, but a table whose rows (ids and row hashes, in order) are what
+        this method last wrote, in a file nobody rewrote since, is left as it is. Returns the
+        tables written."""
+        base = self.root / folder
+        sidecar = base / "written.json"
+        before = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+        tables: dict[str, list[dict[str, Any]]] = {t: list(rows.values()) for t, rows in facts.nodes.items()}
+        tables["edges"] = [row for _, rows in sorted(facts.edges.items()) for row in rows.values()]
+        after: dict[str, list[Any]] = {}
+        written = []
+        for table, rows in tables.items():
+            path = base / f"{table}.parquet"
+            digest = content_hash(json.dumps([[r["id"], r.get("h") or row_hash(r)] for r in rows]), table)
+            if before.get(table, [None])[0] == digest and _stat(path) == before[table][1]:
+                after[table] = before[table]
+                continue
+            frame = _edge_frame(facts) if table == "edges" else _node_frame(table, facts.nodes[table])
+            write_parquet(frame, path)
+            after[table] = [digest, _stat(path)]
+            written.append(table)
+        if written or not sidecar.exists():
+            sidecar.write_text(json.dumps(after), encoding="utf-8")
+        return written
 
     def read_facts(self, folder: str = "facts") -> GraphFacts:
         from mnemo.stores.graph import NODE_SCHEMAS
@@ -119,6 +160,20 @@ class NamespaceFiles:
                 key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
                 facts.add_edge(*key, row)
         return facts
+
+    def file_digest(self, *names: str) -> str:
+        """A digest of the bytes of the named files under the namespace (absent ones included)."""
+        parts = []
+        for name in names:
+            path = self.root / name
+            parts.append(hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-")
+        return content_hash(*names, *parts)
+
+    def folder_stats(self, folder: str) -> list[Any]:
+        """Name, size, modification time and inode of each file in a folder: what changes
+        when any of them is rewritten."""
+        base = self.root / folder
+        return sorted([p.name, *(_stat(p) or [])] for p in base.iterdir()) if base.is_dir() else []
 
     def write_problems(self, problems: list[dict[str, Any]]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
