@@ -13,16 +13,17 @@ GROUP = "ingest"
 GRAPH_POOL = "graph_writer"
 
 
-def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20) -> str:
-    """A Markdown table preview of at most `limit` rows."""
+def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20, total: int | None = None) -> str:
+    """A Markdown table preview of at most `limit` rows (of `total`, when only the first are given)."""
     if not rows:
         return "_none_"
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows[:limit]:
         cells = [str(row.get(c, "")).replace("|", "\\|").replace("\n", " ")[:120] for c in columns]
         lines.append("| " + " | ".join(cells) + " |")
-    if len(rows) > limit:
-        lines.append(f"\n… and {len(rows) - limit} more")
+    total = len(rows) if total is None else total
+    if total > limit:
+        lines.append(f"\n… and {total - limit} more")
     return "\n".join(lines)
 
 
@@ -62,7 +63,7 @@ def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource)
         "documents": stats.documents,
         "rechunked_documents": stats.rechunked_documents,
         "reused_documents": stats.reused_documents,
-        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found], ["path", "heading", "text"], 10)),
+        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found[:10]], ["path", "heading", "text"], 10, len(found))),
     })
 
 
@@ -97,7 +98,7 @@ def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigReso
         "days": counts.get("Day", 0),
         "unchanged_inputs": summary.reused,
         "counts": dg.MetadataValue.json(counts),
-        "preview": dg.MetadataValue.md(_table(summary.preview, ["src", "type", "dst", "role"], 15)),
+        "preview": dg.MetadataValue.md(_table(summary.preview, ["src", "type", "dst", "role"], 15, summary.relations)),
     })
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from mnemo.config import GroundingConfig, NamespaceConfig
 from mnemo.documents import Chunk, Document, chunk_document, content_hash
-from mnemo.extract.facts import GraphFacts
+from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
@@ -40,10 +40,14 @@ def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_
     sources = namespace.sources
     if inbox_dir(files.root).is_dir():
         sources = (*sources, inbox_source(files.root))
-    result = scan_namespace(files.namespace, sources, files.read_manifest(), files.read_documents(), writeback_key)
+    manifest = files.read_manifest()
+    result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key)
     files.write_documents(result.documents)
-    files.write_problems([{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems])
-    files.write_manifest(result.manifest)
+    problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
+    if problems != files.read_problems() or not (files.root / "problems.json").exists():
+        files.write_problems(problems)
+    if result.manifest != manifest or not (files.root / "manifest.parquet").exists():
+        files.write_manifest(result.manifest)
     return result
 
 
@@ -141,6 +145,7 @@ def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespac
         cache.save()
         facts = Tombstones.load(files.root).filter_facts(facts)
         files.write_changed_facts(facts)
+        _remember(files, facts)
     return facts
 
 
@@ -199,7 +204,7 @@ def llm_extract(
 ) -> LLMRunStats:
     """LLM extraction grounded in the structural facts; with no extractor, no LLM facts."""
     if extractor is None:
-        files.write_facts(GraphFacts(), LLM_FACTS)
+        files.write_changed_facts(GraphFacts(), LLM_FACTS)
         return LLMRunStats()
     structural = files.read_facts()
     grounder = Grounder(structural.nodes["Entity"], grounding, salience(structural), neighbours)
@@ -209,9 +214,53 @@ def llm_extract(
     return run.stats
 
 
+_MERGED: dict[Path, tuple[list[Any], GraphFacts]] = {}
+
+
 def graph_facts(files: NamespaceFiles) -> GraphFacts:
-    """What the graph should hold: the structural facts merged with the LLM's."""
-    return merge_facts(files.read_facts(), files.read_facts(LLM_FACTS))
+    """What the graph should hold: the structural facts merged with the LLM's. Read once per
+    version of their files in a process (the steps of a run that need them share the read);
+    each call gets its own copy of the rows."""
+    version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
+    kept = _MERGED.get(files.root)
+    if kept is None or kept[0] != version or not version[0]:
+        kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
+        _MERGED[files.root] = kept
+    return _copy(kept[1])
+
+
+def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
+    """Keep the facts just written as what `graph_facts` reads back, when they are exactly the
+    rows the files hold (the columns of each table, no more, no fewer)."""
+    from mnemo.stores.graph import NODE_SCHEMAS
+
+    for table, rows in facts.nodes.items():
+        columns = set(NODE_SCHEMAS[table])
+        if any(row.keys() != columns for row in rows.values()):
+            return
+    edge_columns = set(EDGE_COLUMNS)
+    if any(row.keys() != edge_columns for rows in facts.edges.values() for row in rows.values()):
+        return
+    version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
+    if {name for name, *_ in version[0] if name.endswith(".parquet")} != {f"{t}.parquet" for t in facts.nodes} | {"edges.parquet"}:
+        return
+    _MERGED[files.root] = (version, merge_facts(_copy(facts), files.read_facts(LLM_FACTS)))
+
+
+def _copy(facts: GraphFacts) -> GraphFacts:
+    """Rows that can be changed without changing `facts` (the lists in node rows included)."""
+    from mnemo.stores.graph import NODE_SCHEMAS
+
+    nodes = {}
+    for table, rows in facts.nodes.items():
+        lists = [c for c, t in NODE_SCHEMAS.get(table, {}).items() if t.endswith("[]")]
+        copied = {i: dict(r) for i, r in rows.items()}
+        for row in copied.values():
+            for column in lists:
+                if isinstance(row.get(column), list):
+                    row[column] = list(row[column])
+        nodes[table] = copied
+    return GraphFacts(nodes=nodes, edges={key: {i: dict(r) for i, r in rows.items()} for key, rows in facts.edges.items()})
 
 
 def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:

@@ -19,11 +19,11 @@ from typing import Any
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.facts import GraphFacts, edge
-from mnemo.extract.fragments import Fragment, FragmentCache, absorb
+from mnemo.extract.fragments import Fragment, FragmentCache, absorb, collections_paused
 from mnemo.extract.grounding import AliasMatcher
 from mnemo.extract.mentions import doc_mentions, neighbours
 from mnemo.extract.speakers import add_self_mentions
-from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline
+from mnemo.extract.timeline import SpeakerMap, add_days, add_episodes, add_speakers
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
@@ -104,7 +104,10 @@ class StructuralExtractor:
     def extract(self, docs: list[Document], chunks: list[Chunk], cache: FragmentCache | None = None) -> GraphFacts:
         """The namespace's facts; with a `cache`, the pieces of unchanged documents whose
         context is unchanged are reused (the facts are the same either way)."""
-        cache = cache if cache is not None else FragmentCache()
+        with collections_paused():
+            return self._extract(docs, chunks, cache if cache is not None else FragmentCache())
+
+    def _extract(self, docs: list[Document], chunks: list[Chunk], cache: FragmentCache) -> GraphFacts:
         facts = GraphFacts()
         index = NoteIndex(docs)
         kinds = self._entity_kinds(docs, index)
@@ -131,18 +134,23 @@ class StructuralExtractor:
                 absorb(facts, cache.get("self", doc.id, keys[doc.id], lambda: _self_mentions(doc, by_doc[doc.id], speakers)))
         for doc in docs:
             absorb(facts, cache.get("dates", doc.id, keys[doc.id], lambda: _dates(doc, by_doc[doc.id])))
+        people = content_hash(repr(sorted(speakers.people.items())))
+        for doc in docs:
+            if doc.segments:
+                key = content_hash(keys[doc.id], people)
+                absorb(facts, cache.get("episodes", doc.id, key, lambda: self._episodes(doc, by_doc[doc.id], speakers)))
         key = content_hash(
-            repr([keys[d.id] for d in docs if d.segments or d.day]), repr(sorted(facts.nodes["Day"])),
-            repr(sorted(speakers.people.items())),
+            repr([(d.id, d.day) for d in docs if d.day]), repr(sorted(facts.nodes["Day"])),
+            repr(sorted((e["start_time"], e["id"]) for e in facts.nodes["Episode"].values())),
+            repr(sorted((r["dst"]) for r in facts.edges.get(("ON_DAY", "Episode", "Day"), {}).values())),
         )
-        absorb(facts, cache.get("timeline", "", key, lambda: self._timeline(facts, docs, chunks, speakers)))
+        absorb(facts, cache.get("days", "", key, lambda: _days(facts, docs)))
         cache.keep_only(set(keys))
         return facts
 
-    def _timeline(self, facts: GraphFacts, docs: list[Document], chunks: list[Chunk], speakers: SpeakerMap) -> GraphFacts:
+    def _episodes(self, doc: Document, chunks: list[Chunk], speakers: SpeakerMap) -> GraphFacts:
         part = GraphFacts()
-        part.nodes["Day"] = dict(facts.nodes["Day"])  # the days mentioned in text join the timeline
-        add_timeline(part, docs, chunks, self.namespace, speakers)
+        add_episodes(part, doc, chunks, self.namespace, speakers)
         return part
 
     def _links(self, doc: Document, chunks: list[Chunk], context: "_LinkContext") -> Fragment:
@@ -322,6 +330,18 @@ def _link_targets(doc: Document, chunks: list[Chunk]) -> list[tuple[str, str]]:
     for chunk in chunks:
         found.extend((link.target, "") for link, _, _ in located_wikilinks(prose(chunk.text)))
     return found
+
+
+def _days(facts: GraphFacts, docs: list[Document]) -> GraphFacts:
+    """The timeline's days and chains, over the Days and Episodes the facts hold so far."""
+    part = GraphFacts()
+    part.nodes["Day"] = dict(facts.nodes["Day"])
+    part.nodes["Episode"] = facts.nodes["Episode"]  # read only
+    part.edges[("ON_DAY", "Episode", "Day")] = facts.edges.get(("ON_DAY", "Episode", "Day"), {})  # read only
+    add_days(part, docs)
+    part.nodes["Episode"] = {}
+    del part.edges[("ON_DAY", "Episode", "Day")]
+    return part
 
 
 def _self_mentions(doc: Document, chunks: list[Chunk], speakers: SpeakerMap) -> Fragment:
