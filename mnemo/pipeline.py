@@ -8,6 +8,7 @@ import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
-from mnemo.extract.fragments import FragmentCache, collections_paused
+from mnemo.bulk import collections_paused
+from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.locks import writer
@@ -40,9 +42,10 @@ def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_
     sources = namespace.sources
     if inbox_dir(files.root).is_dir():
         sources = (*sources, inbox_source(files.root))
-    manifest = files.read_manifest()
-    result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key)
-    files.write_documents(result.documents)
+    with collections_paused():
+        manifest = files.read_manifest()
+        result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key)
+        files.write_documents(result.documents)
     problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
     if problems != files.read_problems() or not (files.root / "problems.json").exists():
         files.write_problems(problems)
@@ -68,6 +71,11 @@ def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
 @writer(lambda files: files.root)
 def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
     """Chunk new and changed documents; keep the chunks of the rest as they were."""
+    with collections_paused():
+        return _build_chunks(files, max_words)
+
+
+def _build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
     docs = files.read_documents()
     blocks = block_index(docs)
     previous: dict[str, list[Chunk]] = defaultdict(list)
@@ -136,7 +144,8 @@ def _extraction_salt(ontology: Ontology, namespace: str, speakers: SpeakerMap | 
 def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> GraphFacts:
     """Run the structural extractor over the whole namespace and store the result. The
     pieces of documents that did not change (nor did what they link to or name) are
-    reused from the last run; the facts are the same as a full extraction's."""
+    reused from the last run; the facts are the same as a full extraction's. The facts
+    returned are shared with later readers in this process: read them, do not change them."""
     speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
     with collections_paused():
         cache = FragmentCache(files.root / STRUCTURAL_CACHE, _extraction_salt(ontology, files.namespace, speakers))
@@ -172,10 +181,10 @@ def update_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespace
     if state.get("inputs") == inputs and state.get("outputs") == files.folder_stats("facts"):
         return FactsSummary(state["counts"], state["relations"], state["preview"], reused=True)
     facts = extract_facts(files, ontology, namespace)
-    relations = facts.relations()
-    summary = FactsSummary(facts.count(), len(relations), [
-        {k: r[k] for k in ("src", "type", "dst", "role")} for r in relations[:PREVIEW_RELATIONS]
-    ])
+    related = [(key[0], rows) for key, rows in sorted(facts.edges.items()) if key[1:] == ("Entity", "Entity")]
+    first = islice(((table, r) for table, rows in related for r in rows.values()), PREVIEW_RELATIONS)
+    preview = [{"src": r["src"], "type": table.lower(), "dst": r["dst"], "role": r["role"]} for table, r in first]
+    summary = FactsSummary(facts.count(), sum(len(rows) for _, rows in related), preview)
     state = {"inputs": inputs, "outputs": files.folder_stats("facts"), "counts": summary.counts,
              "relations": summary.relations, "preview": summary.preview}
     _write_state(files.root / FACTS_STATE, state)
@@ -223,10 +232,11 @@ def graph_facts(files: NamespaceFiles) -> GraphFacts:
     each call gets its own copy of the rows."""
     version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
     kept = _MERGED.get(files.root)
-    if kept is None or kept[0] != version or not version[0]:
-        kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
-        _MERGED[files.root] = kept
-    return _copy(kept[1])
+    with collections_paused():
+        if kept is None or kept[0] != version or not version[0]:
+            kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
+            _MERGED[files.root] = kept
+        return _copy(kept[1])
 
 
 def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
@@ -244,7 +254,7 @@ def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
     version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
     if {name for name, *_ in version[0] if name.endswith(".parquet")} != {f"{t}.parquet" for t in facts.nodes} | {"edges.parquet"}:
         return
-    _MERGED[files.root] = (version, merge_facts(_copy(facts), files.read_facts(LLM_FACTS)))
+    _MERGED[files.root] = (version, merge_facts(facts, files.read_facts(LLM_FACTS)))
 
 
 def _copy(facts: GraphFacts) -> GraphFacts:

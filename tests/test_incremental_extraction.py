@@ -7,14 +7,16 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_VAULT, corpus
-from mnemo.config import SourceConfig
+from mnemo.config import NamespaceConfig, SourceConfig
 from mnemo.documents import chunk_document
 from mnemo.extract.facts import GraphFacts
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
+from mnemo.pipeline import _MERGED, build_chunks, graph_facts, scan_documents, update_facts
 from mnemo.segments import block_index, chunk_segments
 from mnemo.sources.scan import scan_namespace
+from mnemo.stores.files import _PARSED, NamespaceFiles
 from ontology import load_ontology
 
 ONTOLOGY = load_ontology()
@@ -104,3 +106,27 @@ def test_a_different_salt_discards_the_kept_pieces(tmp_path: Path, salt: str) ->
     again = FragmentCache(tmp_path, salt)
     _extract(sources, again)
     assert again.hits == 0
+
+
+def test_what_a_run_keeps_in_memory_equals_what_its_files_hold(tmp_path: Path) -> None:
+    """Documents, chunks and facts a step hands to the next without reading the files again
+    are exactly what a fresh read of the files gives, after a change too."""
+    vault = tmp_path / "vault"
+    shutil.copytree(EXAMPLE_VAULT, vault)
+    namespace = NamespaceConfig(sources=(SourceConfig(kind="obsidian", path=vault),))
+    files = NamespaceFiles(tmp_path / "data", "t")
+    for change in (lambda: None, lambda: _edit(vault / "People" / "Dana Kim.md", "Advice worth keeping:", "Advice, with Priya Nair:")):
+        change()
+        scan_documents(files, namespace)
+        build_chunks(files, 180)
+        update_facts(files, ONTOLOGY, namespace)
+        kept = graph_facts(files), files.read_documents(), files.read_chunks()
+        _PARSED.clear()
+        _MERGED.clear()
+        fresh = graph_facts(files), files.read_documents(), files.read_chunks()
+        assert kept[0].nodes == fresh[0].nodes and kept[0].edges == fresh[0].edges
+        assert kept[1] == fresh[1] and kept[2] == fresh[2]
+    assert update_facts(files, ONTOLOGY, namespace).reused  # nothing changed since: skipped
+    (files.root / "facts" / "Note.parquet").unlink()
+    assert not update_facts(files, ONTOLOGY, namespace).reused  # its output was touched: run again
+    assert (files.root / "facts" / "Note.parquet").exists()

@@ -12,13 +12,11 @@ The pieces are kept in a few pickle files under the namespace's data directory (
 mnemo itself, read only by it); only the files whose pieces changed are rewritten.
 """
 
-import gc
 import os
 import pickle
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -64,19 +62,6 @@ def absorb(facts: Rows, part: Rows) -> None:
             target.setdefault(row_id, row)
     for key, rows in part.edges.items():
         facts.edges.setdefault(key, {}).update(rows)
-
-
-@contextmanager
-def collections_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: the kept fragments are hundreds of thousands of
-    small containers (and make no cycles), which every collection would otherwise walk."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class FragmentCache:

@@ -16,10 +16,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from mnemo.bulk import collections_paused
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.facts import GraphFacts, edge
-from mnemo.extract.fragments import Fragment, FragmentCache, absorb, collections_paused
+from mnemo.extract.fragments import Fragment, FragmentCache, absorb
 from mnemo.extract.grounding import AliasMatcher
 from mnemo.extract.mentions import doc_mentions, neighbours
 from mnemo.extract.speakers import add_self_mentions

@@ -183,14 +183,17 @@ class NamespaceFiles:
         tables written."""
         base = self.root / folder
         sidecar = base / "written.json"
-        before = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+        try:
+            before = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+        except ValueError:
+            before = {}  # unreadable: every table is written again
         tables: dict[str, list[dict[str, Any]]] = {t: list(rows.values()) for t, rows in facts.nodes.items()}
         tables["edges"] = [row for _, rows in sorted(facts.edges.items()) for row in rows.values()]
         after: dict[str, list[Any]] = {}
         written = []
         for table, rows in tables.items():
             path = base / f"{table}.parquet"
-            digest = content_hash(table, *(f"{r['id']}\x1f{r.get('h') or row_hash(r)}" for r in rows))
+            digest = content_hash(table, "\n".join(f"{r['id']}\x1f{r.get('h') or row_hash(r)}" for r in rows))
             if before.get(table, [None])[0] == digest and _stat(path) == before[table][1]:
                 after[table] = before[table]
                 continue
