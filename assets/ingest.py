@@ -4,7 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents
+from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, scan_documents, update_facts
 from mnemo.sleep.merges import canonical_facts
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
@@ -13,16 +13,17 @@ GROUP = "ingest"
 GRAPH_POOL = "graph_writer"
 
 
-def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20) -> str:
-    """A Markdown table preview of at most `limit` rows."""
+def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20, total: int | None = None) -> str:
+    """A Markdown table preview of at most `limit` rows (of `total`, when only the first are given)."""
     if not rows:
         return "_none_"
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows[:limit]:
         cells = [str(row.get(c, "")).replace("|", "\\|").replace("\n", " ")[:120] for c in columns]
         lines.append("| " + " | ".join(cells) + " |")
-    if len(rows) > limit:
-        lines.append(f"\n… and {len(rows) - limit} more")
+    total = len(rows) if total is None else total
+    if total > limit:
+        lines.append(f"\n… and {total - limit} more")
     return "\n".join(lines)
 
 
@@ -62,7 +63,7 @@ def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource)
         "documents": stats.documents,
         "rechunked_documents": stats.rechunked_documents,
         "reused_documents": stats.reused_documents,
-        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found], ["path", "heading", "text"], 10)),
+        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found[:10]], ["path", "heading", "text"], 10, len(found))),
     })
 
 
@@ -86,18 +87,18 @@ def chunk_vectors(
 def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
     """Entities, aliases, typed relations and mentions extracted from the namespace's notes."""
     namespace = mnemo_config.load().namespace(context.partition_key)
-    facts = extract_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology(), namespace)
-    counts = facts.count()
-    relations = facts.relations()
+    summary = update_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology(), namespace)
+    counts = summary.counts
     return dg.MaterializeResult(metadata={
         "entities": counts["Entity"],
         "aliases": counts["Alias"],
-        "relations": len(relations),
+        "relations": summary.relations,
         "mentions": counts.get("MENTIONS", 0),
         "episodes": counts.get("Episode", 0),
         "days": counts.get("Day", 0),
+        "unchanged_inputs": summary.reused,
         "counts": dg.MetadataValue.json(counts),
-        "preview": dg.MetadataValue.md(_table(relations, ["src", "type", "dst", "role"], 15)),
+        "preview": dg.MetadataValue.md(_table(summary.preview, ["src", "type", "dst", "role"], 15, summary.relations)),
     })
 
 

@@ -4,7 +4,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
@@ -42,9 +42,15 @@ def normalize_name(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _fields(obj: Any) -> dict[str, Any]:
     """A dataclass's fields as a dict, in order, without asdict's deep copy (rows are serialized at once)."""
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    names = _FIELD_NAMES.get(type(obj))
+    if names is None:
+        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in fields(obj))
+    return {name: getattr(obj, name) for name in names}
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,7 @@ class Document:
         row = _fields(self)
         row["properties"] = json.dumps(self.properties, sort_keys=True, ensure_ascii=False, default=str)
         row["links"] = json.dumps([_fields(link) for link in self.links], ensure_ascii=False)
-        row["segments"] = json.dumps([asdict(s) for s in self.segments], ensure_ascii=False, default=str)
+        row["segments"] = json.dumps([_fields(s) for s in self.segments], ensure_ascii=False, default=str)
         return row
 
     @classmethod

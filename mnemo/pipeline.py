@@ -5,17 +5,22 @@ its input, so re-running any step, in any state, converges to the same stores.
 """
 
 import json
+import os
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from mnemo.config import GroundingConfig, NamespaceConfig
 from mnemo.documents import Chunk, Document, chunk_document, content_hash
-from mnemo.extract.facts import GraphFacts
+from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
+from mnemo.bulk import collections_paused
+from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.locks import writer
@@ -26,6 +31,7 @@ from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
+from mnemo.tombstones import FILE as TOMBSTONES
 from mnemo.tombstones import Tombstones
 from ontology import Ontology
 
@@ -36,10 +42,15 @@ def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_
     sources = namespace.sources
     if inbox_dir(files.root).is_dir():
         sources = (*sources, inbox_source(files.root))
-    result = scan_namespace(files.namespace, sources, files.read_manifest(), files.read_documents(), writeback_key)
-    files.write_documents(result.documents)
-    files.write_problems([{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems])
-    files.write_manifest(result.manifest)
+    with collections_paused():
+        manifest = files.read_manifest()
+        result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key)
+        files.write_documents(result.documents)
+    problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
+    if problems != files.read_problems() or not (files.root / "problems.json").exists():
+        files.write_problems(problems)
+    if result.manifest != manifest or not (files.root / "manifest.parquet").exists():
+        files.write_manifest(result.manifest)
     return result
 
 
@@ -60,6 +71,11 @@ def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
 @writer(lambda files: files.root)
 def build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
     """Chunk new and changed documents; keep the chunks of the rest as they were."""
+    with collections_paused():
+        return _build_chunks(files, max_words)
+
+
+def _build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], ChunkStats]:
     docs = files.read_documents()
     blocks = block_index(docs)
     previous: dict[str, list[Chunk]] = defaultdict(list)
@@ -111,14 +127,81 @@ def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
     ]
 
 
+STRUCTURAL_CACHE = "structural_cache"
+FACTS_STATE = "facts_state.json"
+PREVIEW_RELATIONS = 15
+
+
+def _extraction_salt(ontology: Ontology, namespace: str, speakers: SpeakerMap | None) -> str:
+    """What every structural fact depends on besides the documents: the ontology's content,
+    the namespace and the speaker settings."""
+    vocabulary = (ontology.version, ontology.entity_types, ontology.relation_types, ontology.structural_types,
+                  ontology.type_keys, ontology.type_tags)
+    return content_hash(repr(vocabulary), namespace, repr(speakers))
+
+
 @writer(lambda files: files.root)
 def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> GraphFacts:
-    """Run the structural extractor over the whole namespace and store the result."""
+    """Run the structural extractor over the whole namespace and store the result. The
+    pieces of documents that did not change (nor did what they link to or name) are
+    reused from the last run; the facts are the same as a full extraction's. The facts
+    returned are shared with later readers in this process: read them, do not change them."""
     speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
-    facts = StructuralExtractor(ontology, files.namespace, speakers).extract(files.read_documents(), files.read_chunks())
-    facts = Tombstones.load(files.root).filter_facts(facts)
-    files.write_facts(facts)
+    with collections_paused():
+        cache = FragmentCache(files.root / STRUCTURAL_CACHE, _extraction_salt(ontology, files.namespace, speakers))
+        extractor = StructuralExtractor(ontology, files.namespace, speakers)
+        facts = extractor.extract(files.read_documents(), files.read_chunks(), cache)
+        cache.save()
+        facts = Tombstones.load(files.root).filter_facts(facts)
+        files.write_changed_facts(facts)
+        _remember(files, facts)
     return facts
+
+
+@dataclass
+class FactsSummary:
+    """What the extractions asset reports: counts per table and a few relations."""
+
+    counts: dict[str, int]
+    relations: int
+    preview: list[dict[str, Any]]
+    reused: bool = False
+
+
+@writer(lambda files: files.root)
+def update_facts(files: NamespaceFiles, ontology: Ontology, namespace: NamespaceConfig | None = None) -> FactsSummary:
+    """`extract_facts`, skipped when its inputs (documents, chunks, tombstones, ontology,
+    speaker settings) are byte for byte those of the last run and its output is untouched."""
+    speakers = SpeakerMap(namespace.self_name, namespace.self_speakers) if namespace else None
+    inputs = content_hash(
+        files.file_digest("documents.parquet", "chunks.parquet", TOMBSTONES),
+        _extraction_salt(ontology, files.namespace, speakers),
+    )
+    state = _read_state(files.root / FACTS_STATE)
+    if state.get("inputs") == inputs and state.get("outputs") == files.folder_stats("facts"):
+        return FactsSummary(state["counts"], state["relations"], state["preview"], reused=True)
+    facts = extract_facts(files, ontology, namespace)
+    related = [(key[0], rows) for key, rows in sorted(facts.edges.items()) if key[1:] == ("Entity", "Entity")]
+    first = islice(((table, r) for table, rows in related for r in rows.values()), PREVIEW_RELATIONS)
+    preview = [{"src": r["src"], "type": table.lower(), "dst": r["dst"], "role": r["role"]} for table, r in first]
+    summary = FactsSummary(facts.count(), sum(len(rows) for _, rows in related), preview)
+    state = {"inputs": inputs, "outputs": files.folder_stats("facts"), "counts": summary.counts,
+             "relations": summary.relations, "preview": summary.preview}
+    _write_state(files.root / FACTS_STATE, state)
+    return summary
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError:
+        return {}  # a damaged state only costs a recomputation
+
+
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 LLM_FACTS = "llm_facts"
@@ -130,7 +213,7 @@ def llm_extract(
 ) -> LLMRunStats:
     """LLM extraction grounded in the structural facts; with no extractor, no LLM facts."""
     if extractor is None:
-        files.write_facts(GraphFacts(), LLM_FACTS)
+        files.write_changed_facts(GraphFacts(), LLM_FACTS)
         return LLMRunStats()
     structural = files.read_facts()
     grounder = Grounder(structural.nodes["Entity"], grounding, salience(structural), neighbours)
@@ -140,9 +223,54 @@ def llm_extract(
     return run.stats
 
 
+_MERGED: dict[Path, tuple[list[Any], GraphFacts]] = {}
+
+
 def graph_facts(files: NamespaceFiles) -> GraphFacts:
-    """What the graph should hold: the structural facts merged with the LLM's."""
-    return merge_facts(files.read_facts(), files.read_facts(LLM_FACTS))
+    """What the graph should hold: the structural facts merged with the LLM's. Read once per
+    version of their files in a process (the steps of a run that need them share the read);
+    each call gets its own copy of the rows."""
+    version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
+    kept = _MERGED.get(files.root)
+    with collections_paused():
+        if kept is None or kept[0] != version or not version[0]:
+            kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
+            _MERGED[files.root] = kept
+        return _copy(kept[1])
+
+
+def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
+    """Keep the facts just written as what `graph_facts` reads back, when they are exactly the
+    rows the files hold (the columns of each table, no more, no fewer)."""
+    from mnemo.stores.graph import NODE_SCHEMAS
+
+    for table, rows in facts.nodes.items():
+        columns = set(NODE_SCHEMAS[table])
+        if any(row.keys() != columns for row in rows.values()):
+            return
+    edge_columns = set(EDGE_COLUMNS)
+    if any(row.keys() != edge_columns for rows in facts.edges.values() for row in rows.values()):
+        return
+    version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
+    if {name for name, *_ in version[0] if name.endswith(".parquet")} != {f"{t}.parquet" for t in facts.nodes} | {"edges.parquet"}:
+        return
+    _MERGED[files.root] = (version, merge_facts(facts, files.read_facts(LLM_FACTS)))
+
+
+def _copy(facts: GraphFacts) -> GraphFacts:
+    """Rows that can be changed without changing `facts` (the lists in node rows included)."""
+    from mnemo.stores.graph import NODE_SCHEMAS
+
+    nodes = {}
+    for table, rows in facts.nodes.items():
+        lists = [c for c, t in NODE_SCHEMAS.get(table, {}).items() if t.endswith("[]")]
+        copied = {i: dict(r) for i, r in rows.items()}
+        for row in copied.values():
+            for column in lists:
+                if isinstance(row.get(column), list):
+                    row[column] = list(row[column])
+        nodes[table] = copied
+    return GraphFacts(nodes=nodes, edges={key: {i: dict(r) for i, r in rows.items()} for key, rows in facts.edges.items()})
 
 
 def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:

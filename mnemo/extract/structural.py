@@ -12,24 +12,23 @@ form one NEXT timeline.
 """
 
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from mnemo.bulk import collections_paused
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.facts import GraphFacts, edge
-from mnemo.extract.grounding import AliasHit, AliasMatcher
+from mnemo.extract.fragments import Fragment, FragmentCache, absorb
+from mnemo.extract.grounding import AliasMatcher
+from mnemo.extract.mentions import doc_mentions, neighbours
 from mnemo.extract.speakers import add_self_mentions
-from mnemo.extract.timeline import SpeakerMap, add_speakers, add_timeline, is_speaker_label
+from mnemo.extract.timeline import SpeakerMap, add_days, add_episodes, add_speakers
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
 EXTRACTOR = "structural"
-# What may stand before the first word of a sentence: a line start or a sentence end, then
-# list and heading marks, numbering, quotes and emphasis.
-_OPENING = re.compile(r"(^|[.!?]\s)[\s>#*+\-_~^=\[(\"'“]*(\d+[.)]\s*)?[\s*_~^=\[(\"'“]*$")
 _RESERVED = {"aliases", "alias", "tags", "tag", "title", "cssclasses", "cssclass", "publish", "mnemo"}
 
 
@@ -103,7 +102,13 @@ class StructuralExtractor:
         self.namespace = namespace
         self.speakers = speakers or SpeakerMap()
 
-    def extract(self, docs: list[Document], chunks: list[Chunk]) -> GraphFacts:
+    def extract(self, docs: list[Document], chunks: list[Chunk], cache: FragmentCache | None = None) -> GraphFacts:
+        """The namespace's facts; with a `cache`, the pieces of unchanged documents whose
+        context is unchanged are reused (the facts are the same either way)."""
+        with collections_paused():
+            return self._extract(docs, chunks, cache if cache is not None else FragmentCache())
+
+    def _extract(self, docs: list[Document], chunks: list[Chunk], cache: FragmentCache) -> GraphFacts:
         facts = GraphFacts()
         index = NoteIndex(docs)
         kinds = self._entity_kinds(docs, index)
@@ -111,21 +116,65 @@ class StructuralExtractor:
         by_doc: dict[str, list[Chunk]] = defaultdict(list)
         for chunk in chunks:
             by_doc[chunk.doc_id].append(chunk)
+        keys = {doc.id: document_key(doc, by_doc[doc.id]) for doc in docs}
         for doc in docs:
-            self._note(facts, doc, by_doc[doc.id])
+            absorb(facts, cache.get("note", doc.id, keys[doc.id], lambda: self._note(doc, by_doc[doc.id])))
         for doc in docs:
             if doc.id in entity_of:
                 self._entity(facts, doc, kinds[doc.id][0], entity_of[doc.id])
+        context = _LinkContext(index, kinds, entity_of, dict(facts.nodes["Entity"]))
         for doc in docs:
-            self._properties(facts, doc, index, kinds, entity_of)
-            self._body_links(facts, doc, by_doc[doc.id], index, entity_of)
+            targets = cache.get("targets", doc.id, keys[doc.id], lambda: _link_targets(doc, by_doc[doc.id]))
+            key = content_hash(keys[doc.id], repr(self._link_view(doc, targets, context)))
+            absorb(facts, cache.get("links", doc.id, key, lambda: self._links(doc, by_doc[doc.id], context)))
         speakers = self.speakers.knowing(facts)
         add_speakers(facts, docs, speakers)
-        self._mentions(facts, docs, by_doc, index, entity_of)
-        add_self_mentions(facts, docs, chunks, speakers)
-        self._dates(facts, docs, by_doc)
-        add_timeline(facts, docs, chunks, self.namespace, speakers)
+        self._mentions(facts, docs, by_doc, index, entity_of, cache, keys)
+        for doc in docs:
+            if doc.segments:
+                absorb(facts, cache.get("self", doc.id, keys[doc.id], lambda: _self_mentions(doc, by_doc[doc.id], speakers)))
+        for doc in docs:
+            absorb(facts, cache.get("dates", doc.id, keys[doc.id], lambda: _dates(doc, by_doc[doc.id])))
+        people = content_hash(repr(sorted(speakers.people.items())))
+        for doc in docs:
+            if doc.segments:
+                key = content_hash(keys[doc.id], people)
+                absorb(facts, cache.get("episodes", doc.id, key, lambda: self._episodes(doc, by_doc[doc.id], speakers)))
+        key = content_hash(
+            repr([(d.id, d.day) for d in docs if d.day]), repr(sorted(facts.nodes["Day"])),
+            repr(sorted((e["start_time"], e["id"]) for e in facts.nodes["Episode"].values())),
+            repr(sorted((r["dst"]) for r in facts.edges.get(("ON_DAY", "Episode", "Day"), {}).values())),
+        )
+        absorb(facts, cache.get("days", "", key, lambda: _days(facts, docs)))
+        cache.keep_only(set(keys))
         return facts
+
+    def _episodes(self, doc: Document, chunks: list[Chunk], speakers: SpeakerMap) -> GraphFacts:
+        part = GraphFacts()
+        add_episodes(part, doc, chunks, self.namespace, speakers)
+        return part
+
+    def _links(self, doc: Document, chunks: list[Chunk], context: "_LinkContext") -> Fragment:
+        part = Fragment()
+        self._properties(part, doc, context)
+        self._body_links(part, doc, chunks, context)
+        return part
+
+    def _link_view(self, doc: Document, targets: list[tuple[str, str]], context: "_LinkContext") -> list[Any]:
+        """What a document's link rows depend on besides the document: where each link leads
+        (the note, its entity and kind; for a relation property, whether the entity it
+        implies exists), and the document's own entity."""
+        view: list[Any] = [context.entity_of.get(doc.id), context.kinds.get(doc.id)]
+        for target, prop in targets:
+            found = context.index.find(target)
+            entity = context.entity_of.get(found.id) if found else None
+            implied = None
+            rel = self.ontology.relation_for_key(prop) if prop else None
+            if rel is not None and ANY not in rel.range:
+                implied = entity_id(rel.range[0], target) in context.entities
+            kind = context.entities[entity]["kind"] if entity in context.entities else None
+            view.append((target, prop, found.id if found else None, entity, kind, implied))
+        return view
 
     def _entity_kinds(self, docs: list[Document], index: NoteIndex) -> dict[str, tuple[str, str]]:
         """doc id -> (kind, name) for notes that are entities, declared or implied by a relation."""
@@ -140,20 +189,22 @@ class StructuralExtractor:
                     kinds[target.id] = (rel.range[0], target.title)
         return kinds
 
-    def _note(self, facts: GraphFacts, doc: Document, chunks: list[Chunk]) -> None:
-        facts.add_node("Note", {
+    def _note(self, doc: Document, chunks: list[Chunk]) -> Fragment:
+        part = Fragment()
+        part.add_node("Note", {
             "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "source": doc.source,
             "tags": sorted(doc.tags), "properties": json.dumps(doc.properties, sort_keys=True, ensure_ascii=False),
             "day": doc.day or "", "created": doc.created or "", "content_hash": doc.content_hash, "present": True,
         })
         for chunk in chunks:
-            facts.add_node("Chunk", {
+            part.add_node("Chunk", {
                 "id": chunk.id, "doc_id": doc.id, "position": chunk.position, "heading": chunk.heading,
                 "text": chunk.text, "timestamp": chunk.timestamp or "",
             })
-            facts.add_edge("HAS_CHUNK", "Note", "Chunk", edge("HAS_CHUNK", doc.id, chunk.id, doc.id))
+            part.add_edge("HAS_CHUNK", "Note", "Chunk", edge("HAS_CHUNK", doc.id, chunk.id, doc.id))
             if chunk.next_id:
-                facts.add_edge("NEXT", "Chunk", "Chunk", edge("NEXT", chunk.id, chunk.next_id, doc.id))
+                part.add_edge("NEXT", "Chunk", "Chunk", edge("NEXT", chunk.id, chunk.next_id, doc.id))
+        return part
 
     def _entity(self, facts: GraphFacts, doc: Document, kind: str, eid: str) -> None:
         existing = facts.nodes["Entity"].get(eid)
@@ -169,167 +220,150 @@ class StructuralExtractor:
             facts.add_node("Alias", {"id": alias_id, "name": alias, "norm": normalize_name(alias), "entity_id": eid, "doc_id": doc.id})
             facts.add_edge("ALIAS_OF", "Alias", "Entity", edge("ALIAS_OF", alias_id, eid, doc.id))
 
-    def _target(self, facts: GraphFacts, link_target: str, index: NoteIndex, entity_of: dict[str, str]) -> _Target:
-        doc = index.find(link_target)
+    def _target(self, part: Fragment, link_target: str, context: "_LinkContext") -> _Target:
+        doc = context.index.find(link_target)
         if doc is not None:
-            return _Target(doc.id, entity_of.get(doc.id))
+            return _Target(doc.id, context.entity_of.get(doc.id))
         note_id = ghost_id(self.namespace, link_target)
-        if note_id not in facts.nodes["Note"]:
-            facts.add_node("Note", {
+        if part.node("Note", note_id) is None:
+            part.add_node("Note", {
                 "id": note_id, "path": "", "title": link_target.strip(), "kind": "note", "source": "",
                 "tags": [], "properties": "{}", "day": "", "created": "", "content_hash": "", "present": False,
             })
         return _Target(note_id, None)
 
-    def _properties(
-        self, facts: GraphFacts, doc: Document, index: NoteIndex,
-        kinds: dict[str, tuple[str, str]], entity_of: dict[str, str],
-    ) -> None:
-        source = entity_of.get(doc.id)
+    def _properties(self, part: Fragment, doc: Document, context: "_LinkContext") -> None:
+        source = context.entity_of.get(doc.id)
         for link in doc.links:
             if not link.property or link.property.lower() in self.ontology.type_keys:
                 continue
-            target = self._target(facts, link.target, index, entity_of)
-            facts.add_edge("LINKS_TO", "Note", "Note", edge("LINKS_TO", doc.id, target.note_id, doc.id, role=link.property))
+            target = self._target(part, link.target, context)
+            part.add_edge("LINKS_TO", "Note", "Note", edge("LINKS_TO", doc.id, target.note_id, doc.id, role=link.property))
             rel = self.ontology.relation_for_key(link.property)
             if target.entity is None and source is not None and rel is not None and ANY not in rel.range:
-                target.entity = self._implied_entity(facts, link.target, rel.range[0])
+                target.entity = self._implied_entity(part, link.target, rel.range[0], context)
             if source is None or target.entity is None or target.entity == source:
                 continue
-            source_kind = kinds[doc.id][0]
-            target_kind = facts.nodes["Entity"][target.entity]["kind"]
+            source_kind = context.kinds[doc.id][0]
+            target_kind = (part.node("Entity", target.entity) or context.entities[target.entity])["kind"]
             relation, role = (rel.name, "") if rel else ("related_to", link.property)
             if self.ontology.check(relation, source_kind, target_kind):
                 relation, role = "related_to", link.property
-            facts.add_edge(relation.upper(), "Entity", "Entity", edge(
+            part.add_edge(relation.upper(), "Entity", "Entity", edge(
                 relation.upper(), source, target.entity, doc.id, role=role, method=f"property:{link.property}",
                 observed_at=doc.modified or "",
             ))
 
-    def _implied_entity(self, facts: GraphFacts, name: str, kind: str) -> str:
+    def _implied_entity(self, part: Fragment, name: str, kind: str, context: "_LinkContext") -> str:
         """An entity named by a relation property whose note does not exist yet."""
         eid = entity_id(kind, name)
-        if eid not in facts.nodes["Entity"]:
-            facts.add_node("Entity", {
+        if eid not in context.entities and part.node("Entity", eid) is None:
+            part.add_node("Entity", {
                 "id": eid, "kind": kind, "name": name.strip(), "aliases": [], "properties": "{}",
                 "doc_id": "", "origin": "link",
             })
         return eid
 
-    def _body_links(
-        self, facts: GraphFacts, doc: Document, chunks: list[Chunk], index: NoteIndex, entity_of: dict[str, str]
-    ) -> None:
+    def _body_links(self, part: Fragment, doc: Document, chunks: list[Chunk], context: "_LinkContext") -> None:
+        own = context.entity_of.get(doc.id)
         for chunk in chunks:
             text = prose(chunk.text)
             for link, start, end in located_wikilinks(text):
-                target = self._target(facts, link.target, index, entity_of)
+                target = self._target(part, link.target, context)
                 if target.note_id != doc.id:
-                    facts.add_edge("LINKS_TO", "Note", "Note", edge(
+                    part.add_edge("LINKS_TO", "Note", "Note", edge(
                         "LINKS_TO", doc.id, target.note_id, doc.id, method="embed" if link.embed else "wikilink",
                     ))
-                if target.entity and target.entity != entity_of.get(doc.id):
-                    facts.add_edge("MENTIONS", "Chunk", "Entity", edge(
+                if target.entity and target.entity != own:
+                    part.add_edge("MENTIONS", "Chunk", "Entity", edge(
                         "MENTIONS", chunk.id, target.entity, doc.id, start=start, end=end,
                         surface=text[start:end], method="wikilink",
                     ))
 
     def _mentions(
         self, facts: GraphFacts, docs: list[Document], by_doc: dict[str, list[Chunk]],
-        index: NoteIndex, entity_of: dict[str, str],
+        index: NoteIndex, entity_of: dict[str, str], cache: FragmentCache, keys: dict[str, str],
     ) -> None:
-        matcher = AliasMatcher(facts.nodes["Entity"].values())
-        if not matcher.owners:
-            return
-        related = _neighbours(facts)
         entities = facts.nodes["Entity"]
+        related = neighbours(facts)
+        known = content_hash(
+            repr(sorted((e["id"], e["kind"], e["name"], list(e["aliases"] or [])) for e in entities.values())),
+            repr(sorted((k, sorted(v)) for k, v in related.items())),
+        )
+        matcher: list[AliasMatcher] = []  # built on the first document that needs it
         for doc in docs:
             linked = {entity_of.get(t.id) for link in doc.links if (t := index.find(link.target))}
-            located = [_alias_hits(matcher, chunk) for chunk in by_doc[doc.id]]
-            weak = {(c.id, h[0]) for c, text, hits in located for h in hits if _initial_word_alias(text, h, entities)}
-            strong = {h[2][0] for c, _, hits in located for h in hits if len(h[2]) == 1 and (c.id, h[0]) not in weak}
-            context = linked | {entity_of.get(doc.id)} | strong
-            for chunk, text, hits in located:
-                for start, end, eids in hits:
-                    if (chunk.id, start) in weak and not context & set(eids):
-                        continue
-                    chosen, method = _resolve(eids, linked, context - set(eids), related)
-                    for eid in chosen:
-                        if eid == entity_of.get(doc.id):
-                            continue
-                        props = {"candidates": sorted(eids)} if len(chosen) > 1 else None
-                        facts.add_edge("MENTIONS", "Chunk", "Entity", edge(
-                            "MENTIONS", chunk.id, eid, doc.id, start=start, end=end,
-                            surface=text[start:end], method=method, props=props,
-                        ))
+            key = content_hash(keys[doc.id], known, repr(sorted(map(str, linked))), str(entity_of.get(doc.id)))
 
-    def _dates(self, facts: GraphFacts, docs: list[Document], by_doc: dict[str, list[Chunk]]) -> None:
-        """Days written in the text, relative to the document's (or chat turn's) own date."""
-        for doc in docs:
-            for chunk in by_doc[doc.id]:
-                anchor = anchor_day(chunk.timestamp if doc.kind == "chat" else None, doc.day, doc.created)
-                text = prose(chunk.text)
-                taken = [(s, e) for _, s, e in located_wikilinks(text)]
-                for found in find_dates(text, anchor, relative=doc.kind in ("journal", "chat")):
-                    if any(s < found.end and found.start < e for s, e in taken):
-                        continue
-                    facts.add_node("Day", {"id": found.day})
-                    facts.add_edge("MENTIONS_DAY", "Chunk", "Day", edge(
-                        "MENTIONS_DAY", chunk.id, found.day, doc.id, start=found.start, end=found.end,
-                        surface=text[found.start:found.end], method=found.method,
-                    ))
+            def make(doc: Document = doc, linked: set[str | None] = linked) -> Fragment:
+                if not matcher:
+                    matcher.append(AliasMatcher(entities.values()))
+                part = Fragment()
+                if matcher[0].owners:
+                    doc_mentions(part, doc, by_doc[doc.id], matcher[0], linked, entity_of.get(doc.id), entities, related)
+                return part
+
+            absorb(facts, cache.get("mentions", doc.id, key, make))
 
 
-def _neighbours(facts: GraphFacts) -> dict[str, set[str]]:
-    """Entity id -> the entities it has a typed relation with (either direction)."""
-    related: dict[str, set[str]] = defaultdict(set)
-    for row in facts.relations():
-        related[row["src"]].add(row["dst"])
-        related[row["dst"]].add(row["src"])
-    return related
+@dataclass
+class _LinkContext:
+    """What link rows are resolved against: notes by name, entity notes, entities so far."""
+
+    index: NoteIndex
+    kinds: dict[str, tuple[str, str]]
+    entity_of: dict[str, str]
+    entities: dict[str, dict[str, Any]]
 
 
-def _alias_hits(matcher: AliasMatcher, chunk: Chunk) -> tuple[Chunk, str, list[AliasHit]]:
-    """A chunk, its prose and the names in it, outside wikilinks and chat speaker labels."""
-    text = prose(chunk.text)
-    taken = [(s, e) for _, s, e in located_wikilinks(text)]
-    hits = [
-        h for h in matcher.hits(text)
-        if not any(s < h[1] and h[0] < e for s, e in taken) and not is_speaker_label(chunk, text, h[0], h[1])
-    ]
-    return chunk, text, hits
+def document_key(doc: Document, chunks: list[Chunk]) -> str:
+    """A digest of what the per-document steps read of a document and its chunks."""
+    head = (doc.id, doc.path, doc.title, doc.kind, doc.source, doc.content_hash, doc.created, doc.modified,
+            doc.day, doc.aliases, doc.tags, doc.properties, doc.links, len(doc.segments))
+    parts = [(c.id, c.position, c.heading, c.timestamp, c.next_id, c.metadata.get("doc_key"),
+              c.metadata.get("turn_ids"), c.metadata.get("episode")) for c in chunks]
+    return content_hash(repr(head), repr(parts))
 
 
-def _initial_word_alias(text: str, hit: AliasHit, entities: dict[str, dict[str, Any]]) -> bool:
-    """A one-word alias (not a name, not an acronym, not a person's) that opens a sentence,
-    a line or a list item: its capital letter says nothing ("Select a folder", "Move
-    cursor to the end" are not the `Select` and `Move` tools). Such a hit counts only when
-    the note links to the entity or mentions it elsewhere.
-    """
-    start, end, eids = hit
-    surface = text[start:end]
-    if " " in surface.strip() or surface.isupper():
-        return False
-    if any(entities[e]["kind"] == "person" or normalize_name(entities[e]["name"]) == normalize_name(surface) for e in eids):
-        return False
-    return bool(_OPENING.search(text[text.rfind("\n", 0, start) + 1:start]))
+def _link_targets(doc: Document, chunks: list[Chunk]) -> list[tuple[str, str]]:
+    """(target, property) of every link the link steps resolve: relation properties, then body links."""
+    found = [(link.target, link.property) for link in doc.links if link.property]
+    for chunk in chunks:
+        found.extend((link.target, "") for link, _, _ in located_wikilinks(prose(chunk.text)))
+    return found
 
 
-def _resolve(
-    eids: list[str], linked: set[str | None], context: set[str | None], related: dict[str, set[str]]
-) -> tuple[list[str], str]:
-    """Which of the entities sharing an alias the text means, and how that was decided.
+def _days(facts: GraphFacts, docs: list[Document]) -> GraphFacts:
+    """The timeline's days and chains, over the Days and Episodes the facts hold so far."""
+    part = GraphFacts()
+    part.nodes["Day"] = dict(facts.nodes["Day"])
+    part.nodes["Episode"] = facts.nodes["Episode"]  # read only
+    part.edges[("ON_DAY", "Episode", "Day")] = facts.edges.get(("ON_DAY", "Episode", "Day"), {})  # read only
+    add_days(part, docs)
+    part.nodes["Episode"] = {}
+    del part.edges[("ON_DAY", "Episode", "Day")]
+    return part
 
-    One owner: that one. Several: the one the note links to, else the one related to the
-    other entities of the note (its links and unambiguous mentions); when that does not
-    single one out, every candidate is kept and marked ambiguous, never a silent guess.
-    """
-    if len(eids) == 1:
-        return eids, "alias"
-    by_link = [e for e in eids if e in linked]
-    if len(by_link) == 1:
-        return by_link, "alias_linked"
-    by_context = [e for e in eids if related.get(e, set()) & context]
-    if len(by_context) == 1:
-        return by_context, "alias_context"
-    return eids, "alias_ambiguous"
 
+def _self_mentions(doc: Document, chunks: list[Chunk], speakers: SpeakerMap) -> Fragment:
+    part = Fragment()
+    add_self_mentions(part, [doc], chunks, speakers)
+    return part
+
+
+def _dates(doc: Document, chunks: list[Chunk]) -> Fragment:
+    """Days written in the text, relative to the document's (or chat turn's) own date."""
+    part = Fragment()
+    for chunk in chunks:
+        anchor = anchor_day(chunk.timestamp if doc.kind == "chat" else None, doc.day, doc.created)
+        text = prose(chunk.text)
+        taken = [(s, e) for _, s, e in located_wikilinks(text)]
+        for found in find_dates(text, anchor, relative=doc.kind in ("journal", "chat")):
+            if any(s < found.end and found.start < e for s, e in taken):
+                continue
+            part.add_node("Day", {"id": found.day})
+            part.add_edge("MENTIONS_DAY", "Chunk", "Day", edge(
+                "MENTIONS_DAY", chunk.id, found.day, doc.id, start=found.start, end=found.end,
+                surface=text[found.start:found.end], method=found.method,
+            ))
+    return part

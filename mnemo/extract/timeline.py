@@ -116,17 +116,33 @@ def add_speakers(facts: GraphFacts, docs: list[Document], speakers: SpeakerMap) 
 
 def add_timeline(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], namespace: str, speakers: SpeakerMap) -> None:
     """Episodes, Days and the links that put them on one timeline."""
-    episodes = _episodes(namespace, docs)
-    days = {d.day for d in docs if d.day}
-    for episode in episodes:
+    by_doc: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in chunks:
+        by_doc[chunk.doc_id].append(chunk)
+    for doc in docs:
+        add_episodes(facts, doc, by_doc[doc.id], namespace, speakers)
+    add_days(facts, docs)
+
+
+def add_episodes(facts: GraphFacts, doc: Document, chunks: list[Chunk], namespace: str, speakers: SpeakerMap) -> None:
+    """A document's conversations as Episodes on their days, and its turn chunks IN_EPISODE
+    and SAID_BY their speakers."""
+    for episode in _episodes(namespace, [doc]):
         _episode(facts, episode, speakers)
-        episode_days = sorted({t.timestamp[:10] for t in episode.turns if t.timestamp})
-        days.update(episode_days)
-        for day in episode_days:
-            facts.add_edge("ON_DAY", "Episode", "Day", edge("ON_DAY", episode.id, day, episode.doc.id))
+        for day in sorted({t.timestamp[:10] for t in episode.turns if t.timestamp}):
+            facts.add_edge("ON_DAY", "Episode", "Day", edge("ON_DAY", episode.id, day, doc.id))
+    _turn_chunks(facts, [doc], chunks, namespace, speakers)
+
+
+def add_days(facts: GraphFacts, docs: list[Document]) -> None:
+    """Episodes chained by NEXT in time order; every day (of a note, a turn, or mentioned in
+    text, already in the facts) a Day, chained by NEXT; notes ON_DAY their day."""
+    episodes = sorted(facts.nodes["Episode"].values(), key=lambda e: (e["start_time"], e["id"]))
     for before, after in zip(episodes, episodes[1:]):
-        facts.add_edge("NEXT", "Episode", "Episode", edge("NEXT", before.id, after.id, ""))
-    ordered = sorted(days | set(facts.nodes["Day"]))  # with the days only mentioned in text
+        facts.add_edge("NEXT", "Episode", "Episode", edge("NEXT", before["id"], after["id"], ""))
+    days = {d.day for d in docs if d.day} | set(facts.nodes["Day"])
+    days.update(row["dst"] for row in facts.edges.get(("ON_DAY", "Episode", "Day"), {}).values())
+    ordered = sorted(days)
     for day in ordered:
         facts.add_node("Day", {"id": day})
     for before, after in zip(ordered, ordered[1:]):
@@ -134,7 +150,6 @@ def add_timeline(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], n
     for doc in docs:
         if doc.day:
             facts.add_edge("ON_DAY", "Note", "Day", edge("ON_DAY", doc.id, doc.day, doc.id))
-    _turn_chunks(facts, docs, chunks, namespace, speakers)
 
 
 def _episode(facts: GraphFacts, episode: _Episode, speakers: SpeakerMap) -> None:

@@ -1,19 +1,24 @@
 """A namespace's data directory: Parquet tables between pipeline steps, written atomically."""
 
+import hashlib
 import json
 import os
 import tempfile
+from operator import itemgetter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import polars as pl
 
 from mnemo import faults
 from mnemo.config import validate_namespace
-from mnemo.documents import Chunk, Document
-from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.documents import Chunk, Document, content_hash
+from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts, row_hash
 from mnemo.sources.scan import ManifestEntry
 
+T = TypeVar("T")
 DOCUMENT_SCHEMA = {
     "id": pl.String, "namespace": pl.String, "source": pl.String, "path": pl.String, "title": pl.String,
     "kind": pl.String, "body": pl.String, "content_hash": pl.String, "aliases": pl.List(pl.String),
@@ -46,6 +51,84 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
             os.unlink(tmp)
 
 
+def _node_frame(table: str, rows: dict[str, dict[str, Any]]) -> pl.DataFrame:
+    from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
+
+    schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
+    values = list(rows.values())
+    return pl.DataFrame({c: [r.get(c) for r in values] for c in schema}, schema=schema)
+
+
+def _edge_frame(facts: GraphFacts) -> pl.DataFrame:
+    schema = {"table": pl.String, "from_table": pl.String, "to_table": pl.String,
+              **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
+    groups = [(key, list(rows.values())) for key, rows in sorted(facts.edges.items())]
+    columns: dict[str, list[Any]] = {
+        name: [key[i] for key, rows in groups for _ in rows] for i, name in enumerate(("table", "from_table", "to_table"))
+    }
+    values = itemgetter(*EDGE_COLUMNS)
+    keys = set(EDGE_COLUMNS)
+    rows = [values(r) if r.keys() == keys else tuple(r.get(c) for c in EDGE_COLUMNS)
+            for _, group in groups for r in group]
+    for c, column in zip(EDGE_COLUMNS, zip(*rows) if rows else [() for _ in EDGE_COLUMNS]):
+        columns[c] = list(column)
+    return pl.DataFrame(columns, schema=schema)
+
+
+def _stat(path: Path) -> list[int] | None:
+    """Size and modification time of a file: what tells that someone rewrote it."""
+    if not path.exists():
+        return None
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+
+@dataclass
+class _Parsed(Generic[T]):
+    """A table as this process last read or wrote it: the file's version, the objects parsed
+    from it and the row each came from. The steps of one run share these objects, which
+    nobody changes in place (a change makes a new object)."""
+
+    stat: list[int] | None
+    items: list[T]
+    rows: dict[int, dict[str, Any]]
+
+
+_PARSED: dict[Path, _Parsed[Any]] = {}
+
+
+def _read_parsed(path: Path, frame: Callable[[], pl.DataFrame], parse: Callable[[dict[str, Any]], T]) -> list[T]:
+    kept = _PARSED.get(path)
+    if kept is not None and kept.stat is not None and kept.stat == _stat(path):
+        return list(kept.items)
+    rows = frame().to_dicts()
+    items = [parse(r) for r in rows]
+    _PARSED[path] = _Parsed(_stat(path), items, {id(i): r for i, r in zip(items, rows)})
+    return list(items)
+
+
+def _write_parsed(
+    path: Path, items: list[T], to_row: Callable[[T], dict[str, Any]], parse: Callable[[dict[str, Any]], T],
+    schema: dict[str, Any],
+) -> None:
+    """Write a table; an object read from the file as it is reuses its row, and the very
+    objects the file holds, in its order, are not written again."""
+    kept = _PARSED.pop(path, None)
+    if kept is not None and kept.stat is not None and kept.stat == _stat(path) and len(items) == len(kept.items) \
+            and all(a is b for a, b in zip(items, kept.items)):
+        _PARSED[path] = kept
+        return
+    read_rows = kept.rows if kept is not None else {}
+    rows = [read_rows.get(id(i)) or to_row(i) for i in items]
+    write_parquet(pl.DataFrame(rows, schema=schema), path)
+    parsed = [i if id(i) in read_rows else parse(r) for i, r in zip(items, rows)]
+    _PARSED[path] = _Parsed(_stat(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
+
+
+def _chunk_from_row(row: dict[str, Any]) -> Chunk:
+    return Chunk(**{**row, "metadata": json.loads(row["metadata"] or "{}")})
+
+
 class NamespaceFiles:
     """Paths and tables of one namespace under the data directory."""
 
@@ -69,10 +152,11 @@ class NamespaceFiles:
         return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=schema)
 
     def read_documents(self) -> list[Document]:
-        return [Document.from_row(r) for r in self._read("documents", DOCUMENT_SCHEMA).to_dicts()]
+        """The documents table (parsed once per version of the file in a process: see `_Parsed`)."""
+        return _read_parsed(self._table("documents"), lambda: self._read("documents", DOCUMENT_SCHEMA), Document.from_row)
 
     def write_documents(self, docs: list[Document]) -> None:
-        write_parquet(pl.DataFrame([d.to_row() for d in docs], schema=DOCUMENT_SCHEMA), self._table("documents"))
+        _write_parsed(self._table("documents"), docs, Document.to_row, Document.from_row, DOCUMENT_SCHEMA)
 
     def read_manifest(self) -> list[ManifestEntry]:
         rows = self._read("manifest", MANIFEST_SCHEMA).to_dicts()
@@ -82,27 +166,44 @@ class NamespaceFiles:
         write_parquet(pl.DataFrame([e.to_row() for e in entries], schema=MANIFEST_SCHEMA), self._table("manifest"))
 
     def read_chunks(self) -> list[Chunk]:
-        rows = self._read("chunks", CHUNK_SCHEMA).to_dicts()
-        return [Chunk(**{**r, "metadata": json.loads(r["metadata"] or "{}")}) for r in rows]
+        return _read_parsed(self._table("chunks"), lambda: self._read("chunks", CHUNK_SCHEMA), _chunk_from_row)
 
     def write_chunks(self, chunks: list[Chunk]) -> None:
-        write_parquet(pl.DataFrame([c.to_row() for c in chunks], schema=CHUNK_SCHEMA), self._table("chunks"))
+        _write_parsed(self._table("chunks"), chunks, Chunk.to_row, _chunk_from_row, CHUNK_SCHEMA)
 
     def write_facts(self, facts: GraphFacts, folder: str = "facts") -> None:
         """The extractions: one Parquet file per node table and one for all edges."""
-        from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
-
         for table, rows in facts.nodes.items():
-            schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
-            frame = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows.values()], schema=schema)
-            write_parquet(frame, self.root / folder / f"{table}.parquet")
-        schema = {"table": pl.String, "from_table": pl.String, "to_table": pl.String,
-                  **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
-        edges = [
-            {"table": t, "from_table": a, "to_table": b, **row}
-            for (t, a, b), rows in sorted(facts.edges.items()) for row in rows.values()
-        ]
-        write_parquet(pl.DataFrame(edges, schema=schema), self.root / folder / "edges.parquet")
+            write_parquet(_node_frame(table, rows), self.root / folder / f"{table}.parquet")
+        write_parquet(_edge_frame(facts), self.root / folder / "edges.parquet")
+
+    def write_changed_facts(self, facts: GraphFacts, folder: str = "facts") -> list[str]:
+        """Like `write_facts`, but a table whose rows (ids and row hashes, in order) are what
+        this method last wrote, in a file nobody rewrote since, is left as it is. Returns the
+        tables written."""
+        base = self.root / folder
+        sidecar = base / "written.json"
+        try:
+            before = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+        except ValueError:
+            before = {}  # unreadable: every table is written again
+        tables: dict[str, list[dict[str, Any]]] = {t: list(rows.values()) for t, rows in facts.nodes.items()}
+        tables["edges"] = [row for _, rows in sorted(facts.edges.items()) for row in rows.values()]
+        after: dict[str, list[Any]] = {}
+        written = []
+        for table, rows in tables.items():
+            path = base / f"{table}.parquet"
+            digest = content_hash(table, "\n".join(f"{r['id']}\x1f{r.get('h') or row_hash(r)}" for r in rows))
+            if before.get(table, [None])[0] == digest and _stat(path) == before[table][1]:
+                after[table] = before[table]
+                continue
+            frame = _edge_frame(facts) if table == "edges" else _node_frame(table, facts.nodes[table])
+            write_parquet(frame, path)
+            after[table] = [digest, _stat(path)]
+            written.append(table)
+        if written or not sidecar.exists():
+            sidecar.write_text(json.dumps(after), encoding="utf-8")
+        return written
 
     def read_facts(self, folder: str = "facts") -> GraphFacts:
         from mnemo.stores.graph import NODE_SCHEMAS
@@ -119,6 +220,20 @@ class NamespaceFiles:
                 key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
                 facts.add_edge(*key, row)
         return facts
+
+    def file_digest(self, *names: str) -> str:
+        """A digest of the bytes of the named files under the namespace (absent ones included)."""
+        parts = []
+        for name in names:
+            path = self.root / name
+            parts.append(hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-")
+        return content_hash(*names, *parts)
+
+    def folder_stats(self, folder: str) -> list[Any]:
+        """Name, size, modification time and inode of each file in a folder: what changes
+        when any of them is rewritten."""
+        base = self.root / folder
+        return sorted([p.name, *(_stat(p) or [])] for p in base.iterdir()) if base.is_dir() else []
 
     def write_problems(self, problems: list[dict[str, Any]]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
