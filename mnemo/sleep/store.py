@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo import faults
+from mnemo.documents import content_hash
 from mnemo.extract.facts import GraphFacts, edge, row_hash
 
 
@@ -88,6 +89,16 @@ class Overlay:
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
         self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
 
+    def same_rows(self, other: "Overlay") -> bool:
+        """Whether both hold the same rows (tables left empty do not count)."""
+        return _filled(self.nodes) == _filled(other.nodes) and _filled(self.edges) == _filled(other.edges)
+
+    def digest(self) -> str:
+        """A digest of every row's table and hash: equal digests, equal rows."""
+        parts = [f"{t}\t{i}\t{r['h']}" for t, rows in sorted(self.nodes.items()) for i, r in sorted(rows.items())]
+        parts += [f"{'/'.join(k)}\t{i}\t{r['h']}" for k, rows in sorted(self.edges.items()) for i, r in sorted(rows.items())]
+        return content_hash("\n".join(parts))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "nodes": {t: sorted(rows.values(), key=lambda r: r["id"]) for t, rows in sorted(self.nodes.items())},
@@ -113,13 +124,19 @@ class Overlay:
                     facts.add_edge(table, src, dst, row)
 
 
+def _filled(tables: dict[Any, dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    return {k: rows for k, rows in tables.items() if rows}
+
+
 class SleepFiles:
-    """Paths of sleep mode's files for one namespace."""
+    """Paths of sleep mode's files for one namespace. An instance keeps the overlays it read or
+    wrote (use one instance per run: the steps then share them instead of parsing files again)."""
 
     STEPS = ("communities", "abstractions", "summaries", "salience", "profile")
 
     def __init__(self, namespace_root: Path) -> None:
         self.root = Path(namespace_root) / "sleep"
+        self._overlays: dict[str, Overlay] = {}
 
     @property
     def merge_log(self) -> Path:
@@ -134,14 +151,24 @@ class SleepFiles:
         return self.root / "access.jsonl"
 
     def read_overlay(self, step: str) -> Overlay:
-        return Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
+        if step not in self._overlays:
+            self._overlays[step] = Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
+        return self._overlays[step]
 
     def write_overlay(self, step: str, overlay: Overlay, previous: Overlay | None = None) -> bool:
-        """Write the step's overlay unless it equals `previous` (what is on disk); whether it wrote."""
-        data = overlay.to_json()
-        if previous is not None and data == previous.to_json():
+        """Write the step's overlay unless it equals `previous` (what is on disk); whether it wrote.
+        The write is noted as not yet synced to the graph first (see merges.sync_sleep_tables)."""
+        if previous is not None and overlay.same_rows(previous):
+            self._overlays[step] = previous
             return False
-        write_json(self.root / "overlay" / f"{step}.json", data)
+        sync = self.read_state("sync")
+        pending = sync.setdefault("pending", {}).setdefault(step, [])
+        digest = overlay.digest()
+        if digest not in pending:
+            pending.append(digest)
+            self.write_state("sync", sync)
+        write_json(self.root / "overlay" / f"{step}.json", overlay.to_json())
+        self._overlays[step] = overlay
         return True
 
     def read_state(self, step: str) -> dict[str, Any]:

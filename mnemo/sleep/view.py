@@ -17,6 +17,8 @@ class FactsView:
     def __init__(self, facts: GraphFacts) -> None:
         self.facts = facts
         self._graph: tuple[ig.Graph, list[str]] | None = None
+        self._weights: tuple[list[str], dict[tuple[int, int], float]] | None = None
+        self._digest: str | None = None
         self._relation_degree: dict[str, int] | None = None
         self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
         self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
@@ -52,15 +54,24 @@ class FactsView:
         """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5
         (built once per view)."""
         if self._graph is None:
-            self._graph = self._build_entity_graph()
+            ids, weights = self._entity_weights()
+            edges = sorted(weights)
+            graph = ig.Graph(n=len(ids), edges=edges)
+            graph.es["weight"] = [weights[e] for e in edges]
+            self._graph = graph, ids
         return self._graph
 
     def graph_digest(self) -> str:
-        """A digest of the entity graph's vertices, edges and weights: equal digests, equal graph."""
-        graph, ids = self.entity_graph()
-        return content_hash(*ids, json.dumps([[*e.tuple, e["weight"]] for e in graph.es]))
+        """A digest of the entity graph's vertices, edges and weights: equal digests, equal graph
+        (computed once per view, without building the graph)."""
+        if self._digest is None:
+            ids, weights = self._entity_weights()
+            self._digest = content_hash(*ids, json.dumps(sorted(weights.items())))
+        return self._digest
 
-    def _build_entity_graph(self) -> tuple[ig.Graph, list[str]]:
+    def _entity_weights(self) -> tuple[list[str], dict[tuple[int, int], float]]:
+        if self._weights is not None:
+            return self._weights
         ids = sorted(self.entities)
         index = {eid: i for i, eid in enumerate(ids)}
         weights: dict[tuple[int, int], float] = defaultdict(float)
@@ -72,9 +83,8 @@ class FactsView:
             for i, x in enumerate(ordered):
                 for y in ordered[i + 1:]:
                     weights[(x, y)] += 0.5
-        graph = ig.Graph(n=len(ids), edges=sorted(weights))
-        graph.es["weight"] = [weights[e] for e in sorted(weights)]
-        return graph, ids
+        self._weights = ids, dict(weights)
+        return self._weights
 
     def degree(self, eid: str) -> int:
         if self._relation_degree is None:

@@ -104,7 +104,9 @@ class NamespaceFiles:
         ]
         write_parquet(pl.DataFrame(edges, schema=schema), self.root / folder / "edges.parquet")
 
-    def read_facts(self, folder: str = "facts") -> GraphFacts:
+    def read_facts(self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset()) -> GraphFacts:
+        """The facts written by `write_facts`; edge tables keyed in `without` (table, from, to) are
+        left unread (a reader that never looks at them saves turning their rows into dicts)."""
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
@@ -115,7 +117,11 @@ class NamespaceFiles:
                 facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
         path = base / "edges.parquet"
         if path.exists():
-            for row in pl.read_parquet(path).to_dicts():
+            frame = pl.read_parquet(path)
+            if without:
+                keys = pl.concat_str("table", "from_table", "to_table", separator="\t")
+                frame = frame.filter(~keys.is_in(["\t".join(k) for k in sorted(without)]))
+            for row in frame.to_dicts():
                 key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
                 facts.add_edge(*key, row)
         return facts
