@@ -8,7 +8,7 @@ from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
 from mnemo.pipeline import entity_rows
 from mnemo.sleep.abstractive import SleepWriter, writer_for
 from mnemo.sleep.consolidate import run_communities, run_profile, run_salience, run_summaries
-from mnemo.sleep.merges import canonical_facts, merged_facts, sync_sleep_tables
+from mnemo.sleep.merges import canonical_facts, sleep_facts, sync_sleep_tables
 from mnemo.sleep.picture import salience_histogram
 from mnemo.sleep.resolve import run_dedup
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
@@ -26,7 +26,7 @@ def run_time(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) 
 
 def _sync(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> int:
     files = mnemo_config.files(context.partition_key)
-    return sync_sleep_tables(files, graph.store(context.partition_key), merged_facts(files), context.run_id).writes
+    return sync_sleep_tables(files, graph.store(context.partition_key), run_id=context.run_id).writes
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu", "lancedb"}, deps=[entity_graph], pool=GRAPH_POOL)
@@ -38,7 +38,7 @@ def entity_merges(
     namespace = context.partition_key
     files = mnemo_config.files(namespace)
     store = vectors.store(namespace)
-    result = run_dedup(files, mnemo_config.load().sleep, store, run_time(context).isoformat(timespec="seconds"))
+    result = run_dedup(files, mnemo_config.load().sleep, store, run_time(context).isoformat(timespec="seconds"), sleep_facts(files))
     writes = _sync(context, mnemo_config, graph)
     if result.merges:
         store.sync("entities", entity_rows(canonical_facts(files)), embedder.embedder())

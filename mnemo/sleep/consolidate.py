@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import CommunityStats, build_communities, detect_or_reuse
-from mnemo.sleep.merges import merged_facts, sleep_facts, sync_sleep_tables
+from mnemo.sleep.merges import merged_sleep_facts, sleep_facts, sync_sleep_tables
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
 from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
@@ -25,7 +25,7 @@ from mnemo.stores.vectors import VectorStore
 
 
 def _view(files: NamespaceFiles, view: FactsView | None) -> FactsView:
-    return view if view is not None else FactsView(merged_facts(files))
+    return view if view is not None else FactsView(merged_sleep_facts(files))
 
 
 def run_communities(

@@ -198,6 +198,13 @@ def sleep_facts(files: NamespaceFiles) -> GraphFacts:
     return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP), files.read_facts(LLM_FACTS))
 
 
+def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:
+    """`sleep_facts` with the active merges applied: what the sleep steps read."""
+    facts = sleep_facts(files)
+    apply_merges(facts, MergeLog(SleepFiles(files.root)).active())
+    return facts
+
+
 def sync_sleep_tables(
     files: NamespaceFiles, graph: GraphStore, facts: GraphFacts | None = None, run_id: str = "", sleep: SleepFiles | None = None,
     reuse: bool = True,

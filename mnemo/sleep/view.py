@@ -29,21 +29,25 @@ class FactsView:
         self.note_chunks: dict[str, list[str]] = defaultdict(list)
         self.pages: dict[str, set[str]] = defaultdict(set)
         for (table, src, dst), rows in facts.edges.items():
-            for row in rows.values():
-                self._index(table, src, dst, row)
+            self._index(table, src, dst, rows)
         for note_id, chunk_ids in self.note_chunks.items():
             chunk_ids.sort(key=lambda c: self.chunks[c]["position"] if c in self.chunks else 0)
 
-    def _index(self, table: str, src: str, dst: str, row: dict[str, Any]) -> None:
-        if src == dst == "Entity" and row["src"] in self.entities and row["dst"] in self.entities:
-            self.relations.append((row["src"], row["dst"]))
-        elif table == "MENTIONS" and row["src"] in self.chunks:
-            self.mentions[row["dst"]].add(row["src"])
-            self.chunk_entities[row["src"]].add(row["dst"])
+    def _index(self, table: str, src: str, dst: str, rows: dict[str, dict[str, Any]]) -> None:
+        entities, chunks = self.entities, self.chunks
+        if src == dst == "Entity":
+            self.relations.extend((r["src"], r["dst"]) for r in rows.values() if r["src"] in entities and r["dst"] in entities)
+        elif table == "MENTIONS":
+            for row in rows.values():
+                if row["src"] in chunks:
+                    self.mentions[row["dst"]].add(row["src"])
+                    self.chunk_entities[row["src"]].add(row["dst"])
         elif table == "HAS_CHUNK":
-            self.note_chunks[row["src"]].append(row["dst"])
+            for row in rows.values():
+                self.note_chunks[row["src"]].append(row["dst"])
         elif table == "PAGE_OF":
-            self.pages[row["dst"]].add(row["src"])
+            for row in rows.values():
+                self.pages[row["dst"]].add(row["src"])
 
     def entity_chunks(self, eid: str) -> list[str]:
         """Chunks that mention the entity, then the chunks of its own page(s)."""

@@ -121,9 +121,9 @@ class NamespaceFiles:
             if without:
                 keys = pl.concat_str("table", "from_table", "to_table", separator="\t")
                 frame = frame.filter(~keys.is_in(["\t".join(k) for k in sorted(without)]))
-            for row in frame.to_dicts():
-                key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
-                facts.add_edge(*key, row)
+            for key, rows in frame.partition_by("table", "from_table", "to_table", as_dict=True, maintain_order=True).items():
+                rows = rows.drop("table", "from_table", "to_table")
+                facts.edges.setdefault(key, {}).update(zip(rows["id"].to_list(), rows.to_dicts()))
         return facts
 
     def write_problems(self, problems: list[dict[str, Any]]) -> None:
