@@ -3,7 +3,7 @@ profile. Each reads the merged extraction facts, writes its overlay and state fi
 returns counts; `sync_graph` then brings the graph in line (only differences are written)."""
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import CommunityStats, build_communities, detect_or_reuse
-from mnemo.sleep.merges import merged_sleep_facts, sleep_facts, sync_sleep_tables
+from mnemo.sleep.merges import MergeLog, apply_merges, merged_sleep_facts, sleep_facts, sync_sleep_tables
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
 from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
@@ -22,6 +22,8 @@ from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
+
+T = TypeVar("T")
 
 
 def _view(files: NamespaceFiles, view: FactsView | None) -> FactsView:
@@ -91,15 +93,21 @@ def run_profile(
     return stats
 
 
+STEPS = ("dedup", "communities", "summaries", "salience", "profile")
+
+
 @dataclass
 class SleepReport:
-    dedup: DedupResult
-    communities: CommunityStats
-    summaries: SummaryStats
-    salience: SalienceStats
+    """What each step did (None for a step not run), graph writes in all and per table, seconds per step."""
+
+    dedup: DedupResult | None
+    communities: CommunityStats | None
+    summaries: SummaryStats | None
+    salience: SalienceStats | None
     profile: ProfileStats | None
     graph_writes: int
     seconds: dict[str, float] = field(default_factory=dict)
+    table_writes: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,9 +116,9 @@ class SleepReport:
 def consolidate(
     files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
     self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "", writer: SleepWriter | None = None,
-    reuse: bool = True,
+    reuse: bool = True, steps: Collection[str] = STEPS,
 ) -> SleepReport:
-    """Every sleep step in order over one read of the facts, then one graph sync; `seconds` holds
+    """The sleep `steps` in order over one read of the facts, then one graph sync; `seconds` holds
     each step's time. Steps share the overlays in memory; the sync compares only the tables of
     overlays that changed unless the merges changed. With a writer (an LLM), summaries and the
     portrait are abstractive and abstractions are proposed. `reuse` off recomputes what is otherwise
@@ -118,17 +126,29 @@ def consolidate(
     seconds: dict[str, float] = {}
     sleep = SleepFiles(files.root)
     facts = _timed(seconds, "read", lambda: sleep_facts(files))
-    dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, now.isoformat(timespec="seconds"), facts))
-    view = _timed(seconds, "view", lambda: FactsView(facts))  # the merged facts: run_dedup applied the active merges
-    communities = _timed(seconds, "communities", lambda: run_communities(files, writer, view, sleep, reuse))
-    summaries = _timed(seconds, "summaries", lambda: run_summaries(files, settings, now, view, sleep))
-    salience = _timed(seconds, "salience", lambda: run_salience(files, settings, now, view, sleep, reuse))
-    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now, writer, view, sleep))
-    writes = _timed(seconds, "graph", lambda: sync_sleep_tables(files, graph, facts, run_id, sleep, reuse).writes)
-    return SleepReport(dedup, communities, summaries, salience, profile, writes, seconds)
+    stamp = now.isoformat(timespec="seconds")
+    if "dedup" in steps:
+        dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, stamp, facts))  # merges applied
+    else:
+        dedup = None
+        apply_merges(facts, MergeLog(sleep).active())
+    view = _timed(seconds, "view", lambda: FactsView(facts))
 
+    def step(name: str, run: Callable[[], T]) -> T | None:
+        return _timed(seconds, name, run) if name in steps else None
 
-T = TypeVar("T")
+    communities = step("communities", lambda: run_communities(files, writer, view, sleep, reuse))
+    summaries = step("summaries", lambda: run_summaries(files, settings, now, view, sleep))
+    salience = step("salience", lambda: run_salience(files, settings, now, view, sleep, reuse))
+    profile = step("profile", lambda: run_profile(files, self_name, now, writer, view, sleep))
+    synced = _timed(seconds, "graph", lambda: sync_sleep_tables(files, graph, facts, run_id, sleep, reuse))
+    tables: dict[str, int] = {}
+    for counts in (synced.inserted, synced.updated, synced.deleted):
+        for table, n in counts.items():
+            tables[table] = tables.get(table, 0) + n
+    return SleepReport(dedup, communities, summaries, salience, profile, synced.writes, seconds,
+                       {t: n for t, n in sorted(tables.items()) if n})
+
 
 
 def _timed(seconds: dict[str, float], name: str, step: Callable[[], T]) -> T:

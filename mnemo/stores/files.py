@@ -104,9 +104,13 @@ class NamespaceFiles:
         ]
         write_parquet(pl.DataFrame(edges, schema=schema), self.root / folder / "edges.parquet")
 
-    def read_facts(self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset()) -> GraphFacts:
-        """The facts written by `write_facts`; edge tables keyed in `without` (table, from, to) are
-        left unread (a reader that never looks at them saves turning their rows into dicts)."""
+    def read_facts(
+        self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset(),
+        only: frozenset[tuple[str, str, str]] | None = None,
+    ) -> GraphFacts:
+        """The facts written by `write_facts`; edge tables keyed (table, from, to) in `without`, or
+        not in `only` when given, are left unread (a reader that never looks at them saves turning
+        their rows into dicts)."""
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
@@ -118,9 +122,11 @@ class NamespaceFiles:
         path = base / "edges.parquet"
         if path.exists():
             frame = pl.read_parquet(path)
+            keys = pl.concat_str("table", "from_table", "to_table", separator="\t")
             if without:
-                keys = pl.concat_str("table", "from_table", "to_table", separator="\t")
                 frame = frame.filter(~keys.is_in(["\t".join(k) for k in sorted(without)]))
+            if only is not None:
+                frame = frame.filter(keys.is_in(["\t".join(k) for k in sorted(only)]))
             for key, rows in frame.partition_by("table", "from_table", "to_table", as_dict=True, maintain_order=True).items():
                 rows = rows.drop("table", "from_table", "to_table")
                 facts.edges.setdefault(key, {}).update(zip(rows["id"].to_list(), rows.to_dicts()))
