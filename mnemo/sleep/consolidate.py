@@ -2,12 +2,14 @@
 profile. Each reads the merged extraction facts, writes its overlay and state files, and
 returns counts; `sync_graph` then brings the graph in line (only differences are written)."""
 
+import gc
 import time
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from mnemo.extract.facts import GraphFacts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import CommunityStats, build_communities, detect_or_reuse
@@ -124,8 +126,20 @@ def consolidate(
     portrait are abstractive and abstractions are proposed. `reuse` off recomputes what is otherwise
     reused while its inputs are unchanged (Leiden, PageRank, the sync's digests): the result is the same."""
     seconds: dict[str, float] = {}
-    sleep = SleepFiles(files.root)
     facts = _timed(seconds, "read", lambda: sleep_facts(files))
+    gc.freeze()  # the facts live through the run: the collector need not walk their rows again and again
+    try:
+        return _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
+    finally:
+        gc.unfreeze()
+
+
+def _consolidate(
+    files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime, self_name: str | None,
+    vectors: VectorStore | None, run_id: str, writer: SleepWriter | None, reuse: bool, steps: Collection[str],
+    facts: GraphFacts, seconds: dict[str, float],
+) -> SleepReport:
+    sleep = SleepFiles(files.root)
     stamp = now.isoformat(timespec="seconds")
     if "dedup" in steps:
         dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, stamp, facts))  # merges applied
@@ -148,7 +162,6 @@ def consolidate(
             tables[table] = tables.get(table, 0) + n
     return SleepReport(dedup, communities, summaries, salience, profile, synced.writes, seconds,
                        {t: n for t, n in sorted(tables.items()) if n})
-
 
 
 def _timed(seconds: dict[str, float], name: str, step: Callable[[], T]) -> T:

@@ -77,8 +77,12 @@ class Overlay:
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = {k: v for k, v in row.items() if k != "h"}
         old = self._old_nodes.get(table, {}).get(row["id"])
-        row["h"] = old["h"] if old is not None and len(old) == len(row) + 1 and all(old.get(k) == v for k, v in row.items()) \
-            else row_hash(row)
+        if old is not None and "h" in old:
+            row["h"] = old["h"]
+            if row != old:  # else the same columns and values, so the same hash
+                row["h"] = row_hash(row)
+        else:
+            row["h"] = row_hash(row)
         self.nodes.setdefault(table, {})[row["id"]] = row
 
     def link(self, table: str, from_table: str, to_table: str, src: str, dst: str) -> None:
