@@ -12,6 +12,7 @@ import pytest
 from conftest import Workspace
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
+from mnemo.sleep.picture import salience_histogram
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import Overlay, SleepFiles, read_json
 from mnemo.stores.files import NamespaceFiles
@@ -92,3 +93,17 @@ def test_a_run_that_stopped_before_its_sync_is_synced_by_the_next(workspace: Wor
     consolidate(files, graph, settings, T0, SELF)
     assert graph.dump() == synced
     assert sync_graph(files, graph).writes == 0
+
+
+def test_the_salience_picture_is_drawn_again_only_when_salience_changed(tmp_path: Path) -> None:
+    files = NamespaceFiles(tmp_path, "test")
+    row = {"id": "salience_e", "item_id": "e", "item_kind": "entity", "score": 0.5, "faded": False}
+    path = tmp_path / "none"
+    for score, fade_below, redrawn in ((0.5, 0.15, True), (0.5, 0.15, False), (0.1, 0.15, True), (0.1, 0.3, True)):
+        overlay = Overlay()
+        overlay.add_node("Salience", {**row, "score": score})
+        SleepFiles(files.root).write_overlay("salience", overlay)
+        if path.exists():
+            path.write_bytes(b"last picture")
+        path = salience_histogram(files, fade_below)
+        assert path.read_bytes().startswith(b"\x89PNG") == redrawn
