@@ -126,8 +126,14 @@ def consolidate(
     portrait are abstractive and abstractions are proposed. `reuse` off recomputes what is otherwise
     reused while its inputs are unchanged (Leiden, PageRank, the sync's digests): the result is the same."""
     seconds: dict[str, float] = {}
-    facts = _timed(seconds, "read", lambda: sleep_facts(files))
-    gc.freeze()  # the facts live through the run: the collector need not walk their rows again and again
+    collecting = gc.isenabled()
+    gc.disable()  # the rows read live through the run: the collector need not walk them again and again
+    try:
+        facts = _timed(seconds, "read", lambda: sleep_facts(files))
+    finally:
+        if collecting:
+            gc.enable()
+    gc.freeze()
     try:
         return _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
     finally:

@@ -122,12 +122,9 @@ class NamespaceFiles:
         path = base / "edges.parquet"
         if path.exists():
             frame = pl.read_parquet(path)
-            keys = pl.concat_str("table", "from_table", "to_table", separator="\t")
-            if without:
-                frame = frame.filter(~keys.is_in(["\t".join(k) for k in sorted(without)]))
-            if only is not None:
-                frame = frame.filter(keys.is_in(["\t".join(k) for k in sorted(only)]))
             for key, rows in frame.partition_by("table", "from_table", "to_table", as_dict=True, maintain_order=True).items():
+                if key in without or (only is not None and key not in only):
+                    continue
                 rows = rows.drop("table", "from_table", "to_table")
                 facts.edges.setdefault(key, {}).update(zip(rows["id"].to_list(), rows.to_dicts()))
         return facts
