@@ -23,7 +23,7 @@ def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, sort_keys=True, indent=0)
+        handle.write(json.dumps(data, ensure_ascii=False, sort_keys=True))  # one shot: the C encoder
     faults.point(f"sleep:{path.name}")
     os.replace(tmp, path)
 
@@ -179,4 +179,6 @@ class SleepFiles:
         return read_json(self.root / "state" / f"{step}.json", {})
 
     def write_state(self, step: str, state: dict[str, Any]) -> None:
-        write_json(self.root / "state" / f"{step}.json", state)
+        """Write the step's state unless the file already holds it."""
+        if self.read_state(step) != state:
+            write_json(self.root / "state" / f"{step}.json", state)

@@ -1,6 +1,7 @@
 """Read-only indexes over canonical facts that the sleep steps share."""
 
 from collections import defaultdict
+from itertools import combinations
 from typing import Any
 
 import json
@@ -83,10 +84,8 @@ class FactsView:
             if a != b:
                 weights[tuple(sorted((index[a], index[b])))] += 1.0
         for members in self.chunk_entities.values():
-            ordered = sorted(index[m] for m in members if m in index)
-            for i, x in enumerate(ordered):
-                for y in ordered[i + 1:]:
-                    weights[(x, y)] += 0.5
+            for pair in combinations(sorted(index[m] for m in members if m in index), 2):
+                weights[pair] += 0.5
         self._weights = ids, dict(weights)
         return self._weights
 
