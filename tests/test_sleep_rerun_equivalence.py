@@ -7,9 +7,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from conftest import Workspace
+from definitions import build_defs
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.picture import salience_histogram
@@ -18,6 +20,7 @@ from mnemo.sleep.store import Overlay, SleepFiles, read_json
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
+from resources import default_resources
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
 T1 = T0 + timedelta(days=1, hours=1)
@@ -107,3 +110,18 @@ def test_the_salience_picture_is_drawn_again_only_when_salience_changed(tmp_path
             path.write_bytes(b"last picture")
         path = salience_histogram(files, fade_below)
         assert path.read_bytes().startswith(b"\x89PNG") == redrawn
+
+
+def test_materializing_some_sleep_assets_runs_only_their_steps(workspace: Workspace) -> None:
+    workspace.ingest()
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    result = defs.resolve_job_def("sleep_mode_job").execute_in_process(
+        partition_key="test", instance=workspace.instance, asset_selection=[dg.AssetKey("salience_scores")],
+        tags={"mnemo/now": T0.isoformat()})
+    assert result.success
+    made = {e.step_materialization_data.materialization.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert made == {"salience_scores"}
+    sleep = SleepFiles(workspace.files().root)
+    assert sleep.read_overlay("salience").nodes["Salience"] and not sleep.read_overlay("communities").nodes
+    assert not (sleep.root / "state" / "dedup.json").exists()
+    assert workspace.graph().query("MATCH (s:Salience) RETURN count(s) AS n")[0]["n"] == len(sleep.read_overlay("salience").nodes["Salience"])
