@@ -1,16 +1,20 @@
-"""Sleep mode assets: nightly consolidation of a namespace's memory, in order."""
+"""Sleep mode assets: nightly consolidation of a namespace's memory, in order, computed by one
+step (one read of the facts, one graph sync) that materializes whichever of them are selected."""
 
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
+from typing import Any
 
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
+from mnemo.config import MnemoConfig
 from mnemo.pipeline import entity_rows
-from mnemo.sleep.abstractive import SleepWriter, writer_for
-from mnemo.sleep.consolidate import run_communities, run_profile, run_salience, run_summaries
-from mnemo.sleep.merges import canonical_facts, merged_facts, sync_sleep_tables
+from mnemo.sleep.abstractive import writer_for
+from mnemo.sleep.consolidate import SleepReport, consolidate
+from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_facts
 from mnemo.sleep.picture import salience_histogram
-from mnemo.sleep.resolve import run_dedup
+from mnemo.stores.files import NamespaceFiles
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 GROUP = "sleep_mode"
@@ -24,82 +28,84 @@ def run_time(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) 
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def _sync(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> int:
-    files = mnemo_config.files(context.partition_key)
-    return sync_sleep_tables(files, graph.store(context.partition_key), merged_facts(files), context.run_id).writes
+def _spec(key: str, deps: list[Any], kinds: set[str], description: str) -> dg.AssetSpec:
+    return dg.AssetSpec(key, deps=deps, group_name=GROUP, kinds=kinds, description=description)
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu", "lancedb"}, deps=[entity_graph], pool=GRAPH_POOL)
-def entity_merges(
+SPECS = {  # sleep step -> the asset it materializes
+    "dedup": _spec("entity_merges", [entity_graph], {"kuzu", "lancedb"},
+                   "Duplicate entities merged (logged, undoable) or queued for review."),
+    "communities": _spec("entity_communities", ["entity_merges"], {"kuzu", "openai"},
+                         "Communities of entities (Leiden, two levels) with stable ids and cited summaries; abstractions with an LLM."),
+    "summaries": _spec("episodic_summaries", ["entity_merges"], {"kuzu"},
+                       "Day, week and month summaries of episodic memory; only changed periods are re-made."),
+    "salience": _spec("salience_scores", ["entity_communities", "episodic_summaries"], {"kuzu", "python"},
+                      "Salience of entities and episodic chunks: decay, reinforcement by access, fading, promotion."),
+    "profile": _spec("self_profile", ["salience_scores"], {"kuzu"},
+                     "A versioned portrait of the namespace's own person: traits, current state, recent episodes."),
+}
+
+
+@dg.multi_asset(specs=list(SPECS.values()), partitions_def=namespaces, can_subset=True, pool=GRAPH_POOL, name="sleep_mode")
+def sleep_mode(
     context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
     vectors: VectorResource, embedder: EmbedderResource,
-) -> dg.MaterializeResult:
-    """Duplicate entities merged (logged, undoable) or queued for review."""
+) -> Iterator[dg.MaterializeResult]:
+    """Consolidates a namespace's memory: the selected sleep steps over one read of the facts, then one graph sync."""
     namespace = context.partition_key
+    settings = mnemo_config.load()
     files = mnemo_config.files(namespace)
     store = vectors.store(namespace)
-    result = run_dedup(files, mnemo_config.load().sleep, store, run_time(context).isoformat(timespec="seconds"))
-    writes = _sync(context, mnemo_config, graph)
-    if result.merges:
+    steps = [step for step, spec in SPECS.items() if spec.key in context.selected_asset_keys]
+    report = consolidate(files, graph.store(namespace), settings.sleep, run_time(context), settings.namespace(namespace).self_name,
+                         store, context.run_id, writer_for(settings.llm, settings.sleep.llm), steps=steps)
+    if report.dedup and report.dedup.merges:
         store.sync("entities", entity_rows(canonical_facts(files)), embedder.embedder())
+    for step in steps:
+        owned = STEP_TABLES.get(step, frozenset()) | (STEP_TABLES["abstractions"] if step == "communities" else frozenset())
+        writes = sum(n for t, n in report.table_writes.items() if (t in owned if step != "dedup" else t not in SLEEP_TABLES))
+        metadata = {**METADATA[step](report, files, settings), "graph_writes": writes, "seconds": report.seconds.get(step, 0.0)}
+        yield dg.MaterializeResult(asset_key=SPECS[step].key, metadata=metadata)
+
+
+def _merges(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
+    result = report.dedup
+    assert result is not None
     rows = [{"canonical": m.canonical, "merged": m.merged, "score": m.score, "why": ", ".join(m.reasons)} for m in result.merges]
-    return dg.MaterializeResult(metadata={
-        "merges": len(result.merges), "queued": result.queued, "queue_size": result.queue_size,
-        "examined": result.examined, "candidates": result.candidates, "graph_writes": writes,
-        "preview": dg.MetadataValue.md(_table(rows, ["canonical", "merged", "score", "why"])),
-    })
+    return {"merges": len(result.merges), "queued": result.queued, "queue_size": result.queue_size, "examined": result.examined,
+            "candidates": result.candidates, "preview": dg.MetadataValue.md(_table(rows, ["canonical", "merged", "score", "why"]))}
 
 
-def _writer(mnemo_config: MnemoConfigResource) -> SleepWriter | None:
-    settings = mnemo_config.load()
-    return writer_for(settings.llm, settings.sleep.llm)
+def _communities(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
+    stats = report.communities
+    assert stats is not None
+    return {"communities": stats.communities, "levels": stats.levels, "modularity": stats.modularity,
+            "summarized": stats.summarized, "reused": stats.reused, "abstractions": stats.concepts,
+            "instance_links": stats.instance_links, "llm_failures": stats.llm_failures}
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu", "openai"}, deps=[entity_merges], pool=GRAPH_POOL)
-def entity_communities(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> dg.MaterializeResult:
-    """Communities of entities (Leiden, two levels) with stable ids and cited summaries; abstractions with an LLM."""
-    stats = run_communities(mnemo_config.files(context.partition_key), _writer(mnemo_config))
-    return dg.MaterializeResult(metadata={
-        "communities": stats.communities, "levels": stats.levels, "modularity": stats.modularity,
-        "summarized": stats.summarized, "reused": stats.reused, "abstractions": stats.concepts,
-        "instance_links": stats.instance_links, "llm_failures": stats.llm_failures,
-        "graph_writes": _sync(context, mnemo_config, graph),
-    })
+def _summaries(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
+    stats = report.summaries
+    assert stats is not None
+    return {"made": stats.made, "reused": stats.reused, "days": stats.days, "weeks": stats.weeks, "months": stats.months}
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[entity_merges], pool=GRAPH_POOL)
-def episodic_summaries(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> dg.MaterializeResult:
-    """Day, week and month summaries of episodic memory; only changed periods are re-made."""
-    stats = run_summaries(mnemo_config.files(context.partition_key), mnemo_config.load().sleep, run_time(context))
-    return dg.MaterializeResult(metadata={
-        "made": stats.made, "reused": stats.reused, "days": stats.days, "weeks": stats.weeks,
-        "months": stats.months, "graph_writes": _sync(context, mnemo_config, graph),
-    })
+def _salience(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
+    stats = report.salience
+    assert stats is not None
+    picture = salience_histogram(files, settings.sleep.fade_below)
+    return {"items": stats.items, "faded": stats.faded, "newly_faded": stats.newly_faded, "promoted": stats.promoted,
+            "top_of_mind": dg.MetadataValue.json(stats.top_of_mind or []), "distribution": dg.MetadataValue.path(str(picture))}
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu", "python"}, deps=[entity_communities, episodic_summaries], pool=GRAPH_POOL)
-def salience_scores(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> dg.MaterializeResult:
-    """Salience of entities and episodic chunks: decay, reinforcement by access, fading, promotion."""
-    files = mnemo_config.files(context.partition_key)
-    stats = run_salience(files, mnemo_config.load().sleep, run_time(context))
-    picture = salience_histogram(files, mnemo_config.load().sleep.fade_below)
-    return dg.MaterializeResult(metadata={
-        "items": stats.items, "faded": stats.faded, "newly_faded": stats.newly_faded, "promoted": stats.promoted,
-        "top_of_mind": dg.MetadataValue.json(stats.top_of_mind or []),
-        "distribution": dg.MetadataValue.path(str(picture)), "graph_writes": _sync(context, mnemo_config, graph),
-    })
+def _profile(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
+    stats = report.profile
+    return {"self": stats.entity if stats else "(no self entity found)", "version": stats.version if stats else 0,
+            "changed": bool(stats and stats.changed)}
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[salience_scores], pool=GRAPH_POOL)
-def self_profile(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource) -> dg.MaterializeResult:
-    """A versioned portrait of the namespace's own person: traits, current state, recent episodes."""
-    namespace = context.partition_key
-    stats = run_profile(mnemo_config.files(namespace), mnemo_config.load().namespace(namespace).self_name, run_time(context),
-                        _writer(mnemo_config))
-    return dg.MaterializeResult(metadata={
-        "self": stats.entity if stats else "(no self entity found)", "version": stats.version if stats else 0,
-        "changed": bool(stats and stats.changed), "graph_writes": _sync(context, mnemo_config, graph),
-    })
+METADATA: dict[str, Callable[[SleepReport, NamespaceFiles, MnemoConfig], dict[str, Any]]] = {
+    "dedup": _merges, "communities": _communities, "summaries": _summaries, "salience": _salience, "profile": _profile,
+}
 
-
-sleep_assets = [entity_merges, entity_communities, episodic_summaries, salience_scores, self_profile]
+sleep_assets = [sleep_mode]

@@ -86,10 +86,10 @@ def main() -> None:
 
 
 def _run(label: str, files: NamespaceFiles, graph: GraphStore, config, when: datetime) -> float:  # noqa: ANN001
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report = consolidate(files, graph, config.sleep, when, None, VectorStore(files.vectors_path))
-    elapsed = time.perf_counter() - start
-    print(line(label, elapsed, report))
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(line(label, elapsed, report) + f", CPU {cpu:.2f} s")
     return elapsed
 
 if __name__ == "__main__":

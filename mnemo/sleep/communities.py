@@ -3,7 +3,8 @@ summaries that cite their chunks; a community's summary is re-made only when its
 or their facts changed."""
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import igraph as ig
@@ -74,26 +75,41 @@ def detect(view: FactsView) -> tuple[list[frozenset[str]], list[list[int]], floa
     return level0, upper, modularity
 
 
-def _digest(view: FactsView, members: frozenset[str]) -> str:
+def _digest(view: FactsView, members: frozenset[str], parts_of: dict[str, list[str]]) -> str:
+    """A digest of the members' rows and of the chunks they rest on; `parts_of` keeps each entity's
+    part across the communities of one run (a level-1 community repeats its level-0 members)."""
     parts = []
     for eid in sorted(members):
-        parts.append(view.entities[eid]["h"])
-        parts.extend(view.chunks[c]["h"] for c in view.entity_chunks(eid) if c in view.chunks)
+        if eid not in parts_of:
+            parts_of[eid] = [view.entities[eid]["h"], *(view.chunks[c]["h"] for c in view.entity_chunks(eid) if c in view.chunks)]
+        parts.extend(parts_of[eid])
     return content_hash(*parts)
+
+
+def name_hits(names: list[str]) -> Callable[[str], int]:
+    """A counter of how many of `names` occur in a (lower-case) text, as `sum(n in text for n in names)`
+    gives, that tries only the names whose first three letters occur in the text."""
+    by_start: dict[str, list[str]] = defaultdict(list)
+    short = []
+    for name in names:
+        (by_start[name[:3]] if len(name) >= 3 else short).append(name)
+
+    def hits(text: str) -> int:
+        starts = {text[i:i + 3] for i in range(len(text) - 2)} & by_start.keys()
+        return sum(n in text for n in short) + sum(n in text for s in starts for n in by_start[s])
+    return hits
 
 
 def _summary(view: FactsView, members: frozenset[str], writer: SleepWriter | None = None) -> tuple[str, list[str], list[str], str]:
     """(text, key entity ids, cited chunk ids, who wrote it): the central entities and their
     most on-topic sentences, written by the LLM when there is one, else extracted."""
     central = sorted(members, key=lambda e: (-view.degree(e), e))[:5]
-    names = [n for n in (view.entities[e]["name"].lower() for e in members) if n]
+    hits = name_hits([n for n in (view.entities[e]["name"].lower() for e in members) if n])
     pool: list[Sentence] = []
     for eid in central:
         for chunk_id in view.entity_chunks(eid)[:20]:
             for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
-                low = s.text.lower()
-                hits = sum(1 for n in names if n in low)
-                pool.append(Sentence(s.text, chunk_id, float(hits)))
+                pool.append(Sentence(s.text, chunk_id, float(hits(s.text.lower()))))
     titles = ", ".join(view.entities[e]["name"] for e in central)
     written = writer.summary(titles, pool) if writer else None
     if written is not None:
@@ -133,8 +149,9 @@ def build_communities(
     made = reused = 0
     entries = [(0, g, cid, parent_of.get(i)) for i, (g, cid) in enumerate(zip(level0, ids0))]
     entries += [(1, g, cid, None) for g, cid in zip(level1, ids1)]
+    parts_of: dict[str, list[str]] = {}
     for level, members, cid, parent in entries:
-        digest = _digest(view, members)
+        digest = _digest(view, members, parts_of)
         row = old_nodes.get(cid)
         if row and row["digest"] == content_hash(digest, writer.model if writer else EXTRACTIVE) and row["level"] == level:
             row, reused = dict(row), reused + 1

@@ -2,17 +2,18 @@
 profile. Each reads the merged extraction facts, writes its overlay and state files, and
 returns counts; `sync_graph` then brings the graph in line (only differences are written)."""
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from mnemo.pipeline import graph_facts
+from mnemo.extract.facts import GraphFacts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import CommunityStats, build_communities, detect_or_reuse
-from mnemo.sleep.merges import merged_facts, sync_sleep_tables
+from mnemo.sleep.merges import MergeLog, apply_merges, merged_sleep_facts, sleep_facts, sync_sleep_tables
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
 from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
@@ -24,18 +25,23 @@ from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 
+T = TypeVar("T")
+
 
 def _view(files: NamespaceFiles, view: FactsView | None) -> FactsView:
-    return view if view is not None else FactsView(merged_facts(files))
+    return view if view is not None else FactsView(merged_sleep_facts(files))
 
 
-def run_communities(files: NamespaceFiles, writer: SleepWriter | None = None, view: FactsView | None = None) -> CommunityStats:
-    """Communities with their summaries (Leiden skipped while the entity graph is unchanged), then
-    the abstraction nodes over them."""
-    sleep = SleepFiles(files.root)
+def run_communities(
+    files: NamespaceFiles, writer: SleepWriter | None = None, view: FactsView | None = None,
+    sleep: SleepFiles | None = None, reuse: bool = True,
+) -> CommunityStats:
+    """Communities with their summaries (Leiden skipped while the entity graph is unchanged, unless
+    `reuse` is off), then the abstraction nodes over them."""
+    sleep = sleep or SleepFiles(files.root)
     view = _view(files, view)
     previous = sleep.read_overlay("communities")
-    detected, state = detect_or_reuse(view, sleep.read_state("communities"))
+    detected, state = detect_or_reuse(view, sleep.read_state("communities") if reuse else {})
     overlay, stats = build_communities(view, previous, writer, detected)
     sleep.write_overlay("communities", overlay, previous)
     sleep.write_state("communities", state)
@@ -47,21 +53,26 @@ def run_communities(files: NamespaceFiles, writer: SleepWriter | None = None, vi
     return stats
 
 
-def run_summaries(files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None) -> SummaryStats:
-    sleep = SleepFiles(files.root)
+def run_summaries(
+    files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None, sleep: SleepFiles | None = None,
+) -> SummaryStats:
+    sleep = sleep or SleepFiles(files.root)
     previous = sleep.read_overlay("summaries")
     overlay, stats = build_summaries(_view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days)
     sleep.write_overlay("summaries", overlay, previous)
     return stats
 
 
-def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None) -> SalienceStats:
-    """Salience; PageRank is reused from the last run while the entity graph is unchanged."""
-    sleep = SleepFiles(files.root)
+def run_salience(
+    files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None,
+    sleep: SleepFiles | None = None, reuse: bool = True,
+) -> SalienceStats:
+    """Salience; PageRank is reused from the last run while the entity graph is unchanged (unless `reuse` is off)."""
+    sleep = sleep or SleepFiles(files.root)
     view = _view(files, view)
     state = sleep.read_state("salience")
     digest = view.graph_digest()
-    ranks = state["ranks"] if state.get("graph") == digest and "ranks" in state else pagerank(view)
+    ranks = state["ranks"] if reuse and state.get("graph") == digest and "ranks" in state else pagerank(view)
     previous = sleep.read_overlay("salience")
     overlay, seen, stats = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks, previous)
     sleep.write_overlay("salience", overlay, previous)
@@ -73,8 +84,9 @@ def run_salience(files: NamespaceFiles, settings: SleepConfig, now: datetime, vi
 
 def run_profile(
     files: NamespaceFiles, self_name: str | None, now: datetime, writer: SleepWriter | None = None, view: FactsView | None = None,
+    sleep: SleepFiles | None = None,
 ) -> ProfileStats | None:
-    sleep = SleepFiles(files.root)
+    sleep = sleep or SleepFiles(files.root)
     previous = sleep.read_overlay("profile")
     overlay, stats = build_profile(_view(files, view), self_name, previous,
                                    sleep.read_overlay("communities"), sleep.read_overlay("summaries"),
@@ -83,15 +95,21 @@ def run_profile(
     return stats
 
 
+STEPS = ("dedup", "communities", "summaries", "salience", "profile")
+
+
 @dataclass
 class SleepReport:
-    dedup: DedupResult
-    communities: CommunityStats
-    summaries: SummaryStats
-    salience: SalienceStats
+    """What each step did (None for a step not run), graph writes in all and per table, seconds per step."""
+
+    dedup: DedupResult | None
+    communities: CommunityStats | None
+    summaries: SummaryStats | None
+    salience: SalienceStats | None
     profile: ProfileStats | None
     graph_writes: int
     seconds: dict[str, float] = field(default_factory=dict)
+    table_writes: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,23 +118,56 @@ class SleepReport:
 def consolidate(
     files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
     self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "", writer: SleepWriter | None = None,
+    reuse: bool = True, steps: Collection[str] = STEPS,
 ) -> SleepReport:
-    """Every sleep step in order over one read of the facts, then one graph sync; `seconds` holds
-    each step's time. The sync compares only sleep mode's own tables unless the merges changed.
-    With a writer (an LLM), summaries and the portrait are abstractive and abstractions are proposed."""
+    """The sleep `steps` in order over one read of the facts, then one graph sync; `seconds` holds
+    each step's time. Steps share the overlays in memory; the sync compares only the tables of
+    overlays that changed unless the merges changed. With a writer (an LLM), summaries and the
+    portrait are abstractive and abstractions are proposed. `reuse` off recomputes what is otherwise
+    reused while its inputs are unchanged (Leiden, PageRank, the sync's digests): the result is the same."""
     seconds: dict[str, float] = {}
-    facts = _timed(seconds, "read", lambda: graph_facts(files))
-    dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, now.isoformat(timespec="seconds"), facts))
-    view = FactsView(facts)  # the merged facts: run_dedup applied the active merges, new ones included
-    communities = _timed(seconds, "communities", lambda: run_communities(files, writer, view))
-    summaries = _timed(seconds, "summaries", lambda: run_summaries(files, settings, now, view))
-    salience = _timed(seconds, "salience", lambda: run_salience(files, settings, now, view))
-    profile = _timed(seconds, "profile", lambda: run_profile(files, self_name, now, writer, view))
-    writes = _timed(seconds, "graph", lambda: sync_sleep_tables(files, graph, facts, run_id).writes)
-    return SleepReport(dedup, communities, summaries, salience, profile, writes, seconds)
+    collecting = gc.isenabled()
+    gc.disable()  # the rows read live through the run: the collector need not walk them again and again
+    try:
+        facts = _timed(seconds, "read", lambda: sleep_facts(files))
+    finally:
+        if collecting:
+            gc.enable()
+    gc.freeze()
+    try:
+        return _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
+    finally:
+        gc.unfreeze()
 
 
-T = TypeVar("T")
+def _consolidate(
+    files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime, self_name: str | None,
+    vectors: VectorStore | None, run_id: str, writer: SleepWriter | None, reuse: bool, steps: Collection[str],
+    facts: GraphFacts, seconds: dict[str, float],
+) -> SleepReport:
+    sleep = SleepFiles(files.root)
+    stamp = now.isoformat(timespec="seconds")
+    if "dedup" in steps:
+        dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, stamp, facts))  # merges applied
+    else:
+        dedup = None
+        apply_merges(facts, MergeLog(sleep).active())
+    view = _timed(seconds, "view", lambda: FactsView(facts))
+
+    def step(name: str, run: Callable[[], T]) -> T | None:
+        return _timed(seconds, name, run) if name in steps else None
+
+    communities = step("communities", lambda: run_communities(files, writer, view, sleep, reuse))
+    summaries = step("summaries", lambda: run_summaries(files, settings, now, view, sleep))
+    salience = step("salience", lambda: run_salience(files, settings, now, view, sleep, reuse))
+    profile = step("profile", lambda: run_profile(files, self_name, now, writer, view, sleep))
+    synced = _timed(seconds, "graph", lambda: sync_sleep_tables(files, graph, facts, run_id, sleep, reuse))
+    tables: dict[str, int] = {}
+    for counts in (synced.inserted, synced.updated, synced.deleted):
+        for table, n in counts.items():
+            tables[table] = tables.get(table, 0) + n
+    return SleepReport(dedup, communities, summaries, salience, profile, synced.writes, seconds,
+                       {t: n for t, n in sorted(tables.items()) if n})
 
 
 def _timed(seconds: dict[str, float], name: str, step: Callable[[], T]) -> T:

@@ -17,7 +17,8 @@ from typing import Any
 from mnemo.documents import content_hash, normalize_name
 from mnemo.errors import MnemoError
 from mnemo.extract.facts import GraphFacts, edge, row_hash
-from mnemo.pipeline import graph_facts
+from mnemo.extract.llm_facts import merge_facts
+from mnemo.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import ApplyStats, GraphStore
@@ -178,22 +179,67 @@ def sync_graph(files: NamespaceFiles, graph: GraphStore, run_id: str = "") -> Ap
     return graph.apply(canonical_facts(files), run_id=run_id)
 
 
-SLEEP_TABLES = frozenset({  # what the overlays write; Entity and INSTANCE_OF for the abstraction concepts
-    "Community", "Summary", "Salience", "SelfProfile", "IN_COMMUNITY", "SUBCOMMUNITY_OF", "CITES", "SUMMARIZES",
-    "SUMMARY_MENTIONS", "SALIENCE_OF", "PROMOTED_TO", "PORTRAYS", "Entity", "INSTANCE_OF",
-})
+STEP_TABLES = {  # the graph tables each step's overlay writes; abstractions add concept entities
+    "communities": frozenset({"Community", "IN_COMMUNITY", "SUBCOMMUNITY_OF", "CITES"}),
+    "abstractions": frozenset({"Entity", "INSTANCE_OF"}),
+    "summaries": frozenset({"Summary", "SUMMARIZES", "CITES", "SUMMARY_MENTIONS"}),
+    "salience": frozenset({"Salience", "SALIENCE_OF", "PROMOTED_TO"}),
+    "profile": frozenset({"SelfProfile", "PORTRAYS", "CITES"}),
+}
+SLEEP_TABLES = frozenset().union(*STEP_TABLES.values())
+# edge tables no sleep step reads and no merge rewrites (neither end is an entity)
+UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Chunk"), ("NEXT", "Episode", "Episode"),
+                             ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
 
 
-def sync_sleep_tables(files: NamespaceFiles, graph: GraphStore, facts: GraphFacts, run_id: str = "") -> ApplyStats:
-    """Sync after a sleep run, given the merged facts it used: the overlays are added to them, and
-    only sleep mode's own tables are compared when the merge log is as it was at the last sync
-    (the ingest keeps every other table canonical); otherwise the whole graph is."""
-    sleep = SleepFiles(files.root)
-    for step in SleepFiles.STEPS:
-        sleep.read_overlay(step).add_to(facts)
+def sleep_facts(files: NamespaceFiles) -> GraphFacts:
+    """The extraction facts the sleep steps read (`graph_facts` without the edge tables in
+    `UNREAD_BY_SLEEP`); only a sync of every table needs those."""
+    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP), files.read_facts(LLM_FACTS))
+
+
+def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:
+    """`sleep_facts` with the active merges applied: what the sleep steps read."""
+    facts = sleep_facts(files)
+    apply_merges(facts, MergeLog(SleepFiles(files.root)).active())
+    return facts
+
+
+def sync_sleep_tables(
+    files: NamespaceFiles, graph: GraphStore, facts: GraphFacts | None = None, run_id: str = "", sleep: SleepFiles | None = None,
+    reuse: bool = True,
+) -> ApplyStats:
+    """Sync after a sleep run, given the merged facts it used (`sleep_facts` or `merged_facts`; read
+    when needed if not given): the overlays are added to them. While the merge log is as it was at
+    the last sync, only the tables of overlays that changed since they were last synced are compared
+    (the ingest keeps every other table canonical, overlays included); otherwise, or with `reuse`
+    off, the whole graph is, from every fact."""
+    sleep = sleep or SleepFiles(files.root)
+    overlays = {step: sleep.read_overlay(step) for step in SleepFiles.STEPS}
     log = content_hash(json.dumps(MergeLog(sleep).events(), sort_keys=True))
-    same_merges = sleep.read_state("sync").get("merges") == log
-    stats = graph.apply(facts, run_id=run_id, tables=SLEEP_TABLES if same_merges else None)
-    if not same_merges:
-        sleep.write_state("sync", {"merges": log})
+    state = sleep.read_state("sync")
+    digests = {step: overlay.digest() for step, overlay in overlays.items()}
+    tables: frozenset[str] | None = None
+    if reuse and state.get("merges") == log:
+        tables = frozenset(t for step, d in digests.items() if not _synced(state, step, d) for t in STEP_TABLES[step])
+    if tables is None:  # every table is compared: every fact is needed, also those the steps do not read
+        facts = merged_facts(files)
+    if tables == frozenset():
+        return _record_sync(sleep, state, log, digests, ApplyStats())
+    facts = sleep_facts(files) if facts is None else facts
+    for overlay in overlays.values():
+        overlay.add_to(facts)
+    return _record_sync(sleep, state, log, digests, graph.apply(facts, run_id=run_id, tables=tables))
+
+
+def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: dict[str, str], stats: ApplyStats) -> ApplyStats:
+    fresh = {"merges": log, "steps": digests}
+    if fresh != state:
+        sleep.write_state("sync", fresh)
     return stats
+
+
+def _synced(state: dict[str, Any], step: str, digest: str) -> bool:
+    """The graph holds these overlay rows: the last sync wrote them, and no other write of the step's
+    overlay (a run that stopped before its sync) happened since."""
+    return state.get("steps", {}).get(step) == digest and set(state.get("pending", {}).get(step, [])) <= {digest}

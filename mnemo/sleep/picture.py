@@ -7,13 +7,26 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from mnemo.documents import content_hash  # noqa: E402
 from mnemo.sleep.salience import read_salience  # noqa: E402
 from mnemo.sleep.store import SleepFiles  # noqa: E402
 from mnemo.stores.files import NamespaceFiles  # noqa: E402
 
 
 def salience_histogram(files: NamespaceFiles, fade_below: float | None = None) -> Path:
-    """Write `sleep/salience.png`: scores of entities and chunks, faded ones below the line."""
+    """Write `sleep/salience.png`: scores of entities and chunks, faded ones below the line (drawn
+    again only when the salience overlay or the line changed)."""
+    sleep = SleepFiles(files.root)
+    path = sleep.root / "salience.png"
+    drawn = content_hash(sleep.read_overlay("salience").digest(), str(fade_below))
+    if path.exists() and sleep.read_state("picture").get("drawn") == drawn:
+        return path
+    _draw(files, fade_below, path)
+    sleep.write_state("picture", {"drawn": drawn})
+    return path
+
+
+def _draw(files: NamespaceFiles, fade_below: float | None, path: Path) -> None:
     rows = read_salience(files.root).values()
     figure, axis = plt.subplots(figsize=(6, 3.2), dpi=100)
     for kind, color in (("entity", "tab:blue"), ("chunk", "tab:orange")):
@@ -24,8 +37,6 @@ def salience_histogram(files: NamespaceFiles, fade_below: float | None = None) -
     axis.set_ylabel("items")
     axis.legend()
     figure.tight_layout()
-    path = SleepFiles(files.root).root / "salience.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path)
     plt.close(figure)
-    return path

@@ -98,6 +98,8 @@ def run_dedup(
 
 
 def _choose_merges(pairs: list[PairScore], facts: GraphFacts, at: str) -> list[Merge]:
+    if not pairs:
+        return []
     degree: dict[str, int] = defaultdict(int)
     for rows in facts.edges.values():
         for row in rows.values():

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo import faults
+from mnemo.documents import content_hash
 from mnemo.extract.facts import GraphFacts, edge, row_hash
 
 
@@ -22,7 +23,7 @@ def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, sort_keys=True, indent=0)
+        handle.write(json.dumps(data, ensure_ascii=False, sort_keys=True))  # one shot: the C encoder
     faults.point(f"sleep:{path.name}")
     os.replace(tmp, path)
 
@@ -76,8 +77,12 @@ class Overlay:
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = {k: v for k, v in row.items() if k != "h"}
         old = self._old_nodes.get(table, {}).get(row["id"])
-        row["h"] = old["h"] if old is not None and len(old) == len(row) + 1 and all(old.get(k) == v for k, v in row.items()) \
-            else row_hash(row)
+        if old is not None and "h" in old:
+            row["h"] = old["h"]
+            if row != old:  # else the same columns and values, so the same hash
+                row["h"] = row_hash(row)
+        else:
+            row["h"] = row_hash(row)
         self.nodes.setdefault(table, {})[row["id"]] = row
 
     def link(self, table: str, from_table: str, to_table: str, src: str, dst: str) -> None:
@@ -87,6 +92,16 @@ class Overlay:
 
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
         self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
+
+    def same_rows(self, other: "Overlay") -> bool:
+        """Whether both hold the same rows (tables left empty do not count)."""
+        return _filled(self.nodes) == _filled(other.nodes) and _filled(self.edges) == _filled(other.edges)
+
+    def digest(self) -> str:
+        """A digest of every row's table and hash: equal digests, equal rows."""
+        parts = [f"{t}\t{i}\t{r['h']}" for t, rows in sorted(self.nodes.items()) for i, r in sorted(rows.items())]
+        parts += [f"{'/'.join(k)}\t{i}\t{r['h']}" for k, rows in sorted(self.edges.items()) for i, r in sorted(rows.items())]
+        return content_hash("\n".join(parts))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,13 +128,19 @@ class Overlay:
                     facts.add_edge(table, src, dst, row)
 
 
+def _filled(tables: dict[Any, dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    return {k: rows for k, rows in tables.items() if rows}
+
+
 class SleepFiles:
-    """Paths of sleep mode's files for one namespace."""
+    """Paths of sleep mode's files for one namespace. An instance keeps the overlays it read or
+    wrote (use one instance per run: the steps then share them instead of parsing files again)."""
 
     STEPS = ("communities", "abstractions", "summaries", "salience", "profile")
 
     def __init__(self, namespace_root: Path) -> None:
         self.root = Path(namespace_root) / "sleep"
+        self._overlays: dict[str, Overlay] = {}
 
     @property
     def merge_log(self) -> Path:
@@ -134,18 +155,30 @@ class SleepFiles:
         return self.root / "access.jsonl"
 
     def read_overlay(self, step: str) -> Overlay:
-        return Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
+        if step not in self._overlays:
+            self._overlays[step] = Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
+        return self._overlays[step]
 
     def write_overlay(self, step: str, overlay: Overlay, previous: Overlay | None = None) -> bool:
-        """Write the step's overlay unless it equals `previous` (what is on disk); whether it wrote."""
-        data = overlay.to_json()
-        if previous is not None and data == previous.to_json():
+        """Write the step's overlay unless it equals `previous` (what is on disk); whether it wrote.
+        The write is noted as not yet synced to the graph first (see merges.sync_sleep_tables)."""
+        if previous is not None and overlay.same_rows(previous):
+            self._overlays[step] = previous
             return False
-        write_json(self.root / "overlay" / f"{step}.json", data)
+        sync = self.read_state("sync")
+        pending = sync.setdefault("pending", {}).setdefault(step, [])
+        digest = overlay.digest()
+        if digest not in pending:
+            pending.append(digest)
+            self.write_state("sync", sync)
+        write_json(self.root / "overlay" / f"{step}.json", overlay.to_json())
+        self._overlays[step] = overlay
         return True
 
     def read_state(self, step: str) -> dict[str, Any]:
         return read_json(self.root / "state" / f"{step}.json", {})
 
     def write_state(self, step: str, state: dict[str, Any]) -> None:
-        write_json(self.root / "state" / f"{step}.json", state)
+        """Write the step's state unless the file already holds it."""
+        if self.read_state(step) != state:
+            write_json(self.root / "state" / f"{step}.json", state)

@@ -1,6 +1,7 @@
 """Read-only indexes over canonical facts that the sleep steps share."""
 
 from collections import defaultdict
+from itertools import combinations
 from typing import Any
 
 import json
@@ -17,6 +18,8 @@ class FactsView:
     def __init__(self, facts: GraphFacts) -> None:
         self.facts = facts
         self._graph: tuple[ig.Graph, list[str]] | None = None
+        self._weights: tuple[list[str], dict[tuple[int, int], float]] | None = None
+        self._digest: str | None = None
         self._relation_degree: dict[str, int] | None = None
         self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
         self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
@@ -27,21 +30,25 @@ class FactsView:
         self.note_chunks: dict[str, list[str]] = defaultdict(list)
         self.pages: dict[str, set[str]] = defaultdict(set)
         for (table, src, dst), rows in facts.edges.items():
-            for row in rows.values():
-                self._index(table, src, dst, row)
+            self._index(table, src, dst, rows)
         for note_id, chunk_ids in self.note_chunks.items():
             chunk_ids.sort(key=lambda c: self.chunks[c]["position"] if c in self.chunks else 0)
 
-    def _index(self, table: str, src: str, dst: str, row: dict[str, Any]) -> None:
-        if src == dst == "Entity" and row["src"] in self.entities and row["dst"] in self.entities:
-            self.relations.append((row["src"], row["dst"]))
-        elif table == "MENTIONS" and row["src"] in self.chunks:
-            self.mentions[row["dst"]].add(row["src"])
-            self.chunk_entities[row["src"]].add(row["dst"])
+    def _index(self, table: str, src: str, dst: str, rows: dict[str, dict[str, Any]]) -> None:
+        entities, chunks = self.entities, self.chunks
+        if src == dst == "Entity":
+            self.relations.extend((r["src"], r["dst"]) for r in rows.values() if r["src"] in entities and r["dst"] in entities)
+        elif table == "MENTIONS":
+            for row in rows.values():
+                if row["src"] in chunks:
+                    self.mentions[row["dst"]].add(row["src"])
+                    self.chunk_entities[row["src"]].add(row["dst"])
         elif table == "HAS_CHUNK":
-            self.note_chunks[row["src"]].append(row["dst"])
+            for row in rows.values():
+                self.note_chunks[row["src"]].append(row["dst"])
         elif table == "PAGE_OF":
-            self.pages[row["dst"]].add(row["src"])
+            for row in rows.values():
+                self.pages[row["dst"]].add(row["src"])
 
     def entity_chunks(self, eid: str) -> list[str]:
         """Chunks that mention the entity, then the chunks of its own page(s)."""
@@ -52,15 +59,24 @@ class FactsView:
         """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5
         (built once per view)."""
         if self._graph is None:
-            self._graph = self._build_entity_graph()
+            ids, weights = self._entity_weights()
+            edges = sorted(weights)
+            graph = ig.Graph(n=len(ids), edges=edges)
+            graph.es["weight"] = [weights[e] for e in edges]
+            self._graph = graph, ids
         return self._graph
 
     def graph_digest(self) -> str:
-        """A digest of the entity graph's vertices, edges and weights: equal digests, equal graph."""
-        graph, ids = self.entity_graph()
-        return content_hash(*ids, json.dumps([[*e.tuple, e["weight"]] for e in graph.es]))
+        """A digest of the entity graph's vertices, edges and weights: equal digests, equal graph
+        (computed once per view, without building the graph)."""
+        if self._digest is None:
+            ids, weights = self._entity_weights()
+            self._digest = content_hash(*ids, json.dumps(sorted(weights.items())))
+        return self._digest
 
-    def _build_entity_graph(self) -> tuple[ig.Graph, list[str]]:
+    def _entity_weights(self) -> tuple[list[str], dict[tuple[int, int], float]]:
+        if self._weights is not None:
+            return self._weights
         ids = sorted(self.entities)
         index = {eid: i for i, eid in enumerate(ids)}
         weights: dict[tuple[int, int], float] = defaultdict(float)
@@ -68,13 +84,10 @@ class FactsView:
             if a != b:
                 weights[tuple(sorted((index[a], index[b])))] += 1.0
         for members in self.chunk_entities.values():
-            ordered = sorted(index[m] for m in members if m in index)
-            for i, x in enumerate(ordered):
-                for y in ordered[i + 1:]:
-                    weights[(x, y)] += 0.5
-        graph = ig.Graph(n=len(ids), edges=sorted(weights))
-        graph.es["weight"] = [weights[e] for e in sorted(weights)]
-        return graph, ids
+            for pair in combinations(sorted(index[m] for m in members if m in index), 2):
+                weights[pair] += 0.5
+        self._weights = ids, dict(weights)
+        return self._weights
 
     def degree(self, eid: str) -> int:
         if self._relation_degree is None:

@@ -205,7 +205,13 @@ class NamespaceFiles:
             sidecar.write_text(json.dumps(after), encoding="utf-8")
         return written
 
-    def read_facts(self, folder: str = "facts") -> GraphFacts:
+    def read_facts(
+        self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset(),
+        only: frozenset[tuple[str, str, str]] | None = None,
+    ) -> GraphFacts:
+        """The facts written by `write_facts`; edge tables keyed (table, from, to) in `without`, or
+        not in `only` when given, are left unread (a reader that never looks at them saves turning
+        their rows into dicts)."""
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
@@ -216,9 +222,12 @@ class NamespaceFiles:
                 facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
         path = base / "edges.parquet"
         if path.exists():
-            for row in pl.read_parquet(path).to_dicts():
-                key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
-                facts.add_edge(*key, row)
+            frame = pl.read_parquet(path)
+            for key, rows in frame.partition_by("table", "from_table", "to_table", as_dict=True, maintain_order=True).items():
+                if key in without or (only is not None and key not in only):
+                    continue
+                rows = rows.drop("table", "from_table", "to_table")
+                facts.edges.setdefault(key, {}).update(zip(rows["id"].to_list(), rows.to_dicts()))
         return facts
 
     def file_digest(self, *names: str) -> str:
