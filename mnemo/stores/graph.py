@@ -274,7 +274,9 @@ def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = No
 
 
 def _pairs(conn: kuzu.Connection, cypher: str) -> dict[str, str]:
-    return {row[0]: row[1] for row in _rows(conn, cypher)}
+    """(id, hash) rows as a dict, fetched as Arrow columns (row by row took twice as long)."""
+    table = conn.execute(cypher).get_as_arrow()
+    return dict(zip(table.column(0).to_pylist(), table.column(1).to_pylist()))
 
 
 def _scalar(conn: kuzu.Connection, cypher: str) -> int:
