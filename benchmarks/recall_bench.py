@@ -17,9 +17,11 @@ import numpy as np
 import pyarrow as pa
 
 from benchmarks.synth import WORDS, Entity
-from mnemo.recall import recall_chunks
+from mnemo.recall import RecallEngine, recall_chunks
 from mnemo.stores.embedders import Embedder
+from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, refresh_vector_index
+from ontology import load_ontology
 
 TEMPLATES = ("What did I discuss with {name}?", "{name}", "notes about {name} and the budget",
              "when did I last meet {name}", "{word} {word2} {name}", "what happened with the {word} review")
@@ -91,6 +93,20 @@ def _vectors(generator: np.random.Generator, centres: np.ndarray, n: int) -> np.
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+def _chunk_columns(offset: int, n: int, rows: int) -> dict[str, list[Any]]:
+    """The columns of mnemo's chunks table besides text and vector: 20 chunks per note, each
+    linked to the one before and after it, as the whole recall call reads them."""
+    ids = range(offset, offset + n)
+    return {
+        "id": [f"chunk_{i:09d}" for i in ids], "namespace": ["scale"] * n, "doc_id": [f"doc_{i // 20:08d}" for i in ids],
+        "position": [i % 20 for i in ids], "path": [f"Notes/{i // 20}.md" for i in ids], "title": [""] * n,
+        "heading": [""] * n, "kind": ["note"] * n, "timestamp": [""] * n,
+        "prev_id": [f"chunk_{i - 1:09d}" if i % 20 else "" for i in ids],
+        "next_id": [f"chunk_{i + 1:09d}" if i % 20 != 19 and i + 1 < rows else "" for i in ids],
+        "metadata": ["{}"] * n,
+    }
+
+
 def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: int = 100_000, fts: bool = True,
                        keep: bool = False) -> dict[str, Any]:
     """A `chunks` table of `rows` generated unit vectors (clustered by topic, one centre per
@@ -108,11 +124,8 @@ def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: in
         vectors = _vectors(generator, centres, n)
         kept.extend([vectors] if keep else [])
         texts = [_text(rng) for _ in range(n)]
-        data = pa.table({
-            "id": [f"chunk_{offset + i:09d}" for i in range(n)], "path": [f"Notes/{(offset + i) // 20}.md" for i in range(n)],
-            "title": [""] * n, "heading": [""] * n, "text": texts, TEXT_COLUMN: texts, "timestamp": [""] * n,
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
-        })
+        data = pa.table({**_chunk_columns(offset, n, rows), "text": texts, TEXT_COLUMN: texts,
+                         "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim)})
         table = db.create_table("chunks", data=data) if table is None else table
         if offset:
             table.add(data)
@@ -120,6 +133,7 @@ def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: in
     if fts:
         start = time.perf_counter()
         table.create_fts_index(TEXT_COLUMN, replace=True)
+        table.create_scalar_index("id", replace=True)  # as the vector sync builds them
         out["fts_index_s"] = time.perf_counter() - start
     if keep:
         out["vectors"] = np.concatenate(kept)
@@ -139,4 +153,14 @@ def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[st
     out["index"] = refresh_vector_index(table, store.index)
     out["index_s"], out["index_kind"] = time.perf_counter() - start, store.index.kind
     out["eager"] = latency(eager(store, embedder), query_texts)
+    out["eager_full"] = latency(whole_call(work, store, embedder), query_texts)
     return out
+
+
+def whole_call(work: Path, store: VectorStore, embedder: Embedder) -> Any:
+    """The whole eager recall (`RecallEngine.recall`: both searches, the scored ranking with
+    neighbouring turns, sleep shaping) over a namespace that has chunks but no graph."""
+    root = work / "scale-namespace"
+    root.mkdir(parents=True, exist_ok=True)
+    engine = RecallEngine(root, store, GraphStore(root / "graph.kuzu", load_ontology()), embedder)
+    return lambda query: engine.recall(query, k=10, mode="eager")

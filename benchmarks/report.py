@@ -72,7 +72,8 @@ def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> li
                 rows.append([r["embedder"], f"{r['notes']} notes", mode, data.get("status", "-"), "", "", ""])
     ann = []
     for s in scale:
-        for mode, e in (("eager, exact search", s.get("exact")), (f"eager, {s.get('index_kind', 'exact')} index", s["eager"])):
+        for mode, e in (("eager, exact search", s.get("exact")), (f"eager, {s.get('index_kind', 'exact')} index", s["eager"]),
+                        ("eager whole call (no graph)", s.get("eager_full"))):
             if e:
                 rows.append([s["embedder"], f"{s['rows']} chunks", mode, e["p50_ms"], e["p95_ms"], e["p99_ms"], e["n"]])
         if "ann" in s:
