@@ -14,7 +14,6 @@ exactly what `mnemo.recall_graph.hydrate_from_graph` answers from the database.
 """
 
 import heapq
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -24,9 +23,10 @@ from typing import Any
 
 from mnemo.errors import StoreLocked
 from mnemo.recall_graph import RELATION_LIMIT, Hydration
-from mnemo.stores.graph import GraphStore
+from mnemo.stores.files import file_stamp
+from mnemo.stores.graph import GraphStore, arrow_rows
 
-Stamp = tuple[tuple[str, int, int, int], ...]
+Stamp = tuple[tuple[Any, ...], ...]
 LOCKED = "the graph is locked by another process: answered from vectors and full-text search only"
 KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
 
@@ -75,8 +75,9 @@ class GraphView:
     @classmethod
     def read(cls, conn: Any) -> "GraphView":
         """The view of the database `conn` is open on."""
-        entities = {row[0]: (row[1], row[2]) for row in _rows(conn, _ENTITIES)}
-        return cls(_rows(conn, _BY_TIME), _rows(conn, _BY_CHUNK), _rows(conn, _RELATIONS), entities, _rows(conn, _PAGES))
+        entities = {row[0]: (row[1], row[2]) for row in arrow_rows(conn, _ENTITIES)}
+        rows = [arrow_rows(conn, cypher) for cypher in (_BY_TIME, _BY_CHUNK, _RELATIONS)]
+        return cls(*rows, entities, arrow_rows(conn, _PAGES))
 
     def hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT) -> Hydration:
         """What `hydrate_from_graph` would read from the database, from memory."""
@@ -111,21 +112,10 @@ class GraphView:
         return rows
 
 
-def _rows(conn: Any, cypher: str) -> list[tuple[Any, ...]]:
-    table = conn.execute(cypher).get_as_arrow()
-    return list(zip(*(column.to_pylist() for column in table.columns)))
-
-
 def stamp(path: Path) -> Stamp:
     """The database's files as they are now: a different stamp means the graph was written."""
-    found = []
-    for part in (path, path.with_name(path.name + ".wal")):
-        try:
-            st = os.stat(part)
-        except FileNotFoundError:
-            continue
-        found.append((part.name, st.st_ino, st.st_size, st.st_mtime_ns))
-    return tuple(found)
+    parts = (path, path.with_name(path.name + ".wal"))
+    return tuple((part.name, *found) for part in parts if (found := file_stamp(part)) is not None)
 
 
 _VIEWS: OrderedDict[Path, tuple[Stamp, GraphView]] = OrderedDict()

@@ -29,7 +29,7 @@ from mnemo.segments import block_index, chunk_segments, referenced
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
 from mnemo.stores.vectors import VectorStore
 from mnemo.tombstones import FILE as TOMBSTONES
 from mnemo.tombstones import Tombstones
@@ -242,8 +242,6 @@ def graph_facts(files: NamespaceFiles) -> GraphFacts:
 def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
     """Keep the facts just written as what `graph_facts` reads back, when they are exactly the
     rows the files hold (the columns of each table, no more, no fewer)."""
-    from mnemo.stores.graph import NODE_SCHEMAS
-
     for table, rows in facts.nodes.items():
         columns = set(NODE_SCHEMAS[table])
         if any(row.keys() != columns for row in rows.values()):
@@ -259,8 +257,6 @@ def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
 
 def _copy(facts: GraphFacts) -> GraphFacts:
     """Rows that can be changed without changing `facts` (the lists in node rows included)."""
-    from mnemo.stores.graph import NODE_SCHEMAS
-
     nodes = {}
     for table, rows in facts.nodes.items():
         lists = [c for c, t in NODE_SCHEMAS.get(table, {}).items() if t.endswith("[]")]

@@ -75,11 +75,13 @@ def _edge_frame(facts: GraphFacts) -> pl.DataFrame:
     return pl.DataFrame(columns, schema=schema)
 
 
-def _stat(path: Path) -> list[int] | None:
-    """Size and modification time of a file: what tells that someone rewrote it."""
-    if not path.exists():
+def file_stamp(path: Path) -> list[int] | None:
+    """Size, modification time and inode of a file (None when absent): what tells that
+    someone rewrote it."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
         return None
-    stat = path.stat()
     return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
@@ -99,11 +101,11 @@ _PARSED: dict[Path, _Parsed[Any]] = {}
 
 def _read_parsed(path: Path, frame: Callable[[], pl.DataFrame], parse: Callable[[dict[str, Any]], T]) -> list[T]:
     kept = _PARSED.get(path)
-    if kept is not None and kept.stat is not None and kept.stat == _stat(path):
+    if kept is not None and kept.stat is not None and kept.stat == file_stamp(path):
         return list(kept.items)
     rows = frame().to_dicts()
     items = [parse(r) for r in rows]
-    _PARSED[path] = _Parsed(_stat(path), items, {id(i): r for i, r in zip(items, rows)})
+    _PARSED[path] = _Parsed(file_stamp(path), items, {id(i): r for i, r in zip(items, rows)})
     return list(items)
 
 
@@ -114,7 +116,7 @@ def _write_parsed(
     """Write a table; an object read from the file as it is reuses its row, and the very
     objects the file holds, in its order, are not written again."""
     kept = _PARSED.pop(path, None)
-    if kept is not None and kept.stat is not None and kept.stat == _stat(path) and len(items) == len(kept.items) \
+    if kept is not None and kept.stat is not None and kept.stat == file_stamp(path) and len(items) == len(kept.items) \
             and all(a is b for a, b in zip(items, kept.items)):
         _PARSED[path] = kept
         return
@@ -122,7 +124,7 @@ def _write_parsed(
     rows = [read_rows.get(id(i)) or to_row(i) for i in items]
     write_parquet(pl.DataFrame(rows, schema=schema), path)
     parsed = [i if id(i) in read_rows else parse(r) for i, r in zip(items, rows)]
-    _PARSED[path] = _Parsed(_stat(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
+    _PARSED[path] = _Parsed(file_stamp(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
 
 
 def _chunk_from_row(row: dict[str, Any]) -> Chunk:
@@ -194,12 +196,12 @@ class NamespaceFiles:
         for table, rows in tables.items():
             path = base / f"{table}.parquet"
             digest = content_hash(table, "\n".join(f"{r['id']}\x1f{r.get('h') or row_hash(r)}" for r in rows))
-            if before.get(table, [None])[0] == digest and _stat(path) == before[table][1]:
+            if before.get(table, [None])[0] == digest and file_stamp(path) == before[table][1]:
                 after[table] = before[table]
                 continue
             frame = _edge_frame(facts) if table == "edges" else _node_frame(table, facts.nodes[table])
             write_parquet(frame, path)
-            after[table] = [digest, _stat(path)]
+            after[table] = [digest, file_stamp(path)]
             written.append(table)
         if written or not sidecar.exists():
             sidecar.write_text(json.dumps(after), encoding="utf-8")
@@ -242,7 +244,7 @@ class NamespaceFiles:
         """Name, size, modification time and inode of each file in a folder: what changes
         when any of them is rewritten."""
         base = self.root / folder
-        return sorted([p.name, *(_stat(p) or [])] for p in base.iterdir()) if base.is_dir() else []
+        return sorted([p.name, *(file_stamp(p) or [])] for p in base.iterdir()) if base.is_dir() else []
 
     def write_problems(self, problems: list[dict[str, Any]]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
