@@ -9,7 +9,7 @@ import dagster as dg
 from assets.checks import _namespaces
 from assets.sleep import SPECS, run_time
 from mnemo.checks import dangling
-from mnemo.sleep.checks import community_problems, cross_type_merges, day_view, missing_day_summaries, salience_out_of_range
+from mnemo.sleep.checks import community_problems, cross_type_merges, missing_day_summaries, salience_out_of_range
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
@@ -50,7 +50,7 @@ def salience_in_range(context: dg.AssetCheckExecutionContext, mnemo_config: Mnem
 def closed_days_summarized(context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource) -> dg.AssetCheckResult:
     today = run_time(context).date()
     files = [mnemo_config.files(ns) for ns in _namespaces(context)]
-    return _result([d for f in files for d in missing_day_summaries(f, day_view(f), today)])
+    return _result([d for f in files for d in missing_day_summaries(f, today)])
 
 
 sleep_checks = [merges_keep_types, no_dangling_after_merges, communities_are_summarized, salience_in_range, closed_days_summarized]

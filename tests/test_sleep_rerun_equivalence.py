@@ -98,11 +98,13 @@ def test_a_run_that_stopped_before_its_sync_is_synced_by_the_next(workspace: Wor
     assert sync_graph(files, graph).writes == 0
 
 
-def test_the_salience_picture_is_drawn_again_only_when_salience_changed(tmp_path: Path) -> None:
+def test_the_salience_picture_is_drawn_again_only_when_what_it_shows_changed(tmp_path: Path) -> None:
     files = NamespaceFiles(tmp_path, "test")
     row = {"id": "salience_e", "item_id": "e", "item_kind": "entity", "score": 0.5, "faded": False}
     path = tmp_path / "none"
-    for score, fade_below, redrawn in ((0.5, 0.15, True), (0.5, 0.15, False), (0.1, 0.15, True), (0.1, 0.3, True)):
+    steps = ((0.5, 0.15, True), (0.5, 0.15, False), (0.52, 0.15, False),  # same bar (0.50-0.55): same picture
+             (0.1, 0.15, True), (0.1, 0.3, True), (1.0, 0.3, True), (0.99, 0.3, False))  # the last bar holds 1.0
+    for score, fade_below, redrawn in steps:
         overlay = Overlay()
         overlay.add_node("Salience", {**row, "score": score})
         SleepFiles(files.root).write_overlay("salience", overlay)

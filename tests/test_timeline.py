@@ -2,12 +2,19 @@
 
 import json
 import shutil
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import dagster as dg
 import yaml
 
 from conftest import Workspace
+from mnemo.sleep.checks import content_days, missing_day_summaries
+from mnemo.sleep.consolidate import consolidate
+from mnemo.sleep.settings import SleepConfig
+from mnemo.sleep.store import SleepFiles
+from mnemo.sleep.summaries import day_chunks
+from mnemo.sleep.view import FactsView
 
 CHATGPT = [{
     "id": "gpt-1", "title": "Porto trip", "create_time": 1788602400.0, "current_node": "a1",  # 2026-09-05 10:00 UTC
@@ -145,3 +152,22 @@ def test_a_graph_made_before_episodes_existed_gains_them(tmp_path: Path) -> None
     rows = GraphStore(path, load_ontology()).query("MATCH (a:Episode)-[:NEXT]->(b:Episode) RETURN a.id AS a, b.id AS b")
     assert rows == [{"a": "episode_a", "b": "episode_b"}]
 
+
+
+def test_the_closed_days_check_finds_the_days_the_summaries_read(tmp_path: Path, small_vault: Path) -> None:
+    workspace = _workspace(tmp_path, small_vault)
+    workspace.ingest()
+    files = workspace.files()
+    days = content_days(files)
+    assert days == set(day_chunks(FactsView(files.read_facts())))
+    assert {"2026-09-01", "2026-09-03", "2026-09-04", "2026-09-05"} <= days  # journals and the three chats
+    today = date(2026, 10, 1)
+    assert missing_day_summaries(files, today) == sorted(days)
+    consolidate(files, workspace.graph(), SleepConfig(), datetime(2026, 10, 1, tzinfo=timezone.utc))
+    assert missing_day_summaries(files, today) == []
+    assert missing_day_summaries(files, date(2026, 9, 4)) == []  # later days are not closed yet
+    sleep = SleepFiles(files.root)
+    summaries = sleep.read_overlay("summaries")
+    del summaries.nodes["Summary"]["summary_day_2026-09-05"]
+    sleep.write_overlay("summaries", summaries)
+    assert missing_day_summaries(files, today) == ["2026-09-05"]

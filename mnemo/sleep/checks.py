@@ -4,10 +4,11 @@ import json
 from collections.abc import Callable
 from datetime import date
 
+import polars as pl
+
 from mnemo.pipeline import graph_facts
 from mnemo.sleep.merges import MergeLog
 from mnemo.sleep.store import SleepFiles
-from mnemo.sleep.summaries import day_chunks
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 
@@ -44,16 +45,30 @@ def salience_out_of_range(files: NamespaceFiles) -> list[str]:
     return [f"{r['item_id']}: {r['score']}" for r in rows if not 0.0 <= r["score"] <= 1.0]
 
 
-DAY_EDGES = frozenset({("HAS_CHUNK", "Note", "Chunk"), ("ON_DAY", "Note", "Day"), ("ON_DAY", "Episode", "Day"),
-                       ("IN_EPISODE", "Chunk", "Episode")})  # what `day_chunks` reads (no entity among them)
+def content_days(files: NamespaceFiles) -> set[str]:
+    """The days `summaries.day_chunks` finds content on, computed over the columns it reads (merges
+    change none of them): days a note with chunks is placed on, and days an episode turn was said on."""
+    base = files.root / "facts"
+    if not (base / "edges.parquet").exists():
+        return set()
+    edges = pl.scan_parquet(base / "edges.parquet").select("table", "from_table", "to_table", "src", "dst")
+
+    def rows(table: str, src: str, dst: str) -> pl.LazyFrame:
+        return edges.filter((pl.col("table") == table) & (pl.col("from_table") == src) & (pl.col("to_table") == dst))
+
+    has_chunk = rows("HAS_CHUNK", "Note", "Chunk").select(pl.col("src").alias("note")).unique()
+    note_days = rows("ON_DAY", "Note", "Day").join(has_chunk, left_on="src", right_on="note").select(day=pl.col("dst"))
+    turns = rows("IN_EPISODE", "Chunk", "Episode").select(chunk=pl.col("src"), episode=pl.col("dst"))
+    chunks = pl.scan_parquet(base / "Chunk.parquet").select(chunk=pl.col("id"), timestamp=pl.col("timestamp"))
+    said = (rows("ON_DAY", "Episode", "Day").select(episode=pl.col("src"), day=pl.col("dst"))
+            .join(turns, on="episode").join(chunks, on="chunk")
+            .filter(pl.when(pl.col("timestamp").fill_null("") == "").then(pl.col("day")).otherwise(pl.col("timestamp"))
+                    .str.starts_with(pl.col("day")))
+            .select("day"))
+    return set(pl.concat([note_days, said]).unique().collect()["day"].to_list())
 
 
-def day_view(files: NamespaceFiles) -> FactsView:
-    """A view of the facts `day_chunks` reads: the nodes and `DAY_EDGES` (merges change none of them)."""
-    return FactsView(files.read_facts(only=DAY_EDGES))
-
-
-def missing_day_summaries(files: NamespaceFiles, view: FactsView, today: date) -> list[str]:
+def missing_day_summaries(files: NamespaceFiles, today: date) -> list[str]:
     """Closed days with content but no day summary."""
     have = {r["period"] for r in SleepFiles(files.root).read_overlay("summaries").nodes.get("Summary", {}).values() if r["level"] == "day"}
-    return sorted(d for d in day_chunks(view) if date.fromisoformat(d) < today and d not in have)
+    return sorted(d for d in content_days(files) if date.fromisoformat(d) < today and d not in have)

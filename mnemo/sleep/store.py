@@ -10,12 +10,14 @@
 import json
 import os
 import tempfile
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from mnemo import faults
 from mnemo.documents import content_hash
 from mnemo.extract.facts import GraphFacts, edge, row_hash
+from mnemo.stores.files import file_stamp
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -128,6 +130,27 @@ class Overlay:
                     facts.add_edge(table, src, dst, row)
 
 
+_PARSED: "OrderedDict[Path, tuple[list[int], Overlay]]" = OrderedDict()
+_PARSED_KEPT = 24
+
+
+def _parsed_overlay(path: Path) -> Overlay:
+    """The overlay in `path`, parsed once per version of the file in this process (the sleep step,
+    its checks and recall read the same overlays; callers never change an overlay they read)."""
+    stamp = file_stamp(path)
+    if stamp is None:
+        return Overlay()
+    kept = _PARSED.get(path)
+    if kept is not None and kept[0] == stamp:
+        _PARSED.move_to_end(path)
+        return kept[1]
+    overlay = Overlay.from_json(read_json(path, {}))
+    _PARSED[path] = (stamp, overlay)
+    while len(_PARSED) > _PARSED_KEPT:
+        _PARSED.popitem(last=False)
+    return overlay
+
+
 def _filled(tables: dict[Any, dict[str, Any]]) -> dict[Any, dict[str, Any]]:
     return {k: rows for k, rows in tables.items() if rows}
 
@@ -156,7 +179,7 @@ class SleepFiles:
 
     def read_overlay(self, step: str) -> Overlay:
         if step not in self._overlays:
-            self._overlays[step] = Overlay.from_json(read_json(self.root / "overlay" / f"{step}.json", {}))
+            self._overlays[step] = _parsed_overlay(self.root / "overlay" / f"{step}.json")
         return self._overlays[step]
 
     def write_overlay(self, step: str, overlay: Overlay, previous: Overlay | None = None) -> bool:
