@@ -182,13 +182,23 @@ def _reject_duplicates(
                 raise OntologyError(f"{path}: property key {key!r} is claimed by {keys[key]!r} and {r.name!r}")
 
 
+_LOADED: dict[Path, tuple[tuple[int, int, int], Ontology]] = {}
+
+
 def load_ontology(path: str | Path | None = None) -> Ontology:
-    """Read and validate an ontology file (the packaged one by default)."""
+    """Read and validate an ontology file (the packaged one by default); parsed once per version
+    of the file in a process."""
     file = Path(path) if path else DEFAULT_PATH
     try:
+        stat = file.stat()
+        version = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        if file in _LOADED and _LOADED[file][0] == version:
+            return _LOADED[file][1]
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise OntologyError(f"{file}: cannot read ontology ({exc.strerror})") from exc
     except yaml.YAMLError as exc:
         raise OntologyError(f"{file}: invalid YAML: {exc}") from exc
-    return parse_ontology(data, str(file))
+    ontology = parse_ontology(data, str(file))
+    _LOADED[file] = (version, ontology)
+    return ontology

@@ -192,10 +192,16 @@ UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Ch
                              ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
 
 
+# the edge columns the sleep steps read; no extraction edge is in a sleep table, so edges read with
+# only these are never written to the graph (`sync_sleep_tables` reads every column to sync every table)
+SLEEP_EDGE_COLUMNS = ("id", "src", "dst", "role", "surface", "h")
+
+
 def sleep_facts(files: NamespaceFiles) -> GraphFacts:
-    """The extraction facts the sleep steps read (`graph_facts` without the edge tables in
-    `UNREAD_BY_SLEEP`); only a sync of every table needs those."""
-    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP), files.read_facts(LLM_FACTS))
+    """The extraction facts the sleep steps read: `graph_facts` without the edge tables in
+    `UNREAD_BY_SLEEP`, edges with `SLEEP_EDGE_COLUMNS` only; only a sync of every table needs the rest."""
+    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP, edge_columns=SLEEP_EDGE_COLUMNS),
+                       files.read_facts(LLM_FACTS, edge_columns=SLEEP_EDGE_COLUMNS))
 
 
 def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:

@@ -145,10 +145,18 @@ def _parsed_overlay(path: Path) -> Overlay:
         _PARSED.move_to_end(path)
         return kept[1]
     overlay = Overlay.from_json(read_json(path, {}))
-    _PARSED[path] = (stamp, overlay)
+    _keep_parsed(path, overlay, stamp)
+    return overlay
+
+
+def _keep_parsed(path: Path, overlay: Overlay, stamp: list[int] | None = None) -> None:
+    """Keep `overlay` as what `path` holds now (just read, or just written)."""
+    stamp = stamp or file_stamp(path)
+    if stamp is not None:
+        _PARSED[path] = (stamp, overlay)
+        _PARSED.move_to_end(path)
     while len(_PARSED) > _PARSED_KEPT:
         _PARSED.popitem(last=False)
-    return overlay
 
 
 def _filled(tables: dict[Any, dict[str, Any]]) -> dict[Any, dict[str, Any]]:
@@ -194,7 +202,9 @@ class SleepFiles:
         if digest not in pending:
             pending.append(digest)
             self.write_state("sync", sync)
-        write_json(self.root / "overlay" / f"{step}.json", overlay.to_json())
+        path = self.root / "overlay" / f"{step}.json"
+        write_json(path, overlay.to_json())
+        _keep_parsed(path, overlay)
         self._overlays[step] = overlay
         return True
 

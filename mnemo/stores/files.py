@@ -209,11 +209,12 @@ class NamespaceFiles:
 
     def read_facts(
         self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset(),
-        only: frozenset[tuple[str, str, str]] | None = None,
+        only: frozenset[tuple[str, str, str]] | None = None, edge_columns: tuple[str, ...] | None = None,
     ) -> GraphFacts:
         """The facts written by `write_facts`; edge tables keyed (table, from, to) in `without`, or
         not in `only` when given, are left unread (a reader that never looks at them saves turning
-        their rows into dicts)."""
+        their rows into dicts). With `edge_columns`, edge rows hold only those columns: such facts
+        are for reading, never for writing to a graph."""
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
@@ -224,7 +225,7 @@ class NamespaceFiles:
                 facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
         path = base / "edges.parquet"
         if path.exists():
-            frame = pl.read_parquet(path)
+            frame = pl.read_parquet(path, columns=None if edge_columns is None else ["table", "from_table", "to_table", *edge_columns])
             for key, rows in frame.partition_by("table", "from_table", "to_table", as_dict=True, maintain_order=True).items():
                 if key in without or (only is not None and key not in only):
                     continue
