@@ -21,7 +21,7 @@ from mnemo.extract.llm_facts import merge_facts
 from mnemo.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import ApplyStats, GraphStore
+from mnemo.stores.graph import NODE_SCHEMAS, STRUCTURAL_EDGES, ApplyStats, GraphStore, Known
 
 
 class MergeError(MnemoError):
@@ -224,7 +224,7 @@ def sync_sleep_tables(
     overlays = {step: sleep.read_overlay(step) for step in SleepFiles.STEPS}
     log = content_hash(json.dumps(MergeLog(sleep).events(), sort_keys=True))
     state = sleep.read_state("sync")
-    digests = {step: overlay.digest() for step, overlay in overlays.items()}
+    digests = {step: sleep.digest(overlay) for step, overlay in overlays.items()}
     tables: frozenset[str] | None = None
     if reuse and state.get("merges") == log:
         tables = frozenset(t for step, d in digests.items() if not _synced(state, step, d) for t in STEP_TABLES[step])
@@ -233,9 +233,39 @@ def sync_sleep_tables(
     if tables == frozenset():
         return _record_sync(sleep, state, log, digests, ApplyStats())
     facts = sleep_facts(files) if facts is None else facts
+    changed = {s: d for s, d in digests.items() if not _synced(state, s, d)}
+    known = _graph_holds(sleep, state, changed, facts) if tables else {}
     for overlay in overlays.values():
-        overlay.add_to(facts)
-    return _record_sync(sleep, state, log, digests, graph.apply(facts, run_id=run_id, tables=tables))
+        overlay.add_to(facts, tables)  # edges of other tables are not compared
+    return _record_sync(sleep, state, log, digests, graph.apply(facts, run_id=run_id, tables=tables, known=known))
+
+
+def _graph_holds(sleep: SleepFiles, state: dict[str, Any], changed: dict[str, str], facts: GraphFacts) -> Known:
+    """What the graph holds of the tables only the `changed` steps (-> their new overlay's digest) write,
+    for each step whose overlay at the run's start is what the last sync wrote, with no other write of
+    it since but this run's: those rows, less edges whose ends the facts lack
+    (the ingest applies the same overlays through `canonical_facts`, which leaves those out). Given to
+    `GraphStore.apply`, they spare reading those tables back. `facts` are the merged facts, overlays not yet added."""
+    before = {step: sleep.at_start(step) for step in SleepFiles.STEPS}
+    if any(overlay is None for overlay in before.values()):
+        return {}
+    nodes: dict[str, set[str]] = {table: set(rows) for table, rows in facts.nodes.items()}
+    for overlay in before.values():
+        for table, rows in overlay.nodes.items():  # type: ignore[union-attr]
+            nodes.setdefault(table, set()).update(rows)
+    known: Known = {}
+    for step, digest in changed.items():
+        overlay = before[step]
+        if step == "abstractions" or overlay is None or not _wrote_last(state, step, sleep.digest(overlay), digest):
+            continue  # abstractions share the Entity table with the extraction
+        owned = STEP_TABLES[step]
+        known.update({table: {i: r["h"] for i, r in overlay.nodes.get(table, {}).items()} for table in owned if table in NODE_SCHEMAS})
+        for table in owned - NODE_SCHEMAS.keys():
+            for a, b in STRUCTURAL_EDGES[table]:
+                if a in owned or all(table not in t for s, t in STEP_TABLES.items() if s != step):
+                    rows = overlay.edges.get((table, a, b), {}).values()
+                    known[(table, a, b)] = {r["id"]: r["h"] for r in rows if r["src"] in nodes.get(a, ()) and r["dst"] in nodes.get(b, ())}
+    return known
 
 
 def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: dict[str, str], stats: ApplyStats) -> ApplyStats:
@@ -243,6 +273,12 @@ def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: di
     if fresh != state:
         sleep.write_state("sync", fresh)
     return stats
+
+
+def _wrote_last(state: dict[str, Any], step: str, synced: str, written: str) -> bool:
+    """The last sync wrote the overlay with digest `synced`, and the one write of the step's overlay
+    since is the one with digest `written` (this run's)."""
+    return state.get("steps", {}).get(step) == synced and set(state.get("pending", {}).get(step, [])) <= {synced, written}
 
 
 def _synced(state: dict[str, Any], step: str, digest: str) -> bool:

@@ -120,11 +120,14 @@ class Overlay:
             overlay.edges[tuple(key)] = {r["id"]: r for r in rows}
         return overlay
 
-    def add_to(self, facts: GraphFacts) -> None:
-        """Add these rows to `facts`, leaving out edges whose ends are not in the graph."""
+    def add_to(self, facts: GraphFacts, edge_tables: frozenset[str] | None = None) -> None:
+        """Add these rows to `facts` (edges only of `edge_tables`, when given), leaving out edges
+        whose ends are not in the graph."""
         for table, rows in self.nodes.items():
             facts.nodes.setdefault(table, {}).update(rows)
         for (table, src, dst), rows in self.edges.items():
+            if edge_tables is not None and table not in edge_tables:
+                continue
             for row in rows.values():
                 if row["src"] in facts.nodes.get(src, {}) and row["dst"] in facts.nodes.get(dst, {}):
                     facts.add_edge(table, src, dst, row)
@@ -172,6 +175,8 @@ class SleepFiles:
     def __init__(self, namespace_root: Path) -> None:
         self.root = Path(namespace_root) / "sleep"
         self._overlays: dict[str, Overlay] = {}
+        self._at_start: dict[str, Overlay] = {}
+        self._digests: dict[int, tuple[Overlay, str]] = {}
 
     @property
     def merge_log(self) -> Path:
@@ -188,7 +193,19 @@ class SleepFiles:
     def read_overlay(self, step: str) -> Overlay:
         if step not in self._overlays:
             self._overlays[step] = _parsed_overlay(self.root / "overlay" / f"{step}.json")
+            self._at_start.setdefault(step, self._overlays[step])
         return self._overlays[step]
+
+    def digest(self, overlay: Overlay) -> str:
+        """`overlay.digest()`, computed once per overlay this instance read or wrote."""
+        kept = self._digests.get(id(overlay))
+        if kept is None or kept[0] is not overlay:
+            kept = self._digests[id(overlay)] = overlay, overlay.digest()
+        return kept[1]
+
+    def at_start(self, step: str) -> Overlay | None:
+        """The step's overlay as the file held it when this instance first read it (None if it did not)."""
+        return self._at_start.get(step)
 
     def write_overlay(self, step: str, overlay: Overlay, previous: Overlay | None = None) -> bool:
         """Write the step's overlay unless it equals `previous` (what is on disk); whether it wrote.
@@ -199,6 +216,7 @@ class SleepFiles:
         sync = self.read_state("sync")
         pending = sync.setdefault("pending", {}).setdefault(step, [])
         digest = overlay.digest()
+        self._digests[id(overlay)] = overlay, digest
         if digest not in pending:
             pending.append(digest)
             self.write_state("sync", sync)
