@@ -17,11 +17,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 def content_hash(*parts: str) -> str:
     """A short, stable hex digest of the given parts (sha256, 24 hex chars)."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\x1f")
-    return digest.hexdigest()[:24]
+    data = "\x1f".join(parts) + "\x1f" if parts else ""  # each part, then a separator: one encode, one update
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def slugify(text: str) -> str:

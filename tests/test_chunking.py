@@ -1,11 +1,12 @@
 """Chunking: heading-aware passages, stable content-addressed ids, prev/next order."""
 
 import re
+from hashlib import sha256
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemo.documents import Document, chunk_document
+from mnemo.documents import Document, chunk_document, content_hash
 
 
 def doc(body: str, doc_id: str = "doc_1") -> Document:
@@ -72,3 +73,11 @@ def test_chunking_is_deterministic_and_loses_no_words(body: str, max_words: int)
     chunk_words = " ".join(c.text for c in first).split()
     assert set(body_words) <= set(chunk_words)
     assert all(len(c.text.split()) <= max_words for c in first)
+
+
+def test_content_hashes_are_the_digest_of_each_part_then_a_separator() -> None:
+    """Ids and row hashes are stored: the digest must not change with how it is computed."""
+    assert content_hash() == sha256(b"").hexdigest()[:24]
+    assert content_hash("a", "b") == sha256(b"a\x1fb\x1f").hexdigest()[:24] == "023b8059a924f728a2155e4c"
+    assert content_hash("ab") != content_hash("a", "b")
+    assert content_hash("caf\u00e9", "\ud800") == sha256("caf\u00e9\x1f\ud800\x1f".encode("utf-8", "surrogatepass")).hexdigest()[:24]

@@ -3,6 +3,7 @@ Leiden and PageRank skipped while the entity graph is the same, salience rows le
 only time moved them a little, and a sync of sleep mode's own tables that still leaves the whole
 graph canonical."""
 
+import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -11,7 +12,8 @@ from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.salience import SCORE_EPSILON, read_salience, retention_at
 from mnemo.sleep.settings import SleepConfig
-from mnemo.sleep.store import SleepFiles
+from mnemo.extract.facts import edge
+from mnemo.sleep.store import Overlay, SleepFiles
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
 
@@ -43,3 +45,22 @@ def test_rerun_work_follows_what_changed(workspace: Workspace, vault: Path) -> N
     assert SleepFiles(files.root).read_state("communities") == state  # same entity graph: Leiden not re-run
     assert changed.communities.summarized < first.communities.summarized
     assert sync_graph(files, graph).writes == 0
+
+
+def test_overlay_files_keep_every_row_and_read_the_old_layout(tmp_path: Path) -> None:
+    overlay = Overlay()
+    overlay.add_node("Summary", {"id": "s1", "text": "A day."})
+    overlay.link("CITES", "Summary", "Chunk", "s1", "chunk_a")
+    overlay.link("CITES", "Summary", "Chunk", "s1", "chunk_b")
+    concept = edge("INSTANCE_OF", "entity_a", "concept_b", "", extractor="llm", props={"why": "named so"})
+    overlay.add_edge("INSTANCE_OF", "Entity", "Entity", concept)
+    data = json.loads(json.dumps(overlay.to_json()))
+    assert [k for k, _ in data["links"]] == [["CITES", "Summary", "Chunk"]]  # made by `link`: ids, ends, hashes only
+    assert [k for k, _ in data["edges"]] == [["INSTANCE_OF", "Entity", "Entity"]]
+    again = Overlay.from_json(data)
+    assert again.nodes == overlay.nodes and again.edges == overlay.edges
+    assert again.edges[("CITES", "Summary", "Chunk")][edge("CITES", "s1", "chunk_b", "", extractor="sleep")["id"]] == \
+        edge("CITES", "s1", "chunk_b", "", extractor="sleep")
+    old_layout = {"nodes": data["nodes"], "edges": [[list(k), list(rows.values())] for k, rows in overlay.edges.items()]}
+    assert Overlay.from_json(json.loads(json.dumps(old_layout))).edges == overlay.edges
+    assert Overlay.from_json(old_layout).digest() == again.digest() == overlay.digest()

@@ -86,7 +86,7 @@ def build_salience(
     previous = {r["item_id"]: r for r in previous_overlay.nodes.get("Salience", {}).values()}
     overlay, stats, scored = Overlay(previous_overlay), SalienceStats(), []
     for item, seen_at in seen.items():
-        hits = [a for a in accesses.get(item, []) if a <= now]
+        hits = [a for a in accesses[item] if a <= now] if item in accesses else []
         s, last = strength(_parse(seen_at), hits)
         retention = math.exp(-_days(last, now) / s)
         kind = "entity" if item in view.entities else "chunk"
@@ -94,25 +94,26 @@ def build_salience(
         if kind == "entity":
             frequency = math.log1p(mentions[item]) / math.log1p(top_mentions) if top_mentions else 0.0
             score = 0.5 * retention + 0.25 * frequency + 0.25 * ranks.get(item, 0.0)
-        row = {"id": f"salience_{item}", "item_id": item, "item_kind": kind,
-               "accesses": len(hits), "last_access": last.isoformat(timespec="seconds"),
-               "strength": round(s, 3), "retention": round(retention, 4), "mentions": mentions.get(item, 0),
-               "pagerank": round(ranks.get(item, 0.0), 4), "score": round(min(1.0, max(0.0, score)), 4)}
-        row["faded"] = row["score"] < settings.fade_below
-        scored.append(_settled(row, previous.get(item)))
+        inputs = (kind, len(hits), last.isoformat(timespec="seconds"), round(s, 3), mentions.get(item, 0))
+        score, rank = round(min(1.0, max(0.0, score)), 4), round(ranks.get(item, 0.0), 4)
+        old = previous.get(item)
+        if old is not None and _settles(old, inputs, score, rank, score < settings.fade_below):
+            scored.append(old)
+            continue
+        row = {"id": f"salience_{item}", "item_id": item, "item_kind": kind, "accesses": inputs[1], "last_access": inputs[2],
+               "strength": inputs[3], "retention": round(retention, 4), "mentions": inputs[4], "pagerank": rank, "score": score,
+               "faded": score < settings.fade_below}
+        scored.append(row)
     _finish(overlay, view, scored, previous, settings, stats)
     return overlay, seen, stats
 
 
-def _settled(row: dict[str, Any], old: dict[str, Any] | None) -> dict[str, Any]:
-    """Last run's row when only time moved the score, by less than `SCORE_EPSILON` and without
-    crossing the fade threshold: the stored row stays, and no graph write is made for it. The
-    stored strength and last access give the retention at any later time (`retention_at`)."""
-    if old is None or any(old.get(k) != row[k] for k in _INPUTS):
-        return row
-    if abs(old["score"] - row["score"]) >= SCORE_EPSILON or abs(old["pagerank"] - row["pagerank"]) >= SCORE_EPSILON:
-        return row
-    return {k: old[k] for k in row}
+def _settles(old: dict[str, Any], inputs: tuple[Any, ...], score: float, rank: float, faded: bool) -> bool:
+    """Whether last run's row stays: only time moved the score, by less than `SCORE_EPSILON`, without
+    crossing the fade threshold (and no graph write is made for it). The stored strength and last
+    access give the retention at any later time (`retention_at`)."""
+    return (tuple(old.get(k) for k in _INPUTS[:-1]) == inputs and old.get("faded") == faded
+            and abs(old["score"] - score) < SCORE_EPSILON and abs(old["pagerank"] - rank) < SCORE_EPSILON)
 
 
 def retention_at(row: dict[str, Any], now: datetime) -> float:
@@ -125,8 +126,11 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
     entities = sorted((r for r in rows if r["item_kind"] == "entity" and not r["faded"]), key=lambda r: (-r["score"], r["item_id"]))
     top = {r["item_id"] for r in entities[:settings.top_of_mind]}
     for row in rows:
-        row["top_of_mind"] = row["item_id"] in top
-        overlay.add_node("Salience", row)
+        if row is previous.get(row["item_id"]) and row.get("top_of_mind") == (row["item_id"] in top):
+            overlay.keep_node("Salience", row)  # last run's row, as it was stored
+        else:
+            row = {**row, "top_of_mind": row["item_id"] in top}
+            overlay.add_node("Salience", row)
         table = "Entity" if row["item_kind"] == "entity" else "Chunk"
         overlay.link("SALIENCE_OF", "Salience", table, row["id"], row["item_id"])
         if row["item_kind"] == "chunk" and row["accesses"] >= settings.promote_after_accesses:

@@ -7,6 +7,7 @@
 - `access.jsonl`   append-only access log (see salience.py)
 """
 
+import functools
 import json
 import os
 import tempfile
@@ -72,6 +73,7 @@ class Overlay:
     def __init__(self, previous: "Overlay | None" = None) -> None:
         self.nodes: dict[str, dict[str, dict[str, Any]]] = {}
         self.edges: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+        self.linked: set[tuple[str, str, str]] = set()  # edge keys whose every row was made by `link`
         self._old_nodes = previous.nodes if previous else {}
         self._old_edges = {(k[0], r["src"], r["dst"]): r for k, rows in (previous.edges.items() if previous else ())
                            for r in rows.values()}
@@ -87,12 +89,20 @@ class Overlay:
             row["h"] = row_hash(row)
         self.nodes.setdefault(table, {})[row["id"]] = row
 
+    def keep_node(self, table: str, row: dict[str, Any]) -> None:
+        """Keep a row of the previous run's overlay as it is (its hash included)."""
+        self.nodes.setdefault(table, {})[row["id"]] = row
+
     def link(self, table: str, from_table: str, to_table: str, src: str, dst: str) -> None:
         """A sleep edge (fully determined by its table and ends), reused from the previous run when it was there."""
         row = self._old_edges.get((table, src, dst)) or edge(table, src, dst, "", extractor="sleep")
-        self.add_edge(table, from_table, to_table, row)
+        key = (table, from_table, to_table)
+        if key not in self.edges:
+            self.linked.add(key)
+        self.edges.setdefault(key, {})[row["id"]] = row
 
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
+        self.linked.discard((table, from_table, to_table))
         self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
 
     def same_rows(self, other: "Overlay") -> bool:
@@ -106,9 +116,12 @@ class Overlay:
         return content_hash("\n".join(parts))
 
     def to_json(self) -> dict[str, Any]:
+        """Nodes and edges as rows; edges made by `link` as [id, src, dst, h] (the rest is the same for every one)."""
+        edges = sorted(self.edges.items())
         return {
             "nodes": {t: sorted(rows.values(), key=lambda r: r["id"]) for t, rows in sorted(self.nodes.items())},
-            "edges": [[list(k), sorted(rows.values(), key=lambda r: r["id"])] for k, rows in sorted(self.edges.items())],
+            "edges": [[list(k), sorted(rows.values(), key=lambda r: r["id"])] for k, rows in edges if k not in self.linked],
+            "links": [[list(k), sorted([r["id"], r["src"], r["dst"], r["h"]] for r in rows.values())] for k, rows in edges if k in self.linked],
         }
 
     @classmethod
@@ -118,6 +131,10 @@ class Overlay:
             overlay.nodes[table] = {r["id"]: r for r in rows}
         for key, rows in data.get("edges", []):
             overlay.edges[tuple(key)] = {r["id"]: r for r in rows}
+        for key, rows in data.get("links", []):
+            same = _link_columns(key[0])
+            overlay.edges[tuple(key)] = {i: {**same, "id": i, "src": src, "dst": dst, "h": h} for i, src, dst, h in rows}
+            overlay.linked.add(tuple(key))
         return overlay
 
     def add_to(self, facts: GraphFacts, edge_tables: frozenset[str] | None = None) -> None:
@@ -131,6 +148,12 @@ class Overlay:
             for row in rows.values():
                 if row["src"] in facts.nodes.get(src, {}) and row["dst"] in facts.nodes.get(dst, {}):
                     facts.add_edge(table, src, dst, row)
+
+
+@functools.cache
+def _link_columns(table: str) -> dict[str, Any]:
+    """The columns every edge `Overlay.link` makes in `table` shares (all but id, ends and hash)."""
+    return {k: v for k, v in edge(table, "", "", "", extractor="sleep").items() if k not in ("id", "src", "dst", "h")}
 
 
 _PARSED: "OrderedDict[Path, tuple[list[int], Overlay]]" = OrderedDict()
