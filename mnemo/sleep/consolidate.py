@@ -2,13 +2,13 @@
 profile. Each reads the merged extraction facts, writes its overlay and state files, and
 returns counts; `sync_graph` then brings the graph in line (only differences are written)."""
 
-import gc
 import time
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from mnemo.bulk import collections_paused
 from mnemo.extract.facts import GraphFacts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
@@ -126,18 +126,9 @@ def consolidate(
     portrait are abstractive and abstractions are proposed. `reuse` off recomputes what is otherwise
     reused while its inputs are unchanged (Leiden, PageRank, the sync's digests): the result is the same."""
     seconds: dict[str, float] = {}
-    collecting = gc.isenabled()
-    gc.disable()  # the rows read live through the run: the collector need not walk them again and again
-    try:
+    with collections_paused():  # the rows read live through the run: nothing for the collector to find
         facts = _timed(seconds, "read", lambda: sleep_facts(files))
-    finally:
-        if collecting:
-            gc.enable()
-    gc.freeze()
-    try:
         return _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
-    finally:
-        gc.unfreeze()
 
 
 def _consolidate(

@@ -192,16 +192,18 @@ UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Ch
                              ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
 
 
-# the edge columns the sleep steps read; no extraction edge is in a sleep table, so edges read with
-# only these are never written to the graph (`sync_sleep_tables` reads every column to sync every table)
+# the columns the sleep steps read; no extraction edge and none of these node tables is a sleep table,
+# so rows read with only these are never written to the graph (a sync of every table reads every column)
 SLEEP_EDGE_COLUMNS = ("id", "src", "dst", "role", "surface", "h")
+SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "text", "timestamp", "h"),
+                      "Day": ("id", "h"), "Episode": ("id", "h")}
 
 
 def sleep_facts(files: NamespaceFiles) -> GraphFacts:
     """The extraction facts the sleep steps read: `graph_facts` without the edge tables in
-    `UNREAD_BY_SLEEP`, edges with `SLEEP_EDGE_COLUMNS` only; only a sync of every table needs the rest."""
-    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP, edge_columns=SLEEP_EDGE_COLUMNS),
-                       files.read_facts(LLM_FACTS, edge_columns=SLEEP_EDGE_COLUMNS))
+    `UNREAD_BY_SLEEP`, with only the columns above; only a sync of every table needs the rest."""
+    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS),
+                       files.read_facts(LLM_FACTS, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS))
 
 
 def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:

@@ -74,7 +74,7 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
     covered_weeks = {d for _, _, days in groups["month"].values() for d in days}
     for day, chunk_ids in sorted(chunks_of.items()):
         row = _summary_row(view, old, "day", day, day, day, chunk_ids, eager=day not in covered and day not in covered_weeks, stats=stats)
-        overlay.add_node("Summary", row)
+        _add(overlay, old, row)
         overlay.link("SUMMARIZES", "Summary", "Day", row["id"], day)
         _cite(overlay, view, row)
     for level in ("week", "month"):
@@ -82,7 +82,7 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
             chunk_ids = sorted({c for d in days for c in chunks_of[d]})
             eager = level == "month" or not all(d in covered_weeks for d in days)
             row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats)
-            overlay.add_node("Summary", row)
+            _add(overlay, old, row)
             for d in days:
                 overlay.link("SUMMARIZES", "Summary", "Summary", row["id"], f"summary_day_{d}")
             _cite(overlay, view, row)
@@ -99,7 +99,7 @@ def _summary_row(
     previous = old.get(sid)
     if previous and previous["digest"] == digest:
         stats.reused += 1
-        return {**previous, "eager": eager}
+        return previous if previous["eager"] == eager else {**previous, "eager": eager}
     stats.made += 1
     pool: list[Sentence] = []
     for chunk_id in chunk_ids:
@@ -112,6 +112,14 @@ def _summary_row(
         cited = chunk_ids[:k]
     return {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end,
             "text": text, "eager": eager, "sources": cited, "digest": digest}
+
+
+def _add(overlay: Overlay, old: dict[str, dict[str, object]], row: dict[str, object]) -> None:
+    """Add the row; last run's row stays as it was stored (hash included)."""
+    if row is old.get(str(row["id"])):
+        overlay.keep_node("Summary", row)  # type: ignore[arg-type]
+    else:
+        overlay.add_node("Summary", row)  # type: ignore[arg-type]
 
 
 def _cite(overlay: Overlay, view: FactsView, row: dict[str, object]) -> None:

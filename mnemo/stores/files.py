@@ -210,11 +210,13 @@ class NamespaceFiles:
     def read_facts(
         self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset(),
         only: frozenset[tuple[str, str, str]] | None = None, edge_columns: tuple[str, ...] | None = None,
+        node_columns: dict[str, tuple[str, ...]] | None = None,
     ) -> GraphFacts:
         """The facts written by `write_facts`; edge tables keyed (table, from, to) in `without`, or
         not in `only` when given, are left unread (a reader that never looks at them saves turning
-        their rows into dicts). With `edge_columns`, edge rows hold only those columns: such facts
-        are for reading, never for writing to a graph."""
+        their rows into dicts). With `edge_columns`, edge rows hold only those columns, and with
+        `node_columns` the rows of the node tables it names: such facts are for reading, never for
+        writing those tables to a graph."""
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
@@ -222,7 +224,8 @@ class NamespaceFiles:
         for table in NODE_SCHEMAS:
             path = base / f"{table}.parquet"
             if path.exists():
-                facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
+                columns = (node_columns or {}).get(table)
+                facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path, columns=columns and list(columns)).to_dicts()}
         path = base / "edges.parquet"
         if path.exists():
             frame = pl.read_parquet(path, columns=None if edge_columns is None else ["table", "from_table", "to_table", *edge_columns])
