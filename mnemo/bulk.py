@@ -17,3 +17,11 @@ def collections_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def keep_out_of_collections() -> None:
+    """Leave every object alive now out of later cyclic collections (`gc.freeze`). Called once a
+    namespace's tables are parsed into this process's caches: they live as long as the process,
+    and every full collection would otherwise walk them again (0.3-0.7 s each at 10k notes).
+    Frozen objects are still freed when nothing refers to them any more."""
+    gc.freeze()

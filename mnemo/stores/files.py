@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 import polars as pl
 
 from mnemo import faults
+from mnemo.bulk import keep_out_of_collections
 from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document, content_hash
 from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts, row_hash
@@ -106,6 +107,7 @@ def _read_parsed(path: Path, frame: Callable[[], pl.DataFrame], parse: Callable[
     rows = frame().to_dicts()
     items = [parse(r) for r in rows]
     _PARSED[path] = _Parsed(file_stamp(path), items, {id(i): r for i, r in zip(items, rows)})
+    keep_out_of_collections()
     return list(items)
 
 
@@ -125,6 +127,7 @@ def _write_parsed(
     write_parquet(pl.DataFrame(rows, schema=schema), path)
     parsed = [i if id(i) in read_rows else parse(r) for i, r in zip(items, rows)]
     _PARSED[path] = _Parsed(file_stamp(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
+    keep_out_of_collections()
 
 
 def _chunk_from_row(row: dict[str, Any]) -> Chunk:
