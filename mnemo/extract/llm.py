@@ -10,11 +10,8 @@ with an LLMError and the caller falls back to the structural result.
 import json
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import instructor
-import openai
-from instructor.core.exceptions import InstructorRetryException
 from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
@@ -26,8 +23,25 @@ from mnemo.extract.prompt import PROMPT_VERSION, messages
 from ontology import Ontology
 from ontology.extraction import salvage
 
-MODES = {"tools": instructor.Mode.TOOLS, "json_schema": instructor.Mode.JSON_SCHEMA, "json": instructor.Mode.JSON}
-TRANSIENT = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+if TYPE_CHECKING:
+    import instructor
+
+MODES = {"tools": "TOOLS", "json_schema": "JSON_SCHEMA", "json": "JSON"}  # LLMConfig.mode -> instructor.Mode
+
+
+def llm_errors() -> tuple[type[Exception], type[Exception]]:
+    """instructor's give-up error and openai's base error. openai and instructor are imported on
+    first use (about 0.9 s): a run without an LLM never loads them."""
+    import openai
+    from instructor.core.exceptions import InstructorRetryException
+
+    return InstructorRetryException, openai.OpenAIError
+
+
+def _transient_errors() -> tuple[type[Exception], ...]:
+    import openai
+
+    return openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError
 
 
 class LLMUnavailable(LLMError):
@@ -61,14 +75,15 @@ class Answer:
 
 
 def _transient(exc: BaseException) -> bool:
+    transient = _transient_errors()
     while exc is not None:
-        if isinstance(exc, TRANSIENT):
+        if isinstance(exc, transient):
             return True
         exc = exc.__cause__  # type: ignore[assignment]
     return False
 
 
-def _validation_failure(exc: InstructorRetryException) -> bool:
+def _validation_failure(exc: Exception) -> bool:
     return isinstance(exc.__cause__, (ValidationError, json.JSONDecodeError))
 
 
@@ -83,10 +98,13 @@ def _raw_arguments(completion: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def structured_client(settings: LLMConfig, api_key: str) -> instructor.Instructor:
+def structured_client(settings: LLMConfig, api_key: str) -> "instructor.Instructor":
     """An instructor client for the endpoint (transient errors are retried by the caller)."""
+    import instructor
+    import openai
+
     raw = openai.OpenAI(base_url=settings.base_url, api_key=api_key or "none", timeout=settings.timeout, max_retries=0)
-    return instructor.from_openai(raw, mode=MODES[settings.mode])
+    return instructor.from_openai(raw, mode=getattr(instructor.Mode, MODES[settings.mode]))
 
 
 def transient_retrying(settings: LLMConfig) -> Retrying:
@@ -139,10 +157,11 @@ class LLMExtractor:
         with self._probe_lock:
             if self._probed:
                 return
+            retry_error, api_error = llm_errors()
             try:
                 self._retrying()(self.client.chat.completions.create, model=self.model, response_model=_Probe, max_retries=0,
                                  messages=[{"role": "user", "content": "Reply with ok set to true."}])
-            except (InstructorRetryException, openai.OpenAIError, ValidationError) as exc:
+            except (retry_error, api_error, ValidationError) as exc:
                 if _transient(exc):
                     raise LLMUnavailable(f"LLM model {self.model!r} at {self.settings.base_url} is unreachable: {exc}") from exc
                 raise LLMError(
@@ -157,17 +176,18 @@ class LLMExtractor:
     def extract(self, chunk: Chunk, grounding: list[GroundedEntity]) -> Answer:
         """One chunk's validated extraction; LLMError when the endpoint keeps failing."""
         known = {g.id: g.kind for g in grounding}
+        retry_error, api_error = llm_errors()
         try:
             result = self._retrying()(
                 self.client.chat.completions.create, model=self.model, response_model=self.response_model,
                 messages=messages(self.ontology, chunk, grounding), max_retries=self.settings.max_retries,
                 context={"known": known},
             )
-        except InstructorRetryException as exc:
-            if _validation_failure(exc) and exc.last_completion is not None:
-                kept, dropped = salvage(self.response_model, _raw_arguments(exc.last_completion), self.ontology, known)
+        except retry_error as exc:
+            if _validation_failure(exc) and exc.last_completion is not None:  # type: ignore[attr-defined]
+                kept, dropped = salvage(self.response_model, _raw_arguments(exc.last_completion), self.ontology, known)  # type: ignore[attr-defined]
                 return Answer(kept.model_dump(), dropped)
             raise LLMError(f"{chunk.path}: model {self.model!r} failed: {exc.__cause__ or exc}") from exc
-        except openai.OpenAIError as exc:
+        except api_error as exc:
             raise LLMError(f"{chunk.path}: model {self.model!r} failed: {exc}") from exc
         return Answer(result.model_dump())

@@ -13,13 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import openai
-from instructor.core.exceptions import InstructorRetryException
 from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from mnemo.config import LLMConfig
 from mnemo.documents import normalize_name
-from mnemo.extract.llm import structured_client, transient_retrying
+from mnemo.extract.llm import llm_errors, structured_client, transient_retrying
 from mnemo.sleep.text import Sentence, mmr
 
 SLEEP_PROMPT_VERSION = "sleep-2026.11.1"
@@ -94,13 +92,14 @@ class SleepWriter:
 
     def _ask(self, model: type[M], prompt: str, context: dict[str, Any]) -> M | None:
         self.stats.requests += 1
+        retry_error, api_error = llm_errors()
         try:
             return transient_retrying(self.settings)(
                 self.client.chat.completions.create, model=self.model, response_model=model,
                 messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
                 max_retries=self.settings.max_retries, context=context,
             )
-        except (InstructorRetryException, openai.OpenAIError, ValidationError):
+        except (retry_error, api_error, ValidationError):
             self.stats.failures += 1
             return None
 

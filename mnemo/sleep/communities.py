@@ -6,15 +6,16 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import igraph as ig
-import leidenalg
+from typing import TYPE_CHECKING
 
 from mnemo.documents import content_hash
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.text import Sentence, sentences, summarize
 from mnemo.sleep.view import FactsView
+
+if TYPE_CHECKING:
+    import igraph as ig
 
 SEED = 42
 EXTRACTIVE = "extractive"
@@ -33,10 +34,12 @@ class CommunityStats:
     llm_failures: int = 0
 
 
-def leiden(graph: ig.Graph) -> tuple[list[list[int]], float]:
+def leiden(graph: "ig.Graph") -> tuple[list[list[int]], float]:
     """Groups of vertex indices (at least 2 members) and the partition's modularity."""
     if graph.vcount() == 0 or graph.ecount() == 0:
         return [], 0.0
+    import leidenalg
+
     partition = leidenalg.find_partition(graph, leidenalg.ModularityVertexPartition, weights="weight", seed=SEED)
     groups = [sorted(g) for g in partition if len(g) >= 2]
     return groups, float(partition.modularity)
@@ -69,7 +72,9 @@ def detect(view: FactsView) -> tuple[list[frozenset[str]], list[list[int]], floa
         a, b = owner.get(ids[e.source]), owner.get(ids[e.target])
         if a is not None and b is not None and a != b:
             pairs[(min(a, b), max(a, b))] += e["weight"]
-    meta = ig.Graph(n=len(level0), edges=sorted(pairs))
+    import igraph
+
+    meta = igraph.Graph(n=len(level0), edges=sorted(pairs))
     meta.es["weight"] = [pairs[p] for p in sorted(pairs)]
     upper, _ = leiden(meta)
     return level0, upper, modularity

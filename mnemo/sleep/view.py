@@ -1,15 +1,15 @@
 """Read-only indexes over canonical facts that the sleep steps share."""
 
+import json
 from collections import defaultdict
 from itertools import combinations
-from typing import Any
-
-import json
-
-import igraph as ig
+from typing import TYPE_CHECKING, Any
 
 from mnemo.documents import content_hash
 from mnemo.extract.facts import GraphFacts
+
+if TYPE_CHECKING:
+    import igraph as ig  # imported when a graph is built: a re-run that reuses Leiden and PageRank never loads it
 
 
 class FactsView:
@@ -17,7 +17,7 @@ class FactsView:
 
     def __init__(self, facts: GraphFacts) -> None:
         self.facts = facts
-        self._graph: tuple[ig.Graph, list[str]] | None = None
+        self._graph: "tuple[ig.Graph, list[str]] | None" = None
         self._weights: tuple[list[str], dict[tuple[int, int], float]] | None = None
         self._digest: str | None = None
         self._relation_degree: dict[str, int] | None = None
@@ -55,10 +55,12 @@ class FactsView:
         own = [c for note in sorted(self.pages.get(eid, ())) for c in self.note_chunks.get(note, [])]
         return sorted(self.mentions.get(eid, set())) + own
 
-    def entity_graph(self) -> tuple[ig.Graph, list[str]]:
+    def entity_graph(self) -> "tuple[ig.Graph, list[str]]":
         """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5
         (built once per view)."""
         if self._graph is None:
+            import igraph as ig
+
             ids, weights = self._entity_weights()
             edges = sorted(weights)
             graph = ig.Graph(n=len(ids), edges=edges)
