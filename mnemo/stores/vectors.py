@@ -42,7 +42,7 @@ class SyncStats:
 
 def length_batches(rows: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
     """Rows in batches of `size`, longest texts first, so each batch's texts have similar
-    lengths and the model pads them little (sentence-transformers sorts only within a call)."""
+    lengths and the model pads them little (the encoder sorts only within a call)."""
     ordered = sorted(rows, key=lambda r: -len(r[TEXT_COLUMN]))
     return [ordered[start:start + size] for start in range(0, len(ordered), size)]
 
