@@ -40,11 +40,20 @@ CHUNK_SCHEMA = {
 
 def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     """Write via a temp file in the same folder and an atomic rename: never a half file."""
+    _replace(path, frame.write_parquet)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """`write_parquet`'s guarantee for a text file."""
+    _replace(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def _replace(path: Path, write: Callable[[str], Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        frame.write_parquet(tmp)
+        write(tmp)
         faults.point(f"files:{path.name}")
         os.replace(tmp, path)
     finally:
@@ -207,7 +216,7 @@ class NamespaceFiles:
             after[table] = [digest, file_stamp(path)]
             written.append(table)
         if written or not sidecar.exists():
-            sidecar.write_text(json.dumps(after), encoding="utf-8")
+            write_text_atomic(sidecar, json.dumps(after))
         return written
 
     def read_facts(
