@@ -1,15 +1,17 @@
 """Files no source reads and no sensor watches: editor temp files and tool folders."""
 
-from fnmatch import fnmatch
+import re
+from fnmatch import translate
 from pathlib import PurePosixPath
 
 TEMP_PATTERNS = (".#*", "~$*", "*.tmp", "*.swp", "*.swx", "*~", "#*#", ".DS_Store", "*.crdownload", "*.part")
 IGNORED_DIRS = (".obsidian", ".trash", ".git", ".recycle", ".stfolder", ".stversions")
+_TEMP = re.compile("|".join(translate(p) for p in TEMP_PATTERNS))  # case-sensitive, as fnmatch on POSIX
 
 
 def is_temp_file(name: str) -> bool:
     """An editor's swap, lock or backup file (`.#note.md`, `~$note.md`, `note.md.tmp`, ...)."""
-    return any(fnmatch(name, pattern) for pattern in TEMP_PATTERNS)
+    return _TEMP.match(name) is not None
 
 
 def is_ignored(rel: str) -> bool:

@@ -171,11 +171,16 @@ def walk_files(root: Path, suffixes: tuple[str, ...], excludes: tuple[str, ...],
     real_root = root.resolve()
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs.sort()
+        base = Path(folder)
+        prefix = base.relative_to(root).as_posix()
+        prefix = "" if prefix == "." else prefix + "/"
         for name in sorted(files):
-            path = Path(folder) / name
-            rel = path.relative_to(root).as_posix()
-            if not name.lower().endswith(suffixes) or _excluded(rel, excludes) or is_temp_file(name):
+            if not name.lower().endswith(suffixes) or is_temp_file(name):
                 continue
+            rel = prefix + name
+            if _excluded(rel, excludes):
+                continue
+            path = base / name
             if path.is_symlink():
                 reason = _symlink_problem(path, real_root)
                 if reason:
