@@ -5,7 +5,10 @@ process (per-asset times come from Dagster's own step events), the stores it wri
 the embedder the configuration names.
 """
 
+import json
 import resource
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +29,7 @@ from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN, length_batches
 from resources import default_resources
 
 NAMESPACE = "bench"
+ROOT = Path(__file__).resolve().parent.parent
 CHAT_KINDS = ("jsonl", "chatgpt", "claude")
 
 
@@ -112,6 +116,14 @@ class IngestRunner:
         return build_embedder(load_config(self.config_path).embedder)
 
 
+def warm(embedder: Embedder) -> None:
+    """Load the embedder's model(s) and encode once, outside any timing."""
+    load = getattr(embedder, "load", None)
+    if load is not None:
+        load()
+    embedder.encode(["warm up the model"])
+
+
 def timed(fn: Callable[[], Any]) -> tuple[tuple[float, float], Any]:
     """((wall seconds, CPU seconds of this process, all threads), value). CPU time barely
     moves when other work shares the machine, so ratios of it are the steadier ones."""
@@ -145,6 +157,33 @@ def raw_encode(runner: IngestRunner, embedder: Embedder) -> dict[str, Any]:
     (seconds, cpu), _ = timed(lambda: [embedder.encode(texts) for texts in calls])
     texts = sum(len(c) for c in calls)
     return {"texts": texts, "calls": len(calls), "encode_s": seconds, "cpu_s": cpu, "texts_per_s": texts / seconds if seconds else 0.0}
+
+
+def launched(work: Path, config: Path, job: str) -> dict[str, Any]:
+    """`job` run in a fresh process (benchmarks/launched.py), as Dagster's run launcher runs it:
+    what that process printed, and `wall_s` from starting it to its exit."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "benchmarks.launched", str(config), job, str(work / "launched-instance")],
+                          cwd=ROOT, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode:
+        raise RuntimeError(f"the launched {job} exited with {done.returncode}:\n{done.stderr[-3000:]}")
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "wall_s": wall}
+
+
+def launched_change(runner: IngestRunner, work: Path, vault: Path, paths: list[str], full: dict[str, Any],
+                    sleep_full_s: float | None) -> dict[str, Any]:
+    """One more changed note, ingested by a run launched in a fresh process, then (with sleep
+    mode) a launched consolidation; each as a fraction of the full ingest / consolidation."""
+    _edit(vault / paths[len(paths) // 2 + 1], "\n\nAnother thought about the garden, in a launched run.\n")
+    out = {"ingest": launched(work, runner.config_path, "ingest_job")}
+    out["ingest"]["job_fraction_of_full"] = out["ingest"]["job_s"] / full["wall_s"]
+    out["ingest"]["wall_fraction_of_full"] = out["ingest"]["wall_s"] / full["wall_s"]
+    if sleep_full_s:
+        out["sleep"] = launched(work, runner.config_path, "sleep_mode_job")
+        out["sleep"]["job_fraction_of_full"] = out["sleep"]["job_s"] / sleep_full_s
+        out["sleep"]["wall_fraction_of_full"] = out["sleep"]["wall_s"] / sleep_full_s
+    return out
 
 
 def _edit(path: Path, text: str) -> None:

@@ -41,7 +41,7 @@ def get_path(data: dict[str, Any], *keys: str) -> Any:
 
 
 def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
-    rows, assets, increments = [], [], []
+    rows, assets, increments, launches = [], [], [], []
     for r in runs:
         ing = r["ingest"]
         base = r["baseline"]
@@ -53,12 +53,17 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
         assets.append([r["embedder"], r["notes"], "(dagster orchestration)", ing["orchestration_s"], ing["orchestration_s"] / ing["wall_s"]])
         for name, inc in r.get("incremental", {}).items():
             increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"], inc["cpu_s"], inc["cpu_fraction_of_full"]])
+        for job, run in r.get("launched", {}).items():
+            launches.append([r["embedder"], r["notes"], job, run["import_s"], run["job_s"], run["job_fraction_of_full"],
+                             run["wall_s"], run["wall_fraction_of_full"]])
     return [
         table("1-2, 6. Full ingest, raw encode and the plain-RAG peer",
               ["embedder", "notes", "chunks", "ingest s", "notes/s", "chunks/s", "peak RSS MiB", "raw encode s",
                "pipeline/raw", "plain-RAG s", "mnemo/plain", "CPU s", "CPU pipeline/raw", "CPU mnemo/plain"], rows),
         table("1. Time per asset (first ingest)", ["embedder", "notes", "asset / check", "s", "share"], assets),
         table("3. Incremental re-runs", ["embedder", "notes", "change", "s", "of full", "CPU s", "CPU of full"], increments),
+        table("3, 5. One more changed note, each job launched in a fresh process (as the run launcher does)",
+              ["embedder", "notes", "job", "import s", "job s", "job of full", "process s", "process of full"], launches),
     ]
 
 

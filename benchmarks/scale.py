@@ -12,7 +12,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchmarks.measure import peak_rss_mib  # noqa: E402
+from benchmarks.measure import peak_rss_mib, warm  # noqa: E402
 from benchmarks.recall_bench import queries, vector_scale  # noqa: E402
 from benchmarks.synth import Entity  # noqa: E402
 from benchmarks.vector_index import ann_quality  # noqa: E402
@@ -30,7 +30,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, required=True)
     args = parser.parse_args()
     embedder = build_embedder(EmbedderConfig(kind=args.embedder))
-    embedder.encode(["warm up the model"])
+    warm(embedder)
     names = [Entity("project", f"Project {w}", "Projects") for w in ("Heron", "Lantern", "Compass", "Garden", "Signal")]
     result = vector_scale(args.work, args.rows, embedder, queries(names, args.queries), args.exact_queries)
     result["ann"] = ann_quality(args.work / f"scale-{args.rows}", result.pop("vectors"), args.queries)

@@ -24,7 +24,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     vault = generate(work / "src", notes, seed)
     runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
     embedder = runner.embedder()
-    (load_s, _), _ = measure.timed(lambda: embedder.encode(["warm up the model"]))
+    (load_s, _), _ = measure.timed(lambda: measure.warm(embedder))
     out: dict[str, Any] = {"notes_generated": vault.notes, "chats_generated": vault.chats, "messages_generated": vault.messages,
                            "chat_source": measure.chat_kind() or "not available yet", "embedder": embedder.name, "model_load_s": load_s}
     out["ingest"] = measure.full_ingest(runner)
@@ -47,6 +47,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
             out["sleep"].update(sleep_bench.after_change(runner))
 
     out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"], consolidate_after)
+    out["launched"] = measure.launched_change(runner, work, vault.root, vault.paths, out["ingest"], out["sleep"].get("full_s"))
     return out
 
 
@@ -67,7 +68,7 @@ def profile_size(work: Path, notes: int, embedder_kind: str, seed: int, top: int
     """pyinstrument profiles of one full ingest and of the consolidation after it."""
     vault = generate(work / "src", notes, seed)
     runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
-    runner.embedder().encode(["warm up the model"])
+    measure.warm(runner.embedder())
     run, ingest = _profiled(work, "ingest", runner.run, top)
     out = {"wall_s": run.wall, "assets_s": run.assets, **ingest}
     if sleep_bench.sleep_job_name(runner):
