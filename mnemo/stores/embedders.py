@@ -11,7 +11,7 @@ import numpy as np
 
 from mnemo.config import EmbedderConfig
 from mnemo.errors import LLMError
-from mnemo.stores.minilm import NumpyMiniLM
+from mnemo.stores.minilm import MAX_TOKENS, NumpyMiniLM, longest_first
 
 MINILM_DIM = 384
 FEW_TEXTS = 16  # up to this many texts are encoded by the numpy forward pass (no torch import)
@@ -23,9 +23,6 @@ class Embedder(Protocol):
     dim: int
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
-
-
-MINILM_MAX_TOKENS = 256  # the packaged model's max_seq_length (sentence_bert_config.json)
 
 
 class _MiniLM:
@@ -45,13 +42,11 @@ class _MiniLM:
         """Unit vectors of `texts`, longest first in batches (less padding), in the given order."""
         import torch
 
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = np.zeros((len(texts), MINILM_DIM), dtype=np.float32)
         with torch.inference_mode():
-            for start in range(0, len(order), batch_size):
-                picked = order[start:start + batch_size]
+            for picked in longest_first(texts, batch_size):
                 batch = self.tokenizer([texts[i].strip() for i in picked], padding=True, truncation=True,
-                                       max_length=MINILM_MAX_TOKENS, return_tensors="pt")
+                                       max_length=MAX_TOKENS, return_tensors="pt")
                 tokens = self.model(**batch).last_hidden_state
                 mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
                 mean = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
