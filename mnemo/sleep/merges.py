@@ -10,6 +10,7 @@ re-applying the facts then restores the graph exactly as it was.
 """
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -19,7 +20,7 @@ from mnemo.errors import MnemoError
 from mnemo.extract.facts import GraphFacts, edge, row_hash
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.pipeline import LLM_FACTS, graph_facts
-from mnemo.sleep.store import SleepFiles, append_jsonl, read_jsonl
+from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import NODE_SCHEMAS, STRUCTURAL_EDGES, ApplyStats, GraphStore, Known
 
@@ -236,38 +237,54 @@ def sync_sleep_tables(
         return _record_sync(sleep, state, log, digests, ApplyStats())
     facts = sleep_facts(files) if facts is None else facts
     changed = {s: d for s, d in digests.items() if not _synced(state, s, d)}
-    known = _graph_holds(sleep, state, changed, facts) if tables else {}
+    known, covered = _overlay_changes(sleep, state, changed, facts) if tables else ({}, frozenset())
     for overlay in overlays.values():
-        overlay.add_to(facts, tables)  # edges of other tables are not compared
+        overlay.add_to(facts, tables, skip=covered)  # edges of other tables are not compared
     return _record_sync(sleep, state, log, digests, graph.apply(facts, run_id=run_id, tables=tables, known=known))
 
 
-def _graph_holds(sleep: SleepFiles, state: dict[str, Any], changed: dict[str, str], facts: GraphFacts) -> Known:
-    """What the graph holds of the tables only the `changed` steps (-> their new overlay's digest) write,
-    for each step whose overlay at the run's start is what the last sync wrote, with no other write of
-    it since but this run's: those rows, less edges whose ends the facts lack
-    (the ingest applies the same overlays through `canonical_facts`, which leaves those out). Given to
-    `GraphStore.apply`, they spare reading those tables back. `facts` are the merged facts, overlays not yet added."""
-    before = {step: sleep.at_start(step) for step in SleepFiles.STEPS}
-    if any(overlay is None for overlay in before.values()):
-        return {}
-    nodes: dict[str, set[str]] = {table: set(rows) for table, rows in facts.nodes.items()}
-    for overlay in before.values():
-        for table, rows in overlay.nodes.items():  # type: ignore[union-attr]
-            nodes.setdefault(table, set()).update(rows)
+def _overlay_changes(sleep: SleepFiles, state: dict[str, Any], changed: dict[str, str], facts: GraphFacts) -> tuple[Known, frozenset[Any]]:
+    """For each of the `changed` steps (-> their new overlay's digest) whose overlay at the run's
+    start is what the last sync wrote, with no other write of it since but this run's, the graph
+    holds that overlay's rows (less edges whose ends the facts lack: the ingest applies the same
+    overlays through `canonical_facts`, which leaves those out). For the tables only such a step
+    writes, only the rows that differ between the two overlays are compared: what the graph holds
+    of them goes into the returned `known`, their new rows into `facts` (edges only where both ends
+    will be in the graph). Returns `known` and the node tables and edge keys so covered, which
+    `GraphStore.apply` then compares without reading them back and the caller leaves out of the
+    overlays it adds in full. `facts` are the merged facts, overlays not yet added."""
     known: Known = {}
+    pending: dict[Any, dict[str, dict[str, Any]]] = {}
+    extracted = {table: rows.keys() for table, rows in facts.nodes.items()}
+
+    def in_graph(overlays: list[Overlay | None]) -> Callable[[str, str], bool]:
+        return lambda table, i: i in extracted.get(table, ()) or any(o is not None and i in o.nodes.get(table, {}) for o in overlays)
+    was_held = in_graph([sleep.at_start(step) for step in SleepFiles.STEPS])
+    held = in_graph([sleep.read_overlay(step) for step in SleepFiles.STEPS])
     for step, digest in changed.items():
-        overlay = before[step]
-        if step == "abstractions" or overlay is None or not _wrote_last(state, step, sleep.digest(overlay), digest):
+        before, after = sleep.at_start(step), sleep.read_overlay(step)
+        if step == "abstractions" or before is None or not _wrote_last(state, step, sleep.digest(before), digest):
             continue  # abstractions share the Entity table with the extraction
         owned = STEP_TABLES[step]
-        known.update({table: {i: r["h"] for i, r in overlay.nodes.get(table, {}).items()} for table in owned if table in NODE_SCHEMAS})
+        for table in owned & NODE_SCHEMAS.keys():
+            old, new = before.nodes.get(table, {}), after.nodes.get(table, {})
+            known[table] = {i: old[i]["h"] for i in _differing(old, new) if i in old}
+            facts.nodes[table] = {i: new[i] for i in _differing(new, old)}
         for table in owned - NODE_SCHEMAS.keys():
             for a, b in STRUCTURAL_EDGES[table]:
                 if a in owned or all(table not in t for s, t in STEP_TABLES.items() if s != step):
-                    rows = overlay.edges.get((table, a, b), {}).values()
-                    known[(table, a, b)] = {r["id"]: r["h"] for r in rows if r["src"] in nodes.get(a, ()) and r["dst"] in nodes.get(b, ())}
-    return known
+                    old, new = before.edges.get((table, a, b), {}), after.edges.get((table, a, b), {})
+                    known[(table, a, b)] = {i: old[i]["h"] for i in _differing(old, new)
+                                            if i in old and was_held(a, old[i]["src"]) and was_held(b, old[i]["dst"])}
+                    pending[(table, a, b)] = {i: new[i] for i in _differing(new, old)}
+    for (table, a, b), rows in pending.items():
+        facts.edges[(table, a, b)] = {i: r for i, r in rows.items() if held(a, r["src"]) and held(b, r["dst"])}
+    return known, frozenset(known)
+
+
+def _differing(rows: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]]) -> list[str]:
+    """Ids of `rows` that `other` lacks or holds with another hash."""
+    return [i for i, row in rows.items() if (o := other.get(i)) is not row and (o is None or o["h"] != row["h"])]
 
 
 def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: dict[str, str], stats: ApplyStats) -> ApplyStats:

@@ -137,13 +137,14 @@ class Overlay:
             overlay.linked.add(tuple(key))
         return overlay
 
-    def add_to(self, facts: GraphFacts, edge_tables: frozenset[str] | None = None) -> None:
-        """Add these rows to `facts` (edges only of `edge_tables`, when given), leaving out edges
-        whose ends are not in the graph."""
+    def add_to(self, facts: GraphFacts, edge_tables: frozenset[str] | None = None, skip: frozenset[Any] = frozenset()) -> None:
+        """Add these rows to `facts` (edges only of `edge_tables`, when given; no rows of the node
+        tables and edge keys in `skip`), leaving out edges whose ends are not in the graph."""
         for table, rows in self.nodes.items():
-            facts.nodes.setdefault(table, {}).update(rows)
+            if table not in skip:
+                facts.nodes.setdefault(table, {}).update(rows)
         for (table, src, dst), rows in self.edges.items():
-            if edge_tables is not None and table not in edge_tables:
+            if (edge_tables is not None and table not in edge_tables) or (table, src, dst) in skip:
                 continue
             for row in rows.values():
                 if row["src"] in facts.nodes.get(src, {}) and row["dst"] in facts.nodes.get(dst, {}):

@@ -1,6 +1,5 @@
 """Read-only indexes over canonical facts that the sleep steps share."""
 
-import json
 from collections import defaultdict
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -69,11 +68,15 @@ class FactsView:
         return self._graph
 
     def graph_digest(self) -> str:
-        """A digest of the entity graph's vertices, edges and weights: equal digests, equal graph
-        (computed once per view, without building the graph)."""
+        """A digest of what the entity graph is made of: its vertices, its relations and the sets of
+        entities each chunk mentions together (the weights follow from them). Equal digests, equal
+        graph; computed once per view, without building the graph or its weights."""
         if self._digest is None:
-            ids, weights = self._entity_weights()
-            self._digest = content_hash(*ids, json.dumps(sorted(weights.items())))
+            entities = self.entities
+            relations = sorted(f"{min(a, b)}\x1f{max(a, b)}" for a, b in self.relations if a != b)
+            together = sorted("\x1f".join(sorted(found)) for members in self.chunk_entities.values()
+                              if len(found := [m for m in members if m in entities]) > 1)
+            self._digest = content_hash(*sorted(entities), "\x1e".join(relations), "\x1e".join(together))
         return self._digest
 
     def _entity_weights(self) -> tuple[list[str], dict[tuple[int, int], float]]:
