@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import lancedb
 
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -22,6 +21,8 @@ def vector_tables(store: VectorStore) -> list[str]:
     """The names of the LanceDB tables a namespace has, sorted."""
     if not store.path.exists():
         return []
+    import lancedb
+
     return sorted(lancedb.connect(str(store.path)).list_tables().tables)
 
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import polars as pl
 import pyarrow.parquet as pq
 
@@ -149,6 +148,8 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
 
 
 def _load_vectors(folder: Path, store: VectorStore) -> None:
+    import lancedb
+
     db = lancedb.connect(str(store.path))
     for path in sorted((folder / "vectors").glob("*.parquet")):
         table = db.create_table(path.stem, data=pq.read_table(path), mode="overwrite")

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from lancedb.rerankers import RRFReranker
 
 from mnemo.documents import normalize_name
 from mnemo.graph_view import hydrate
@@ -47,6 +46,8 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
     table = store.table("chunks")
     if table is None:
         return []
+    from lancedb.rerankers import RRFReranker
+
     vector = embedder.encode([query])[0]
     rows = (
         tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))

@@ -11,12 +11,15 @@ reach the merge band with context or evidence, never on string or cosine alone.
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from datasketch import MinHash, MinHashLSH
 from rapidfuzz import fuzz
 
 from mnemo.documents import normalize_name
+
+if TYPE_CHECKING:
+    from datasketch import MinHash  # with scipy ~0.3 s: imported by a run that has entities to compare
 
 _NUM_PERM = 64
 _WIKILINK_DISPLAY = re.compile(r"\[\[[^\]|]+\|([^\]]+)\]\]")
@@ -84,7 +87,9 @@ def _shingles(text: str) -> set[bytes]:
     return {padded[i:i + 3].encode() for i in range(max(1, len(padded) - 2))}
 
 
-def _minhash(text: str) -> MinHash:
+def _minhash(text: str) -> "MinHash":
+    from datasketch import MinHash
+
     sketch = MinHash(num_perm=_NUM_PERM, seed=7)
     sketch.update_batch(list(_shingles(text)))
     return sketch
@@ -93,6 +98,8 @@ def _minhash(text: str) -> MinHash:
 def candidate_pairs(records: list[EntityRecord], focus: set[str] | None = None, k_vectors: int = 3) -> set[tuple[str, str]]:
     """Pairs worth scoring, from blocking keys, LSH and vector neighbours; `focus` limits them
     to pairs touching those ids (the entities that are new or changed since the last run)."""
+    from datasketch import MinHashLSH
+
     pairs: set[tuple[str, str]] = set()
     blocks: dict[str, set[str]] = defaultdict(set)
     lsh = MinHashLSH(threshold=0.5, num_perm=_NUM_PERM)

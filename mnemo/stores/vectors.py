@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 
@@ -113,6 +112,8 @@ class VectorStore:
         connection per call re-read the ANN index each query: 570 ms at 1M rows against 18."""
         self.path.mkdir(parents=True, exist_ok=True)
         if self._connection is None:
+            import lancedb  # ~0.8 s: imported by the runs that use vectors, not by every run
+
             self._connection = lancedb.connect(str(self.path))
         return self._connection
 
