@@ -8,13 +8,17 @@ from typing import Any
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
+from mnemo.compaction import compact_graph
 from mnemo.config import MnemoConfig
+from mnemo.errors import StoreLocked
 from mnemo.pipeline import entity_rows
 from mnemo.sleep.abstractive import writer_for
-from mnemo.sleep.consolidate import SleepReport, consolidate
+from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
 from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_facts
 from mnemo.sleep.picture import salience_histogram
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 GROUP = "sleep_mode"
@@ -43,7 +47,11 @@ SPECS = {  # sleep step -> the asset it materializes
                       "Salience of entities and episodic chunks: decay, reinforcement by access, fading, promotion."),
     "profile": _spec("self_profile", ["salience_scores"], {"kuzu"},
                      "A versioned portrait of the namespace's own person: traits, current state, recent episodes."),
+    "compaction": _spec("graph_compaction", ["self_profile"], {"kuzu"},
+                        "The graph rebuilt from the memory files once its file has grown to `sleep.compact_growth` times "
+                        "its size after the last rebuild (Kùzu keeps the pages an update leaves behind)."),
 }
+COMPACTION_WAIT_SECONDS = 60.0  # for writers outside Dagster (the CLI); past it the rebuild waits for the next night
 
 
 @dg.multi_asset(specs=list(SPECS.values()), partitions_def=namespaces, can_subset=True, pool=GRAPH_POOL, name="sleep_mode")
@@ -51,13 +59,25 @@ def sleep_mode(
     context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
     vectors: VectorResource, embedder: EmbedderResource,
 ) -> Iterator[dg.MaterializeResult]:
-    """Consolidates a namespace's memory: the selected sleep steps over one read of the facts, then one graph sync."""
+    """Consolidates a namespace's memory: the selected sleep steps over one read of the facts, then one graph
+    sync; then the graph is rebuilt if it has grown enough (`graph_compaction`)."""
     namespace = context.partition_key
     settings = mnemo_config.load()
     files = mnemo_config.files(namespace)
     store = vectors.store(namespace)
-    steps = [step for step, spec in SPECS.items() if spec.key in context.selected_asset_keys]
-    report = consolidate(files, graph.store(namespace), settings.sleep, run_time(context), settings.namespace(namespace).self_name,
+    selected = [step for step, spec in SPECS.items() if spec.key in context.selected_asset_keys]
+    steps = [step for step in selected if step in STEPS]
+    if steps:
+        yield from _consolidated(context, files, graph.store(namespace), store, embedder, settings, steps)
+    if "compaction" in selected:
+        yield _compacted(context, files, graph.store(namespace), settings)
+
+
+def _consolidated(
+    context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, store: VectorStore, embedder: EmbedderResource,
+    settings: MnemoConfig, steps: list[str],
+) -> Iterator[dg.MaterializeResult]:
+    report = consolidate(files, graph, settings.sleep, run_time(context), settings.namespace(context.partition_key).self_name,
                          store, context.run_id, writer_for(settings.llm, settings.sleep.llm), steps=steps)
     if report.dedup and report.dedup.merges:
         store.sync("entities", entity_rows(canonical_facts(files)), embedder.embedder())
@@ -66,6 +86,20 @@ def sleep_mode(
         writes = sum(n for t, n in report.table_writes.items() if (t in owned if step != "dedup" else t not in SLEEP_TABLES))
         metadata = {**METADATA[step](report, files, settings), "graph_writes": writes, "seconds": report.seconds.get(step, 0.0)}
         yield dg.MaterializeResult(asset_key=SPECS[step].key, metadata=metadata)
+
+
+def _compacted(context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, settings: MnemoConfig) -> dg.MaterializeResult:
+    """The graph rebuilt when it has grown enough; a graph busy past the wait is left for the next run."""
+    try:
+        done = compact_graph(files, graph, settings.sleep.compact_growth, context.run_id, COMPACTION_WAIT_SECONDS)
+    except StoreLocked as exc:
+        context.log.warning(f"graph compaction skipped: {exc}")
+        return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata={"compacted": False, "skipped": str(exc)})
+    mb = 1024 * 1024
+    metadata = {"compacted": done.compacted, "size_mb": round(done.size / mb, 1), "size_after_mb": round(done.size_after / mb, 1),
+                "base_mb": round(done.base / mb, 1), "growth": done.growth, "compact_at_growth": settings.sleep.compact_growth,
+                "seconds": done.seconds}
+    return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata=metadata)
 
 
 def _merges(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:

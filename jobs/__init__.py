@@ -32,7 +32,7 @@ sleep_mode_job = dg.define_asset_job(
     "sleep_mode_job",
     executor_def=EXECUTOR,
     selection=dg.AssetSelection.groups(SLEEP_GROUP),
-    description="Consolidate a namespace's memory: dedup, communities, summaries, salience, self profile.",
+    description="Consolidate a namespace's memory: dedup, communities, summaries, salience, self profile; compact its graph when grown.",
 )
 
 

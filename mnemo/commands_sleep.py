@@ -1,4 +1,4 @@
-"""`mnemo sleep`, `mnemo merges`, `mnemo unmerge` and `mnemo review ...`: sleep mode from the CLI."""
+"""`mnemo sleep`, `mnemo compact`, `mnemo merges`, `mnemo unmerge` and `mnemo review ...`: sleep mode from the CLI."""
 
 import json
 from datetime import datetime, timezone
@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemo.compaction import Compaction, compact_graph
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.sleep.abstractive import writer_for
@@ -54,25 +55,50 @@ def _resync(files: NamespaceFiles) -> int:
 
 def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
-    """Run sleep mode now: dedup, communities, summaries, salience, self profile."""
+    """Run sleep mode now: dedup, communities, summaries, salience, self profile; then rebuild the
+    graph if it has grown to `sleep.compact_growth` times its size after the last rebuild."""
     try:
         settings = load_config(config)
         files = NamespaceFiles(settings.data_dir, namespace)
         if not (files.root / "facts").exists():
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
-        report = consolidate(files, GraphStore(files.graph_path, load_ontology()), settings.sleep,
+        graph = GraphStore(files.graph_path, load_ontology())
+        report = consolidate(files, graph, settings.sleep,
                              datetime.now(timezone.utc), settings.namespace(namespace).self_name, VectorStore(files.vectors_path),
                              writer=writer_for(settings.llm, settings.sleep.llm))
+        compaction = compact_graph(files, graph, settings.sleep.compact_growth)
     except MnemoError as exc:
         _fail(str(exc))
         return
-    data = report.to_dict()
+    data = {**report.to_dict(), "compaction": compaction.to_dict()}
     console.print_json(json.dumps(data, default=str)) if as_json else console.print(
         f"merged {len(report.dedup.merges)}, review queue {report.dedup.queue_size}, "
         f"communities {report.communities.communities} (modularity {report.communities.modularity}), "
         f"abstractions {report.communities.concepts}, "
         f"summaries made {report.summaries.made} / reused {report.summaries.reused}, "
-        f"faded {report.salience.faded}, promoted {report.salience.promoted}, graph writes {report.graph_writes}")
+        f"faded {report.salience.faded}, promoted {report.salience.promoted}, graph writes {report.graph_writes}; "
+        + _compaction_line(compaction))
+
+
+def _compaction_line(done: Compaction) -> str:
+    mb = 1024 * 1024
+    if done.compacted:
+        return f"graph rebuilt: {done.size / mb:.1f} MB -> {done.size_after / mb:.1f} MB in {done.seconds:.1f} s"
+    return f"graph {done.size / mb:.1f} MB, {done.growth:.2f} x its size after the last rebuild"
+
+
+def compact(namespace: NamespaceOption = "example", config: ConfigOption = None,
+            as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
+    """Rebuild the graph from the memory files now and swap it in (waits for running writers)."""
+    try:
+        files = _files(config, namespace)
+        if not files.graph_path.exists():
+            raise MnemoError(f"namespace {namespace!r} has no graph yet (run the ingest job first)")
+        done = compact_graph(files, GraphStore(files.graph_path, load_ontology()))
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    console.print_json(json.dumps(done.to_dict())) if as_json else console.print(_compaction_line(done))
 
 
 def merges(namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
@@ -144,6 +170,7 @@ def review_reject(item_id: Annotated[str, typer.Argument(help="The review item i
 def register(app: typer.Typer) -> None:
     """Add the sleep-mode commands to the `mnemo` app."""
     app.command("sleep")(sleep)
+    app.command("compact")(compact)
     app.command("merges")(merges)
     app.command("unmerge")(unmerge)
     app.add_typer(review_app, name="review")

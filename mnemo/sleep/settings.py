@@ -18,3 +18,6 @@ class SleepConfig(BaseModel):
     promote_after_accesses: int = Field(default=3, ge=1)
     top_of_mind: int = Field(default=10, ge=0)
     llm: bool = True  # with an `llm:` endpoint configured: abstractive summaries, portrait, abstractions
+    # rebuild the graph from the memory files once its file has grown to this many times its size
+    # after the last rebuild (see mnemo.compaction)
+    compact_growth: float = Field(default=2.0, gt=1.0)

@@ -1,0 +1,111 @@
+"""Graph compaction: the graph rebuilt from the memory files holds exactly what the old one did,
+in a smaller file once writes have left pages behind; it waits for the configured growth, and a
+rebuild cut off before its swap leaves the old graph in place."""
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from conftest import Workspace
+from definitions import build_defs
+from mnemo import faults
+from mnemo.client import MemoryClient
+from mnemo.compaction import STATE, SUFFIX, compact_graph, read_state
+from mnemo.sleep.consolidate import consolidate
+from mnemo.sleep.merges import sync_graph
+from mnemo.sleep.settings import SleepConfig
+from resources import default_resources
+
+T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+
+
+def _churn(workspace: Workspace, vault: Path, rounds: int) -> None:
+    """Ingest and consolidate after each of `rounds` edits of a daily note: writes that leave pages behind."""
+    note = vault / "Daily" / "2026-09-01.md"
+    for i in range(rounds):
+        note.write_text(note.read_text(encoding="utf-8") + f"\n- Round {i}: talked with [[Dana Kim]] about the budget.\n",
+                        encoding="utf-8")
+        workspace.ingest()
+        consolidate(workspace.files(), workspace.graph(), SleepConfig(), T0 + timedelta(days=i), "Sam Rivera")
+
+
+def test_a_rebuilt_graph_holds_the_same_rows_in_a_smaller_file(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    _churn(workspace, vault, 4)
+    files, graph = workspace.files(), workspace.graph()
+    before, size = graph.dump(), graph.path.stat().st_size
+
+    done = compact_graph(files, graph)
+
+    assert done.compacted and done.size == size
+    assert graph.dump() == before
+    assert done.size_after == graph.path.stat().st_size < size
+    assert read_state(files)["base"] == done.size_after
+    assert sync_graph(files, graph).writes == 0  # what a sync of every table makes it
+    assert not list(files.root.glob(f"*{SUFFIX}*"))
+    hits = MemoryClient(namespace="test", config=workspace.config_path).recall("budget", mode="deliberate")
+    assert hits.items  # the swapped-in file serves reads
+
+
+def test_the_graph_is_rebuilt_only_once_it_has_grown_enough(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    files, graph = workspace.files(), workspace.graph()
+    size = graph.path.stat().st_size
+
+    first = compact_graph(files, graph, growth=2.0)  # nothing noted yet: the present size becomes the base
+    assert not first.compacted and read_state(files)["base"] == size
+    again = compact_graph(files, graph, growth=2.0)
+    assert not again.compacted and again.growth == 1.0
+
+    (files.root / STATE).write_text(json.dumps({"base": size // 3}), encoding="utf-8")  # as if it had tripled since
+    grown = compact_graph(files, graph, growth=2.0)
+    assert grown.compacted and grown.growth == pytest.approx(size / (size // 3), abs=0.01)
+    assert read_state(files)["base"] == grown.size_after
+
+
+def test_an_unreadable_state_counts_as_nothing_noted(workspace: Workspace) -> None:
+    workspace.ingest()
+    files, graph = workspace.files(), workspace.graph()
+    (files.root / STATE).write_text("{not json", encoding="utf-8")
+    done = compact_graph(files, graph, growth=2.0)
+    assert not done.compacted and read_state(files)["base"] == graph.path.stat().st_size
+
+
+def test_a_rebuild_cut_off_before_its_swap_leaves_the_old_graph(workspace: Workspace, vault: Path) -> None:
+    workspace.ingest()
+    _churn(workspace, vault, 1)
+    files, graph = workspace.files(), workspace.graph()
+    before, stamp = graph.dump(), graph.path.stat()
+
+    with faults.armed("compaction:swap"), pytest.raises(faults.InjectedFault):
+        compact_graph(files, graph)
+
+    assert (graph.path.stat().st_ino, graph.path.stat().st_size) == (stamp.st_ino, stamp.st_size)
+    assert graph.dump() == before
+    assert graph.path.with_name(graph.path.name + SUFFIX).exists()  # the unfinished rebuild
+    assert compact_graph(files, graph).compacted  # the next one starts over
+    assert graph.dump() == before
+    assert not list(files.root.glob(f"*{SUFFIX}*"))
+
+
+def test_the_sleep_job_reports_the_graph_compaction(workspace: Workspace) -> None:
+    workspace.ingest()
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    job = defs.resolve_job_def("sleep_mode_job")
+    result = job.execute_in_process(partition_key="test", instance=workspace.instance, tags={"mnemo/now": T0.isoformat()})
+    assert result.success
+    noted = workspace.metadata(result, "graph_compaction")
+    assert noted["compacted"] is False and noted["growth"] == 1.0 and noted["compact_at_growth"] == 2.0
+
+    files = workspace.files()
+    (files.root / STATE).write_text(json.dumps({"base": 1024}), encoding="utf-8")  # a graph far past twice its base
+    result = job.execute_in_process(partition_key="test", instance=workspace.instance, asset_selection=[dg.AssetKey("graph_compaction")])
+    assert result.success
+    made = {e.step_materialization_data.materialization.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert made == {"graph_compaction"}  # compaction alone runs no sleep step
+    rebuilt = workspace.metadata(result, "graph_compaction")
+    assert rebuilt["compacted"] is True and rebuilt["size_after_mb"] <= rebuilt["size_mb"]
+    assert sync_graph(files, workspace.graph()).writes == 0
