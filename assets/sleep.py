@@ -8,7 +8,7 @@ from typing import Any
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
-from mnemo.compaction import compact_graph
+from mnemo.compaction import compact_stores
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.pipeline import entity_rows
@@ -47,11 +47,12 @@ SPECS = {  # sleep step -> the asset it materializes
                       "Salience of entities and episodic chunks: decay, reinforcement by access, fading, promotion."),
     "profile": _spec("self_profile", ["salience_scores"], {"kuzu"},
                      "A versioned portrait of the namespace's own person: traits, current state, recent episodes."),
-    "compaction": _spec("graph_compaction", ["self_profile"], {"kuzu"},
+    "compaction": _spec("store_compaction", ["self_profile"], {"kuzu", "lancedb"},
                         "The graph rebuilt from the memory files once its file has grown to `sleep.compact_growth` times "
-                        "its size after the last rebuild (Kùzu keeps the pages an update leaves behind)."),
+                        "its size after the last rebuild (Kùzu keeps the pages an update leaves behind); vector tables "
+                        "that gained 32+ fragments since their last compaction compacted."),
 }
-COMPACTION_WAIT_SECONDS = 60.0  # for writers outside Dagster (the CLI); past it the rebuild waits for the next night
+COMPACTION_WAIT_SECONDS = 60.0  # for writers outside Dagster (the CLI); past it compaction waits for the next night
 
 
 @dg.multi_asset(specs=list(SPECS.values()), partitions_def=namespaces, can_subset=True, pool=GRAPH_POOL, name="sleep_mode")
@@ -60,7 +61,7 @@ def sleep_mode(
     vectors: VectorResource, embedder: EmbedderResource,
 ) -> Iterator[dg.MaterializeResult]:
     """Consolidates a namespace's memory: the selected sleep steps over one read of the facts, then one graph
-    sync; then the graph is rebuilt if it has grown enough (`graph_compaction`)."""
+    sync; then the stores are compacted if they have grown enough (`store_compaction`)."""
     namespace = context.partition_key
     settings = mnemo_config.load()
     files = mnemo_config.files(namespace)
@@ -70,7 +71,7 @@ def sleep_mode(
     if steps:
         yield from _consolidated(context, files, graph.store(namespace), store, embedder, settings, steps)
     if "compaction" in selected:
-        yield _compacted(context, files, graph.store(namespace), settings)
+        yield _compacted(context, files, graph.store(namespace), store, settings)
 
 
 def _consolidated(
@@ -88,17 +89,20 @@ def _consolidated(
         yield dg.MaterializeResult(asset_key=SPECS[step].key, metadata=metadata)
 
 
-def _compacted(context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, settings: MnemoConfig) -> dg.MaterializeResult:
-    """The graph rebuilt when it has grown enough; a graph busy past the wait is left for the next run."""
+def _compacted(
+    context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, vectors: VectorStore, settings: MnemoConfig,
+) -> dg.MaterializeResult:
+    """The stores compacted when they have grown enough; stores busy past the wait are left for the next run."""
     try:
-        done = compact_graph(files, graph, settings.sleep.compact_growth, context.run_id, COMPACTION_WAIT_SECONDS)
+        done = compact_stores(files, graph, vectors, settings.sleep.compact_growth, context.run_id, COMPACTION_WAIT_SECONDS)
     except StoreLocked as exc:
-        context.log.warning(f"graph compaction skipped: {exc}")
-        return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata={"compacted": False, "skipped": str(exc)})
+        context.log.warning(f"store compaction skipped: {exc}")
+        return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata={"graph_rebuilt": False, "skipped": str(exc)})
     mb = 1024 * 1024
-    metadata = {"compacted": done.compacted, "size_mb": round(done.size / mb, 1), "size_after_mb": round(done.size_after / mb, 1),
-                "base_mb": round(done.base / mb, 1), "growth": done.growth, "compact_at_growth": settings.sleep.compact_growth,
-                "seconds": done.seconds}
+    metadata = {"graph_rebuilt": done.rebuilt, "graph_mb": round(done.size / mb, 1), "graph_after_mb": round(done.size_after / mb, 1),
+                "graph_base_mb": round(done.base / mb, 1), "graph_growth": done.growth, "rebuild_at_growth": settings.sleep.compact_growth,
+                "rebuild_seconds": done.seconds, "vector_tables_compacted": dg.MetadataValue.json(
+                    {name: {"fragments": before, "fragments_after": after} for name, (before, after) in done.tables.items()})}
     return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata=metadata)
 
 

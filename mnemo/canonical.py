@@ -17,15 +17,6 @@ from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
 
-def vector_tables(store: VectorStore) -> list[str]:
-    """The names of the LanceDB tables a namespace has, sorted."""
-    if not store.path.exists():
-        return []
-    import lancedb
-
-    return sorted(lancedb.connect(str(store.path)).list_tables().tables)
-
-
 def canonical_dump(data_dir: Path, namespace: str, ontology: Ontology) -> dict[str, Any]:
     """Every store of the namespace as sorted, JSON-able rows."""
     files = NamespaceFiles(data_dir, namespace)
@@ -33,7 +24,7 @@ def canonical_dump(data_dir: Path, namespace: str, ontology: Ontology) -> dict[s
     vectors = VectorStore(files.vectors_path)
     return {
         "graph": {k: [list(r) for r in v] for k, v in graph.dump().items()} if graph.path.exists() else {},
-        "vectors": {name: [list(r) for r in vectors.dump(name)] for name in vector_tables(vectors)},
+        "vectors": {name: [list(r) for r in vectors.dump(name)] for name in vectors.table_names()},
         "manifest": sorted((e.source, e.path, e.mtime_ns, e.size, e.file_hash, list(e.doc_ids)) for e in files.read_manifest()),
         "documents": sorted((d.id, d.path, d.content_hash, d.title) for d in files.read_documents()),
         "chunks": sorted(c.id for c in files.read_chunks()),

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.compaction import Compaction, compact_graph
+from mnemo.compaction import Compaction, compact_stores
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.sleep.abstractive import writer_for
@@ -55,18 +55,18 @@ def _resync(files: NamespaceFiles) -> int:
 
 def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
-    """Run sleep mode now: dedup, communities, summaries, salience, self profile; then rebuild the
-    graph if it has grown to `sleep.compact_growth` times its size after the last rebuild."""
+    """Run sleep mode now: dedup, communities, summaries, salience, self profile; then compact the
+    graph and vector stores if they have grown enough since their last compaction."""
     try:
         settings = load_config(config)
         files = NamespaceFiles(settings.data_dir, namespace)
         if not (files.root / "facts").exists():
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
-        graph = GraphStore(files.graph_path, load_ontology())
+        graph, vectors = GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path)
         report = consolidate(files, graph, settings.sleep,
-                             datetime.now(timezone.utc), settings.namespace(namespace).self_name, VectorStore(files.vectors_path),
+                             datetime.now(timezone.utc), settings.namespace(namespace).self_name, vectors,
                              writer=writer_for(settings.llm, settings.sleep.llm))
-        compaction = compact_graph(files, graph, settings.sleep.compact_growth)
+        compaction = compact_stores(files, graph, vectors, settings.sleep.compact_growth)
     except MnemoError as exc:
         _fail(str(exc))
         return
@@ -82,19 +82,20 @@ def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
 
 def _compaction_line(done: Compaction) -> str:
     mb = 1024 * 1024
-    if done.compacted:
-        return f"graph rebuilt: {done.size / mb:.1f} MB -> {done.size_after / mb:.1f} MB in {done.seconds:.1f} s"
-    return f"graph {done.size / mb:.1f} MB, {done.growth:.2f} x its size after the last rebuild"
+    graph = (f"graph rebuilt: {done.size / mb:.1f} MB -> {done.size_after / mb:.1f} MB in {done.seconds:.1f} s" if done.rebuilt
+             else f"graph {done.size / mb:.1f} MB, {done.growth:.2f} x its size after the last rebuild")
+    tables = "".join(f"; {name} compacted: {before} -> {after} fragments" for name, (before, after) in done.tables.items())
+    return graph + tables
 
 
 def compact(namespace: NamespaceOption = "example", config: ConfigOption = None,
             as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
-    """Rebuild the graph from the memory files now and swap it in (waits for running writers)."""
+    """Rebuild the graph from the memory files and compact the vector tables, now (waits for running writers)."""
     try:
         files = _files(config, namespace)
         if not files.graph_path.exists():
             raise MnemoError(f"namespace {namespace!r} has no graph yet (run the ingest job first)")
-        done = compact_graph(files, GraphStore(files.graph_path, load_ontology()))
+        done = compact_stores(files, GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path))
     except MnemoError as exc:
         _fail(str(exc))
         return

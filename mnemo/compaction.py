@@ -1,26 +1,32 @@
-"""Graph compaction: the Kùzu database rebuilt from the memory files and swapped in.
+"""Store compaction: what many small writes leave behind in the graph and the vector tables, undone.
 
 Kùzu writes an update out of place and does not give the old pages back, so every run that
 writes the graph leaves some behind. The file grows with the graph's history, not with what
-it holds, and so does the cost of a write: measured at 10k notes, a one-changed-note ingest
-and a sleep run grew the file by ~15 MB a cycle (160 to 527 MB in 22 cycles), and a store
-that had seen a few hundred such cycles held 1.3 GB, where a rebuild of the same graph takes
-134 MB; the checkpoint after one changed `Note` row took 0.14 s there against 0.017 s in the
-rebuild, one `MENTIONS` edge 0.47 s against 0.12 s.
-
+it holds, and so does the cost of a write: measured at 10k notes, each one-changed-note ingest
+plus sleep run added 9-48 MB (130 to 502 MB in 24 cycles; entity_graph 1.15 to 1.6-1.7 s), and a
+store that had seen a few hundred such cycles held 1.3 GB where a rebuild takes 134 MB; the
+checkpoint after one changed `Note` row took 0.14 s there against 0.017 s in the rebuild.
 The graph is a projection of files (the extraction facts, the merge log, the sleep overlays:
-`canonical_facts`), so it can be made again at any time. `compact_graph` does that into a
-new file beside the old one, holding the namespace lock exclusively (no writer runs meanwhile;
-readers keep the file they opened), then renames it over the old one. Sleep mode calls it
-every night; it rebuilds when the file has grown to `sleep.compact_growth` times its size after
-the last rebuild (the first time, it notes that size), and `mnemo compact` rebuilds at once.
+`canonical_facts`), so it can be made again at any time: it is rebuilt into a new file beside
+the old one, which it then replaces by a rename. That happens once the file has grown to
+`sleep.compact_growth` times its size after the last rebuild (the first look notes that size).
+
+LanceDB adds a fragment and a version per write. After a few hundred one-note writes the
+chunks table of that store had 116 fragments and 378 versions, and an eager hybrid query took
+26.7 ms at p50 where the same table compacted (`optimize`: fragments merged, new rows folded
+into the indexes, old versions removed) took 15.5 ms. A vector table is compacted once
+`FRAGMENT_SLACK` fragments came on top of those it had after its last compaction.
+
+Both happen while the namespace lock is held exclusively: no writer runs meanwhile; readers
+keep the graph file or table version they opened. Sleep mode calls `compact_stores` every
+night; `mnemo compact` compacts everything at once.
 """
 
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +34,26 @@ from mnemo import faults
 from mnemo.locks import WRITER_WAIT_SECONDS, namespace_lock
 from mnemo.stores.files import NamespaceFiles, write_text_atomic
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
 
-STATE = "graph_state.json"
+STATE = "compaction.json"
 SUFFIX = ".compact.tmp"  # ends in .tmp: an interrupted rebuild is no part of a backup
+FRAGMENT_SLACK = 32
+KEEP_VERSIONS_FOR = timedelta(minutes=10)  # a reader that opened an older version finishes well within this
 
 
 @dataclass(frozen=True)
 class Compaction:
-    """What a call did: sizes in bytes (0 when there is no graph), the size the growth is measured
-    from, whether the graph was rebuilt, and how long the rebuild took."""
+    """What a call did. Graph: sizes in bytes (0 when there is no graph), the size its growth is
+    measured from, whether it was rebuilt and how long that took. Vectors: for each table that was
+    compacted, its fragments before and after."""
 
     size: int
     base: int
-    compacted: bool
+    rebuilt: bool
     size_after: int
     seconds: float = 0.0
+    tables: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def growth(self) -> float:
@@ -52,63 +63,91 @@ class Compaction:
         return {**asdict(self), "growth": self.growth}
 
 
-def _state_path(files: NamespaceFiles) -> Path:
-    return files.root / STATE
-
-
 def read_state(files: NamespaceFiles) -> dict[str, Any]:
-    """What the last rebuild (or the first look) noted; {} when nothing was noted or the file is unreadable."""
+    """What the last compaction (or the first look) noted: {"graph": {"base": bytes, ...},
+    "vectors": {table: fragments}}; {} when nothing was noted or the file is unreadable."""
     try:
-        state = json.loads(_state_path(files).read_text(encoding="utf-8"))
+        state = json.loads((files.root / STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return state if isinstance(state, dict) and isinstance(state.get("base"), int) else {}
+    return state if isinstance(state, dict) else {}
 
 
-def _note(files: NamespaceFiles, base: int, **extra: Any) -> None:
-    write_text_atomic(_state_path(files), json.dumps({"base": base, **extra}, sort_keys=True))
+def compact_stores(
+    files: NamespaceFiles, graph: GraphStore, vectors: VectorStore | None = None, growth: float | None = None,
+    run_id: str = "", wait_seconds: float = WRITER_WAIT_SECONDS,
+) -> Compaction:
+    """Rebuild the graph from the memory files when it has grown to `growth` times its size after
+    the last rebuild, and compact each vector table with `FRAGMENT_SLACK` more fragments than after
+    its last compaction; with `growth` None, both always. Without a noted size or fragment count,
+    the present one is noted and nothing is done (unless `growth` is None). Waits up to
+    `wait_seconds` for running writers (StoreLocked after that)."""
+    with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
+        state = read_state(files)
+        noted = dict(state["graph"]) if isinstance(state.get("graph"), dict) else {}
+        done, noted = _graph(files, graph, noted, growth, run_id)
+        fragments = dict(state["vectors"]) if isinstance(state.get("vectors"), dict) else {}
+        tables = _vectors(vectors, fragments, growth is None) if vectors is not None else {}
+        fresh = {"graph": noted, "vectors": fragments}
+        if fresh != state:
+            write_text_atomic(files.root / STATE, json.dumps(fresh, sort_keys=True))
+        return Compaction(**{**asdict(done), "tables": tables})
+
+
+def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], growth: float | None,
+           run_id: str) -> tuple[Compaction, dict[str, Any]]:
+    path = graph.path
+    if not path.exists():
+        return Compaction(0, 0, False, 0), noted
+    size = path.stat().st_size
+    base = noted.get("base") if isinstance(noted.get("base"), int) else 0
+    if growth is not None and not base:
+        return Compaction(size, size, False, size), {"base": size, "noted": _now()}
+    if growth is not None and size < growth * base:
+        return Compaction(size, base, False, size), noted
+    start = time.perf_counter()
+    fresh = path.with_name(path.name + SUFFIX)
+    _remove(fresh)  # left by a rebuild that was cut off
+    from mnemo.sleep.merges import canonical_facts  # the sleep package imports the stores, not the other way
+
+    GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(canonical_facts(files), run_id=run_id)
+    faults.point("compaction:swap")
+    # The old file was closed by its last writer (each opens it for one unit of work), so a log
+    # left beside it belongs to a writer that died mid-write: it must not be replayed into the new
+    # file. It goes first; a cut here leaves the old file as of its last checkpoint.
+    path.with_name(path.name + ".wal").unlink(missing_ok=True)
+    os.replace(fresh, path)
+    after = path.stat().st_size
+    seconds = round(time.perf_counter() - start, 2)
+    return Compaction(size, base or size, True, after, seconds), {"base": after, "compacted": _now(), "before": size,
+                                                                  "seconds": seconds}
+
+
+def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str, tuple[int, int]]:
+    """Compact the tables that gained `FRAGMENT_SLACK` fragments; `noted` (table -> fragments) is updated in place."""
+    done = {}
+    for name in store.table_names():
+        table = store.table(name)
+        if table is None:
+            continue
+        fragments = _fragments(table)
+        base = noted.get(name)
+        if not force and not isinstance(base, int):
+            noted[name] = fragments
+        elif force or fragments > base + FRAGMENT_SLACK:
+            table.optimize(cleanup_older_than=KEEP_VERSIONS_FOR)
+            noted[name] = _fragments(table)
+            done[name] = (fragments, noted[name])
+    return done
+
+
+def _fragments(table: Any) -> int:
+    return int(table.stats()["fragment_stats"]["num_fragments"])
 
 
 def _remove(path: Path) -> None:
     for part in (path, path.with_name(path.name + ".wal")):
         part.unlink(missing_ok=True)
-
-
-def compact_graph(
-    files: NamespaceFiles, graph: GraphStore, growth: float | None = None, run_id: str = "",
-    wait_seconds: float = WRITER_WAIT_SECONDS,
-) -> Compaction:
-    """Rebuild the graph from the memory files when it has grown to `growth` times its size after
-    the last rebuild, or always when `growth` is None. Without a noted size, the graph's present
-    size is noted and nothing is rebuilt (unless `growth` is None). Waits up to `wait_seconds`
-    for running writers (StoreLocked after that)."""
-    path = graph.path
-    if not path.exists():
-        return Compaction(0, 0, False, 0)
-    with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
-        size = path.stat().st_size
-        base = read_state(files).get("base", 0)
-        if growth is not None and not base:
-            _note(files, size, noted=_now())
-            return Compaction(size, size, False, size)
-        if growth is not None and size < growth * base:
-            return Compaction(size, base, False, size)
-        start = time.perf_counter()
-        fresh = path.with_name(path.name + SUFFIX)
-        _remove(fresh)  # left by a rebuild that was cut off
-        from mnemo.sleep.merges import canonical_facts  # the sleep package imports the stores, not the other way
-
-        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(canonical_facts(files), run_id=run_id)
-        faults.point("compaction:swap")
-        # The old file was closed by its last writer (each opens it for one unit of work), so a
-        # log left beside it belongs to a writer that died mid-write: it must not be replayed into
-        # the new file. It goes first; a cut here leaves the old file as of its last checkpoint.
-        path.with_name(path.name + ".wal").unlink(missing_ok=True)
-        os.replace(fresh, path)
-        after = path.stat().st_size
-        seconds = round(time.perf_counter() - start, 2)
-        _note(files, after, compacted=_now(), before=size, seconds=seconds)
-        return Compaction(size, base or size, True, after, seconds)
 
 
 def _now() -> str:

@@ -27,7 +27,6 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
-from mnemo.canonical import vector_tables
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
 from mnemo.extract.facts import GraphFacts
@@ -101,7 +100,7 @@ def export_namespace(data_dir: Path, namespace: str, ontology: Ontology, dest: P
             rows[f"graph/{name}"] = frame.height
         vectors = VectorStore(files.vectors_path)
         (dest / "vectors").mkdir(parents=True, exist_ok=True)
-        for name in vector_tables(vectors):
+        for name in vectors.table_names():
             data = vectors.table(name).to_arrow()
             pq.write_table(data, dest / "vectors" / f"{name}.parquet")
             rows[f"vectors/{name}"], dims[name] = data.num_rows, vectors.dimension(name)

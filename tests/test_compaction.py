@@ -1,6 +1,7 @@
-"""Graph compaction: the graph rebuilt from the memory files holds exactly what the old one did,
-in a smaller file once writes have left pages behind; it waits for the configured growth, and a
-rebuild cut off before its swap leaves the old graph in place."""
+"""Store compaction: the graph rebuilt from the memory files holds exactly what the old one did,
+in a smaller file once writes have left pages behind; compacted vector tables hold the same rows
+in fewer fragments; both wait for the configured growth, and a rebuild cut off before its swap
+leaves the old graph in place."""
 
 import json
 from datetime import datetime, timedelta, timezone
@@ -13,10 +14,13 @@ from conftest import Workspace
 from definitions import build_defs
 from mnemo import faults
 from mnemo.client import MemoryClient
-from mnemo.compaction import STATE, SUFFIX, compact_graph, read_state
+from mnemo import compaction
+from mnemo.compaction import STATE, SUFFIX, compact_stores, read_state
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.settings import SleepConfig
+from mnemo.stores.embedders import HashingEmbedder
+from mnemo.stores.vectors import VectorStore
 from resources import default_resources
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
@@ -38,12 +42,12 @@ def test_a_rebuilt_graph_holds_the_same_rows_in_a_smaller_file(workspace: Worksp
     files, graph = workspace.files(), workspace.graph()
     before, size = graph.dump(), graph.path.stat().st_size
 
-    done = compact_graph(files, graph)
+    done = compact_stores(files, graph)
 
-    assert done.compacted and done.size == size
+    assert done.rebuilt and done.size == size
     assert graph.dump() == before
     assert done.size_after == graph.path.stat().st_size < size
-    assert read_state(files)["base"] == done.size_after
+    assert read_state(files)["graph"]["base"] == done.size_after
     assert sync_graph(files, graph).writes == 0  # what a sync of every table makes it
     assert not list(files.root.glob(f"*{SUFFIX}*"))
     hits = MemoryClient(namespace="test", config=workspace.config_path).recall("budget", mode="deliberate")
@@ -55,23 +59,23 @@ def test_the_graph_is_rebuilt_only_once_it_has_grown_enough(workspace: Workspace
     files, graph = workspace.files(), workspace.graph()
     size = graph.path.stat().st_size
 
-    first = compact_graph(files, graph, growth=2.0)  # nothing noted yet: the present size becomes the base
-    assert not first.compacted and read_state(files)["base"] == size
-    again = compact_graph(files, graph, growth=2.0)
-    assert not again.compacted and again.growth == 1.0
+    first = compact_stores(files, graph, growth=2.0)  # nothing noted yet: the present size becomes the base
+    assert not first.rebuilt and read_state(files)["graph"]["base"] == size
+    again = compact_stores(files, graph, growth=2.0)
+    assert not again.rebuilt and again.growth == 1.0
 
-    (files.root / STATE).write_text(json.dumps({"base": size // 3}), encoding="utf-8")  # as if it had tripled since
-    grown = compact_graph(files, graph, growth=2.0)
-    assert grown.compacted and grown.growth == pytest.approx(size / (size // 3), abs=0.01)
-    assert read_state(files)["base"] == grown.size_after
+    (files.root / STATE).write_text(json.dumps({"graph": {"base": size // 3}}), encoding="utf-8")  # as if it had tripled since
+    grown = compact_stores(files, graph, growth=2.0)
+    assert grown.rebuilt and grown.growth == pytest.approx(size / (size // 3), abs=0.01)
+    assert read_state(files)["graph"]["base"] == grown.size_after
 
 
 def test_an_unreadable_state_counts_as_nothing_noted(workspace: Workspace) -> None:
     workspace.ingest()
     files, graph = workspace.files(), workspace.graph()
     (files.root / STATE).write_text("{not json", encoding="utf-8")
-    done = compact_graph(files, graph, growth=2.0)
-    assert not done.compacted and read_state(files)["base"] == graph.path.stat().st_size
+    done = compact_stores(files, graph, growth=2.0)
+    assert not done.rebuilt and read_state(files)["graph"]["base"] == graph.path.stat().st_size
 
 
 def test_a_rebuild_cut_off_before_its_swap_leaves_the_old_graph(workspace: Workspace, vault: Path) -> None:
@@ -81,31 +85,59 @@ def test_a_rebuild_cut_off_before_its_swap_leaves_the_old_graph(workspace: Works
     before, stamp = graph.dump(), graph.path.stat()
 
     with faults.armed("compaction:swap"), pytest.raises(faults.InjectedFault):
-        compact_graph(files, graph)
+        compact_stores(files, graph)
 
     assert (graph.path.stat().st_ino, graph.path.stat().st_size) == (stamp.st_ino, stamp.st_size)
     assert graph.dump() == before
     assert graph.path.with_name(graph.path.name + SUFFIX).exists()  # the unfinished rebuild
-    assert compact_graph(files, graph).compacted  # the next one starts over
+    assert compact_stores(files, graph).rebuilt  # the next one starts over
     assert graph.dump() == before
     assert not list(files.root.glob(f"*{SUFFIX}*"))
 
 
-def test_the_sleep_job_reports_the_graph_compaction(workspace: Workspace) -> None:
+def test_the_sleep_job_reports_the_store_compaction(workspace: Workspace) -> None:
     workspace.ingest()
     defs = build_defs(default_resources(str(workspace.config_path)))
     job = defs.resolve_job_def("sleep_mode_job")
     result = job.execute_in_process(partition_key="test", instance=workspace.instance, tags={"mnemo/now": T0.isoformat()})
     assert result.success
-    noted = workspace.metadata(result, "graph_compaction")
-    assert noted["compacted"] is False and noted["growth"] == 1.0 and noted["compact_at_growth"] == 2.0
+    noted = workspace.metadata(result, "store_compaction")
+    assert noted["graph_rebuilt"] is False and noted["graph_growth"] == 1.0 and noted["rebuild_at_growth"] == 2.0
+    assert noted["vector_tables_compacted"] == {}
+    assert set(read_state(workspace.files())["vectors"]) == {"chunks", "entities"}  # their fragments noted
 
     files = workspace.files()
-    (files.root / STATE).write_text(json.dumps({"base": 1024}), encoding="utf-8")  # a graph far past twice its base
-    result = job.execute_in_process(partition_key="test", instance=workspace.instance, asset_selection=[dg.AssetKey("graph_compaction")])
+    (files.root / STATE).write_text(json.dumps({"graph": {"base": 1024}}), encoding="utf-8")  # a graph far past twice its base
+    result = job.execute_in_process(partition_key="test", instance=workspace.instance, asset_selection=[dg.AssetKey("store_compaction")])
     assert result.success
     made = {e.step_materialization_data.materialization.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-    assert made == {"graph_compaction"}  # compaction alone runs no sleep step
-    rebuilt = workspace.metadata(result, "graph_compaction")
-    assert rebuilt["compacted"] is True and rebuilt["size_after_mb"] <= rebuilt["size_mb"]
+    assert made == {"store_compaction"}  # compaction alone runs no sleep step
+    rebuilt = workspace.metadata(result, "store_compaction")
+    assert rebuilt["graph_rebuilt"] is True and rebuilt["graph_after_mb"] <= rebuilt["graph_mb"]
     assert sync_graph(files, workspace.graph()).writes == 0
+
+
+def test_compacted_vector_tables_hold_the_same_rows_in_fewer_fragments(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    workspace.ingest()
+    files, graph = workspace.files(), workspace.graph()
+    vectors, embedder = VectorStore(tmp_path / "lance"), HashingEmbedder()
+    rows = [{"id": f"n{i}", "embed_text": f"note number {i} about the garden"} for i in range(400)]
+    vectors.sync("notes", rows, embedder)
+    for i in range(6):  # one new row a write, below the 5 % that folds it into the indexes: a fragment each
+        rows.append({"id": f"new{i}", "embed_text": f"a new note {i} on the budget"})
+        vectors.sync("notes", rows, embedder)
+    held, fragments = vectors.dump("notes"), compaction._fragments(vectors.table("notes"))
+    assert fragments >= 7
+
+    noted = compact_stores(files, graph, vectors, growth=2.0)  # first look: the fragments are noted
+    assert noted.tables == {} and read_state(files)["vectors"] == {"notes": fragments}
+    assert compact_stores(files, graph, vectors, growth=2.0).tables == {}  # none gained since
+    monkeypatch.setattr(compaction, "FRAGMENT_SLACK", 3)
+    (files.root / STATE).write_text(json.dumps({**read_state(files), "vectors": {"notes": fragments - 4}}), encoding="utf-8")
+    done = compact_stores(files, graph, vectors, growth=2.0)
+
+    assert done.tables["notes"][0] == fragments > done.tables["notes"][1] == read_state(files)["vectors"]["notes"]
+    assert vectors.dump("notes") == held
+    assert vectors.table("notes").search("budget").limit(3).to_list()  # the compacted table serves queries

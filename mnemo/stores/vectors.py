@@ -121,6 +121,10 @@ class VectorStore:
         db = self._db()
         return db.open_table(name) if name in db.list_tables().tables else None
 
+    def table_names(self) -> list[str]:
+        """The names of the store's tables, sorted (none before its first write)."""
+        return sorted(self._db().list_tables().tables) if self.path.exists() else []
+
     @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
