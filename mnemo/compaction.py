@@ -2,20 +2,23 @@
 
 Kùzu writes an update out of place and does not give the old pages back, so every run that
 writes the graph leaves some behind. The file grows with the graph's history, not with what
-it holds, and so does the cost of a write: measured at 10k notes, each one-changed-note ingest
-plus sleep run added 9-48 MB (130 to 502 MB in 24 cycles; entity_graph 1.15 to 1.6-1.7 s), and a
-store that had seen a few hundred such cycles held 1.3 GB where a rebuild takes 134 MB; the
-checkpoint after one changed `Note` row took 0.14 s there against 0.017 s in the rebuild.
+it holds, and so does the cost of a write: measured at 10k notes (`benchmarks/aging.py`), 30
+cycles of one changed note ingested and consolidated took the file from 148 to 590 MB and the
+ingest's entity_graph step from 1.02 to 1.54 s; a store that had seen a few hundred such cycles
+held 1.3 GB where a rebuild takes 134 MB, and the checkpoint after one changed `Note` row took
+0.14 s there against 0.017 s in the rebuild.
+
 The graph is a projection of files (the extraction facts, the merge log, the sleep overlays:
 `canonical_facts`), so it can be made again at any time: it is rebuilt into a new file beside
 the old one, which it then replaces by a rename. That happens once the file has grown to
 `sleep.compact_growth` times its size after the last rebuild (the first look notes that size).
 
-LanceDB adds a fragment and a version per write. After a few hundred one-note writes the
-chunks table of that store had 116 fragments and 378 versions, and an eager hybrid query took
-26.7 ms at p50 where the same table compacted (`optimize`: fragments merged, new rows folded
-into the indexes, old versions removed) took 15.5 ms. A vector table is compacted once
-`FRAGMENT_SLACK` fragments came on top of those it had after its last compaction.
+LanceDB adds a fragment and a version per write: the same 30 cycles took the chunks table from
+3 to 48 fragments and the eager hybrid search's p50 from 13.9 to 18.1 ms; the few-hundred-cycle
+store's table had 116 fragments and 378 versions, and its p50 was 26.7 ms against 15.5 ms once
+compacted (`optimize`: fragments merged, new rows folded into the indexes, old versions
+removed). A vector table is compacted once `FRAGMENT_SLACK` fragments came on top of those it
+had after its last compaction.
 
 Both happen while the namespace lock is held exclusively: no writer runs meanwhile; readers
 keep the graph file or table version they opened. Sleep mode calls `compact_stores` every

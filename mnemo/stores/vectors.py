@@ -6,6 +6,7 @@ longer wanted are deleted. A second sync with the same rows embeds and writes no
 """
 
 import json
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +114,10 @@ class VectorStore:
         self.path.mkdir(parents=True, exist_ok=True)
         if self._connection is None:
             import lancedb  # ~0.8 s: imported by the runs that use vectors, not by every run
+
+            # index statistics without the IVF centroids (only row counts are read here); unset,
+            # LanceDB warns on every statistics call that the default is about to change
+            os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
 
             self._connection = lancedb.connect(str(self.path))
         return self._connection
