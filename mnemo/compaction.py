@@ -110,11 +110,15 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
         return Compaction(size, base, False, size), noted
     start = time.perf_counter()
     fresh = path.with_name(path.name + SUFFIX)
-    _remove(fresh)  # left by a rebuild that was cut off
+    _remove(fresh)  # left by a rebuild whose process was killed
     from mnemo.sleep.merges import canonical_facts  # the sleep package imports the stores, not the other way
 
-    GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(canonical_facts(files), run_id=run_id)
-    faults.point("compaction:swap")
+    try:
+        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(canonical_facts(files), run_id=run_id)
+        faults.point("compaction:swap")
+    except BaseException:
+        _remove(fresh)  # e.g. a full disk: the old graph stays, and so does the space
+        raise
     # The old file was closed by its last writer (each opens it for one unit of work), so a log
     # left beside it belongs to a writer that died mid-write: it must not be replayed into the new
     # file. It goes first; a cut here leaves the old file as of its last checkpoint.

@@ -78,7 +78,7 @@ def test_an_unreadable_state_counts_as_nothing_noted(workspace: Workspace) -> No
     assert not done.rebuilt and read_state(files)["graph"]["base"] == graph.path.stat().st_size
 
 
-def test_a_rebuild_cut_off_before_its_swap_leaves_the_old_graph(workspace: Workspace, vault: Path) -> None:
+def test_a_rebuild_cut_off_before_its_swap_leaves_the_old_graph_and_no_new_file(workspace: Workspace, vault: Path) -> None:
     workspace.ingest()
     _churn(workspace, vault, 1)
     files, graph = workspace.files(), workspace.graph()
@@ -89,7 +89,8 @@ def test_a_rebuild_cut_off_before_its_swap_leaves_the_old_graph(workspace: Works
 
     assert (graph.path.stat().st_ino, graph.path.stat().st_size) == (stamp.st_ino, stamp.st_size)
     assert graph.dump() == before
-    assert graph.path.with_name(graph.path.name + SUFFIX).exists()  # the unfinished rebuild
+    assert not list(files.root.glob(f"*{SUFFIX}*"))  # the unfinished rebuild is removed
+    graph.path.with_name(graph.path.name + SUFFIX).write_bytes(b"left by a killed rebuild")
     assert compact_stores(files, graph).rebuilt  # the next one starts over
     assert graph.dump() == before
     assert not list(files.root.glob(f"*{SUFFIX}*"))
