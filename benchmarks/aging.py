@@ -22,7 +22,8 @@ from typing import Any
 
 import yaml
 
-from benchmarks.measure import NAMESPACE, IngestRunner, step_times, timed, warm
+from benchmarks.measure import NAMESPACE, IngestRunner, warm
+from benchmarks.sleep_bench import run_job
 from mnemo import compaction
 from mnemo.compaction import compact_stores
 from mnemo.recall import recall_chunks
@@ -48,24 +49,16 @@ def _search(runner: IngestRunner) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(took), 1), "p95_ms": round(took[int(0.95 * len(took)) - 1], 1)}
 
 
-def _sleep(runner: IngestRunner) -> tuple[float, dict[str, float]]:
-    job = runner.defs.resolve_job_def("sleep_mode_job")
-    (wall, _), result = timed(lambda: job.execute_in_process(partition_key=NAMESPACE, instance=runner.instance))
-    if not result.success:
-        raise RuntimeError("the sleep job failed; see the Dagster output above")
-    return wall, step_times(runner.instance, result.run_id)
-
-
 def _cycle(runner: IngestRunner, note: Path, label: str) -> dict[str, Any]:
     note.write_text(note.read_text(encoding="utf-8") + f"\n\nAnother thought about the garden budget ({label}).\n",
                     encoding="utf-8")
     ingest = runner.run()
-    sleep, steps = _sleep(runner)
+    sleep = run_job(runner, "sleep_mode_job")
     graph, chunks = runner.files.graph_path, VectorStore(runner.files.vectors_path).table("chunks")
-    return {"cycle": label, "graph_mb": round(graph.stat().st_size / 2**20, 1), "fragments": compaction._fragments(chunks),
+    return {"cycle": label, "graph_mb": round(graph.stat().st_size / 2**20, 1), "fragments": compaction.fragment_count(chunks),
             "ingest_s": round(ingest.wall, 2),
-            "entity_graph_s": round(ingest.assets.get("entity_graph", 0.0), 2), "sleep_s": round(sleep, 2),
-            "sleep_step_s": round(steps.get("sleep_mode", 0.0), 2)}
+            "entity_graph_s": round(ingest.assets.get("entity_graph", 0.0), 2), "sleep_s": round(sleep["s"], 2),
+            "sleep_step_s": round(sleep["assets_s"].get("sleep_mode", 0.0), 2)}
 
 
 def _without_automatic_compaction(config: Path) -> Path:

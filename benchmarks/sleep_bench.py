@@ -11,7 +11,7 @@ def sleep_job_name(runner: IngestRunner) -> str | None:
     return next((n for n in names if "sleep" in n or "consolidat" in n), None)
 
 
-def _run(runner: IngestRunner, name: str) -> dict[str, Any]:
+def run_job(runner: IngestRunner, name: str) -> dict[str, Any]:
     """One run of the consolidation job: wall and CPU seconds, seconds per asset."""
     job = runner.defs.resolve_job_def(name)
     (wall, cpu), result = timed(lambda: job.execute_in_process(partition_key=NAMESPACE, instance=runner.instance))
@@ -25,7 +25,7 @@ def first_run(runner: IngestRunner) -> dict[str, Any]:
     name = sleep_job_name(runner)
     if name is None:
         return {"status": "not available yet (no sleep-mode job in definitions.py)"}
-    run = _run(runner, name)
+    run = run_job(runner, name)
     return {"status": "measured", "job": name, "full_s": run["s"], "full_cpu_s": run["cpu_s"], "full_assets_s": run["assets_s"]}
 
 
@@ -34,5 +34,5 @@ def after_change(runner: IngestRunner) -> dict[str, Any]:
     name = sleep_job_name(runner)
     if name is None:
         return {}
-    run = _run(runner, name)
+    run = run_job(runner, name)
     return {"after_change_s": run["s"], "after_change_cpu_s": run["cpu_s"], "after_change_assets_s": run["assets_s"]}

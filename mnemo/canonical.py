@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore

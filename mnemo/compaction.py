@@ -28,7 +28,7 @@ night; `mnemo compact` compacts everything at once.
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -94,7 +94,7 @@ def compact_stores(
         fresh = {"graph": noted, "vectors": fragments}
         if fresh != state:
             write_text_atomic(files.root / STATE, json.dumps(fresh, sort_keys=True))
-        return Compaction(**{**asdict(done), "tables": tables})
+        return replace(done, tables=tables)
 
 
 def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], growth: float | None,
@@ -137,18 +137,19 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
         table = store.table(name)
         if table is None:
             continue
-        fragments = _fragments(table)
+        fragments = fragment_count(table)
         base = noted.get(name)
         if not force and not isinstance(base, int):
             noted[name] = fragments
         elif force or fragments > base + FRAGMENT_SLACK:
             table.optimize(cleanup_older_than=KEEP_VERSIONS_FOR)
-            noted[name] = _fragments(table)
+            noted[name] = fragment_count(table)
             done[name] = (fragments, noted[name])
     return done
 
 
-def _fragments(table: Any) -> int:
+def fragment_count(table: Any) -> int:
+    """How many fragments a LanceDB table is made of."""
     return int(table.stats()["fragment_stats"]["num_fragments"])
 
 
