@@ -8,12 +8,13 @@
 """
 
 import functools
-import json
 import os
 import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from mnemo import faults
 from mnemo.documents import content_hash
@@ -25,16 +26,21 @@ def write_json(path: Path, data: Any) -> None:
     """Write JSON through a temp file and an atomic rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, ensure_ascii=False, sort_keys=True))  # one shot: the C encoder
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(_dumps(data))
     faults.point(f"sleep:{path.name}")
     os.replace(tmp, path)
+
+
+def _dumps(data: Any) -> bytes:
+    """UTF-8 JSON with sorted keys (orjson: the sleep files are rewritten whole, several MB, every run)."""
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
 
 def read_json(path: Path, default: Any) -> Any:
     if not path.exists():
         return default
-    return json.loads(path.read_text(encoding="utf-8"))
+    return orjson.loads(path.read_bytes())
 
 
 def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
@@ -42,7 +48,7 @@ def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
     if not records:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records).encode("utf-8")
+    data = b"".join(_dumps(r) + b"\n" for r in records)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
@@ -55,11 +61,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_bytes().splitlines():
         if line.strip():
             try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
+                records.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
                 continue
     return records
 
