@@ -105,7 +105,7 @@ def test_the_sleep_job_reports_the_store_compaction(workspace: Workspace) -> Non
     noted = workspace.metadata(result, "store_compaction")
     assert noted["graph_rebuilt"] is False and noted["graph_growth"] == 1.0 and noted["rebuild_at_growth"] == 2.0
     assert noted["vector_tables_compacted"] == {}
-    assert set(read_state(workspace.files())["vectors"]) == {"chunks", "entities"}  # their fragments noted
+    assert set(read_state(workspace.files())["vector_files"]) == {"chunks", "entities"}  # their data files noted
 
     files = workspace.files()
     (files.root / STATE).write_text(json.dumps({"graph": {"base": 1024}}), encoding="utf-8")  # a graph far past twice its base
@@ -130,15 +130,23 @@ def test_compacted_vector_tables_hold_the_same_rows_in_fewer_fragments(
         rows.append({"id": f"new{i}", "embed_text": f"a new note {i} on the budget"})
         vectors.sync("notes", rows, embedder)
     held, fragments = vectors.dump("notes"), compaction.fragment_count(vectors.table("notes"))
-    assert fragments >= 7
+    data = tmp_path / "lance" / "notes.lance" / "data"
+    assert fragments >= 7 and len(list(data.iterdir())) == fragments  # a data file a fragment
 
-    noted = compact_stores(files, graph, vectors, growth=2.0)  # first look: the fragments are noted
-    assert noted.tables == {} and read_state(files)["vectors"] == {"notes": fragments}
-    assert compact_stores(files, graph, vectors, growth=2.0).tables == {}  # none gained since
+    noted = compact_stores(files, graph, vectors, growth=2.0)  # first look: the data files are noted
+    assert noted.tables == {} and read_state(files)["vector_files"] == {"notes": fragments}
+    monkeypatch.setattr(VectorStore, "_db", _no_lancedb)
+    assert compact_stores(files, graph, vectors, growth=2.0).tables == {}  # none gained since: LanceDB never asked
+    monkeypatch.undo()
     monkeypatch.setattr(compaction, "FRAGMENT_SLACK", 3)
-    (files.root / STATE).write_text(json.dumps({**read_state(files), "vectors": {"notes": fragments - 4}}), encoding="utf-8")
+    (files.root / STATE).write_text(json.dumps({**read_state(files), "vector_files": {"notes": fragments - 4}}), encoding="utf-8")
     done = compact_stores(files, graph, vectors, growth=2.0)
 
-    assert done.tables["notes"][0] == fragments > done.tables["notes"][1] == read_state(files)["vectors"]["notes"]
+    assert done.tables["notes"][0] == fragments > done.tables["notes"][1]
+    assert read_state(files)["vector_files"]["notes"] == len(list(data.iterdir()))  # counted again after compaction
     assert vectors.dump("notes") == held
     assert vectors.table("notes").search("budget").limit(3).to_list()  # the compacted table serves queries
+
+
+def _no_lancedb(store: VectorStore) -> None:
+    raise AssertionError("LanceDB was opened")
