@@ -95,13 +95,15 @@ def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
     rows, assets = [], []
     for r in runs:
         sleep = r.get("sleep", {"status": "not run (light)"})
-        full, again = sleep.get("full_s"), sleep.get("after_change_s")
-        rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), again or "",
-                     sleep.get("after_change_cpu_s", ""), again / full if full and again else ""])
+        full, again, idle = sleep.get("full_s"), sleep.get("after_change_s"), sleep.get("unchanged_s")
+        rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), idle or "",
+                     idle / full if full and idle else "", again or "", sleep.get("after_change_cpu_s", ""),
+                     again / full if full and again else ""])
         for name, seconds in sleep.get("full_assets_s", {}).items():
             assets.append([r["embedder"], r["notes"], name, seconds, sleep.get("after_change_assets_s", {}).get(name, "")])
-    return [table("5. Sleep-mode consolidation (second run: after one changed note was ingested)",
-                  ["embedder", "notes", "status", "full s", "full CPU s", "again s", "again CPU s", "again / full"], rows),
+    return [table("5. Sleep-mode consolidation (again with nothing changed, then after one changed note was ingested)",
+                  ["embedder", "notes", "status", "full s", "full CPU s", "unchanged s", "unchanged / full", "again s",
+                   "again CPU s", "again / full"], rows),
             table("5. Consolidation time per asset", ["embedder", "notes", "asset / check", "full s", "again s"], assets)]
 
 

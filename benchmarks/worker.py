@@ -41,6 +41,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
         return out
     out["recall_deliberate"] = recall_bench.deliberate(runner.config_path, measure.NAMESPACE, questions)
     out["sleep"] = sleep_bench.first_run(runner)
+    out["sleep"].update(sleep_bench.unchanged(runner))
 
     def consolidate_after(change: str) -> None:  # sleep mode again, right after the one changed note
         if change == "one_changed":
