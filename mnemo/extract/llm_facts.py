@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mnemo.documents import Chunk
-from mnemo.extract.facts import GraphFacts, edge
+from mnemo.extract.facts import ColumnRows, GraphFacts, edge
 from ontology import Ontology
 from ontology.extraction import id_kind
 
@@ -75,7 +75,7 @@ def merge_facts(structural: GraphFacts, llm: GraphFacts) -> GraphFacts:
     """The structural facts plus what the LLM added; an entity the notes define wins."""
     merged = GraphFacts(
         nodes={table: dict(rows) for table, rows in structural.nodes.items()},
-        edges={key: dict(rows) for key, rows in structural.edges.items()},
+        edges={key: rows.copy() for key, rows in structural.edges.items()},  # dicts or ColumnRows
     )
     entities = merged.nodes["Entity"]
     for eid, row in llm.nodes.get("Entity", {}).items():
@@ -89,8 +89,11 @@ def merge_facts(structural: GraphFacts, llm: GraphFacts) -> GraphFacts:
                 {**properties, **added}, sort_keys=True, ensure_ascii=False)})
     chunks = merged.nodes["Chunk"]
     for key, rows in llm.edges.items():
-        for row in rows.values():
-            ends_exist = (row["src"] in chunks if key[1] == "Chunk" else row["src"] in entities) and row["dst"] in entities
-            if ends_exist:
-                merged.add_edge(*key, row)
+        kept = [row for row in rows.values()
+                if (row["src"] in chunks if key[1] == "Chunk" else row["src"] in entities) and row["dst"] in entities]
+        target = merged.edges.setdefault(key, {}) if kept else {}
+        if isinstance(target, ColumnRows):
+            target.extend(kept)
+        else:
+            target.update((row["id"], row) for row in kept)
     return merged

@@ -17,7 +17,7 @@ from typing import Any
 
 from mnemo.documents import content_hash, normalize_name
 from mnemo.errors import MnemoError
-from mnemo.extract.facts import GraphFacts, edge, row_hash
+from mnemo.extract.facts import ColumnRows, GraphFacts, edge, row_hash
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
@@ -126,6 +126,9 @@ def apply_merges(facts: GraphFacts, merges: list[Merge]) -> dict[str, str]:
     for (table, src, dst), rows in facts.edges.items():
         if "Entity" not in (src, dst):
             continue
+        if isinstance(rows, ColumnRows):  # MENTIONS (Chunk -> Entity): no self-loop to drop
+            rows.remap(mapping if src == "Entity" else {}, mapping if dst == "Entity" else {})
+            continue
         for eid, row in list(rows.items()):
             new_src = mapping.get(row["src"], row["src"]) if src == "Entity" else row["src"]
             new_dst = mapping.get(row["dst"], row["dst"]) if dst == "Entity" else row["dst"]
@@ -200,10 +203,16 @@ SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "
                       "Day": ("id", "h"), "Episode": ("id", "h")}
 
 
+# the largest edge tables, read by the sleep steps mostly for their ends: kept as columns (`ColumnRows`)
+SLEEP_COLUMNAR = frozenset({("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk")})
+
+
 def sleep_facts(files: NamespaceFiles) -> GraphFacts:
     """The extraction facts the sleep steps read: `graph_facts` without the edge tables in
-    `UNREAD_BY_SLEEP`, with only the columns above; only a sync of every table needs the rest."""
-    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS),
+    `UNREAD_BY_SLEEP`, with only the columns above, and those in `SLEEP_COLUMNAR` as columns; only
+    a sync of every table needs the rest."""
+    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS,
+                                        columnar=SLEEP_COLUMNAR),
                        files.read_facts(LLM_FACTS, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS))
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.extract.facts import GraphFacts
+from mnemo.extract.facts import GraphFacts, edge_columns
 from mnemo.pipeline import graph_facts
 from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
@@ -34,13 +34,14 @@ def entity_records(facts: GraphFacts, vectors: dict[str, np.ndarray] | None = No
     by_chunk: dict[str, set[str]] = defaultdict(set)
     surfaces = []
     for (table, src, dst), rows in facts.edges.items():
-        for row in rows.values():
-            if src == dst == "Entity":
-                neighbours[row["src"]].add(row["dst"])
-                neighbours[row["dst"]].add(row["src"])
-            elif table == "MENTIONS":
-                by_chunk[row["src"]].add(row["dst"])
-                surfaces.append((row["dst"], row["surface"]))
+        if src == dst == "Entity":
+            for a, b in zip(*edge_columns(rows, "src", "dst")):
+                neighbours[a].add(b)
+                neighbours[b].add(a)
+        elif table == "MENTIONS":
+            for chunk, entity, surface in zip(*edge_columns(rows, "src", "dst", "surface")):
+                by_chunk[chunk].add(entity)
+                surfaces.append((entity, surface))
     for members in by_chunk.values():
         for eid in members:
             neighbours[eid] |= members - {eid}
@@ -102,9 +103,9 @@ def _choose_merges(pairs: list[PairScore], facts: GraphFacts, at: str) -> list[M
         return []
     degree: dict[str, int] = defaultdict(int)
     for rows in facts.edges.values():
-        for row in rows.values():
-            degree[row["src"]] += 1
-            degree[row["dst"]] += 1
+        for a, b in zip(*edge_columns(rows, "src", "dst")):
+            degree[a] += 1
+            degree[b] += 1
     gone: set[str] = set()
     merges = []
     for pair in sorted(pairs, key=lambda p: (-p.score, p.a, p.b)):

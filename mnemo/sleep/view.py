@@ -1,11 +1,12 @@
 """Read-only indexes over canonical facts that the sleep steps share."""
 
 from collections import defaultdict
+from collections.abc import Mapping
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from mnemo.documents import content_hash
-from mnemo.extract.facts import GraphFacts
+from mnemo.extract.facts import GraphFacts, edge_columns
 
 if TYPE_CHECKING:
     import igraph as ig  # imported when a graph is built: a re-run that reuses Leiden and PageRank never loads it
@@ -33,18 +34,20 @@ class FactsView:
         for note_id, chunk_ids in self.note_chunks.items():
             chunk_ids.sort(key=lambda c: self.chunks[c]["position"] if c in self.chunks else 0)
 
-    def _index(self, table: str, src: str, dst: str, rows: dict[str, dict[str, Any]]) -> None:
+    def _index(self, table: str, src: str, dst: str, rows: Mapping[str, dict[str, Any]]) -> None:
         entities, chunks = self.entities, self.chunks
         if src == dst == "Entity":
             self.relations.extend((r["src"], r["dst"]) for r in rows.values() if r["src"] in entities and r["dst"] in entities)
         elif table == "MENTIONS":
-            for row in rows.values():
-                if row["src"] in chunks:
-                    self.mentions[row["dst"]].add(row["src"])
-                    self.chunk_entities[row["src"]].add(row["dst"])
+            mentions, chunk_entities = self.mentions, self.chunk_entities
+            for chunk, entity in zip(*edge_columns(rows, "src", "dst")):
+                if chunk in chunks:
+                    mentions[entity].add(chunk)
+                    chunk_entities[chunk].add(entity)
         elif table == "HAS_CHUNK":
-            for row in rows.values():
-                self.note_chunks[row["src"]].append(row["dst"])
+            note_chunks = self.note_chunks
+            for note, chunk in zip(*edge_columns(rows, "src", "dst")):
+                note_chunks[note].append(chunk)
         elif table == "PAGE_OF":
             for row in rows.values():
                 self.pages[row["dst"]].add(row["src"])

@@ -16,7 +16,7 @@ from mnemo import faults
 from mnemo.bulk import keep_out_of_collections
 from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document, content_hash
-from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts, row_hash
+from mnemo.extract.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash
 from mnemo.sources.scan import ManifestEntry
 
 T = TypeVar("T")
@@ -222,13 +222,13 @@ class NamespaceFiles:
     def read_facts(
         self, folder: str = "facts", without: frozenset[tuple[str, str, str]] = frozenset(),
         only: frozenset[tuple[str, str, str]] | None = None, edge_columns: tuple[str, ...] | None = None,
-        node_columns: dict[str, tuple[str, ...]] | None = None,
+        node_columns: dict[str, tuple[str, ...]] | None = None, columnar: frozenset[tuple[str, str, str]] = frozenset(),
     ) -> GraphFacts:
         """The facts written by `write_facts`; edge tables keyed (table, from, to) in `without`, or
         not in `only` when given, are left unread (a reader that never looks at them saves turning
         their rows into dicts). With `edge_columns`, edge rows hold only those columns, and with
         `node_columns` the rows of the node tables it names: such facts are for reading, never for
-        writing those tables to a graph."""
+        writing those tables to a graph. Edge tables in `columnar` are read as `ColumnRows`."""
         from mnemo.stores.graph import NODE_SCHEMAS
 
         facts = GraphFacts()
@@ -245,7 +245,10 @@ class NamespaceFiles:
                 if key in without or (only is not None and key not in only):
                     continue
                 rows = rows.drop("table", "from_table", "to_table")
-                facts.edges.setdefault(key, {}).update(zip(rows["id"].to_list(), rows.to_dicts()))
+                if key in columnar:
+                    facts.edges[key] = ColumnRows(rows)
+                else:
+                    facts.edges.setdefault(key, {}).update(zip(rows["id"].to_list(), rows.to_dicts()))
         return facts
 
     def file_digest(self, *names: str) -> str:
