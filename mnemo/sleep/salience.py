@@ -13,6 +13,7 @@ entities they mention.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,7 +28,6 @@ GAIN = 1.5
 ACCESS_KINDS = ("recall", "remember", "lookup")
 EPISODIC = ("journal", "chat")
 SCORE_EPSILON = 0.05
-_INPUTS = ("item_kind", "accesses", "last_access", "strength", "mentions", "faded")
 
 
 @dataclass
@@ -85,34 +85,55 @@ def build_salience(
     previous_overlay = sleep.read_overlay("salience") if previous_overlay is None else previous_overlay
     previous = {r["item_id"]: r for r in previous_overlay.nodes.get("Salience", {}).values()}
     overlay, stats, scored = Overlay(previous_overlay), SalienceStats(), []
+    reinforced = _reinforcement(accesses, now)
+    fade, entities = settings.fade_below, view.entities
+    log_top = math.log1p(top_mentions) if top_mentions else 0.0
     for item, seen_at in seen.items():
-        hits = [a for a in accesses[item] if a <= now] if item in accesses else []
-        s, last = strength(_parse(seen_at), hits)
-        retention = math.exp(-_days(last, now) / s)
-        kind = "entity" if item in view.entities else "chunk"
-        score = retention
-        if kind == "entity":
-            frequency = math.log1p(mentions[item]) / math.log1p(top_mentions) if top_mentions else 0.0
-            score = 0.5 * retention + 0.25 * frequency + 0.25 * ranks.get(item, 0.0)
-        inputs = (kind, len(hits), last.isoformat(timespec="seconds"), round(s, 3), mentions.get(item, 0))
-        score, rank = round(min(1.0, max(0.0, score)), 4), round(ranks.get(item, 0.0), 4)
+        hits, s, last, retention = reinforced(item, seen_at)
+        rank = ranks.get(item, 0.0)
+        if item in entities:
+            kind, count = "entity", mentions[item]
+            score = 0.5 * retention + 0.25 * (math.log1p(count) / log_top if log_top else 0.0) + 0.25 * rank
+        else:
+            kind, count, score = "chunk", 0, retention
+        inputs = (kind, hits, last, s, count)
+        score, rank = round(min(1.0, max(0.0, score)), 4), round(rank, 4)
         old = previous.get(item)
-        if old is not None and _settles(old, inputs, score, rank, score < settings.fade_below):
+        if old is not None and _settles(old, inputs, score, rank, score < fade):
             scored.append(old)
             continue
-        row = {"id": f"salience_{item}", "item_id": item, "item_kind": kind, "accesses": inputs[1], "last_access": inputs[2],
-               "strength": inputs[3], "retention": round(retention, 4), "mentions": inputs[4], "pagerank": rank, "score": score,
-               "faded": score < settings.fade_below}
-        scored.append(row)
+        scored.append({"id": f"salience_{item}", "item_id": item, "item_kind": kind, "accesses": hits, "last_access": last,
+                       "strength": s, "retention": round(retention, 4), "mentions": count, "pagerank": rank, "score": score,
+                       "faded": score < fade})
     _finish(overlay, view, scored, previous, settings, stats)
     return overlay, seen, stats
+
+
+def _reinforcement(accesses: dict[str, list[datetime]], now: datetime) -> Callable[[str, str], tuple[int, float, str, float]]:
+    """item, first seen -> (accesses until now, strength S rounded, last reinforcement, retention now).
+    Items never accessed share theirs by first-seen stamp (a run's stamp: few distinct ones), so
+    most items cost a lookup instead of parsing and formatting times."""
+    unaccessed: dict[str, tuple[int, float, str, float]] = {}
+
+    def reinforced(item: str, seen_at: str) -> tuple[int, float, str, float]:
+        hits = [a for a in accesses[item] if a <= now] if item in accesses else []
+        if not hits and seen_at in unaccessed:
+            return unaccessed[seen_at]
+        s, last = strength(_parse(seen_at), hits)
+        found = len(hits), round(s, 3), last.isoformat(timespec="seconds"), math.exp(-_days(last, now) / s)
+        if not hits:
+            unaccessed[seen_at] = found
+        return found
+    return reinforced
 
 
 def _settles(old: dict[str, Any], inputs: tuple[Any, ...], score: float, rank: float, faded: bool) -> bool:
     """Whether last run's row stays: only time moved the score, by less than `SCORE_EPSILON`, without
     crossing the fade threshold (and no graph write is made for it). The stored strength and last
     access give the retention at any later time (`retention_at`)."""
-    return (tuple(old.get(k) for k in _INPUTS[:-1]) == inputs and old.get("faded") == faded
+    kind, hits, last, s, count = inputs
+    return (old.get("item_kind") == kind and old.get("accesses") == hits and old.get("last_access") == last
+            and old.get("strength") == s and old.get("mentions") == count and old.get("faded") == faded
             and abs(old["score"] - score) < SCORE_EPSILON and abs(old["pagerank"] - rank) < SCORE_EPSILON)
 
 
