@@ -7,13 +7,15 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from conftest import Workspace
 from mnemo.sleep.consolidate import consolidate
-from mnemo.sleep.merges import sync_graph
+from mnemo.sleep.merges import sync_graph, sync_sleep_tables
 from mnemo.sleep.salience import SCORE_EPSILON, read_salience, retention_at
 from mnemo.sleep.settings import SleepConfig
 from mnemo.extract.facts import edge
-from mnemo.sleep.store import Overlay, SleepFiles
+from mnemo.sleep.store import Overlay, SleepFiles, write_json
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
 
@@ -64,3 +66,26 @@ def test_overlay_files_keep_every_row_and_read_the_old_layout(tmp_path: Path) ->
     old_layout = {"nodes": data["nodes"], "edges": [[list(k), list(rows.values())] for k, rows in overlay.edges.items()]}
     assert Overlay.from_json(json.loads(json.dumps(old_layout))).edges == overlay.edges
     assert Overlay.from_json(old_layout).digest() == again.digest() == overlay.digest()
+
+
+def test_the_sync_takes_the_digests_it_recorded_for_the_files_it_synced(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    workspace.ingest()
+    files, graph = workspace.files(), workspace.graph()
+    consolidate(files, graph, SleepConfig(), T0)
+    recorded = SleepFiles(files.root).read_state("sync")
+    assert set(recorded["files"]) == set(SleepFiles.STEPS)
+
+    computed: list[int] = []
+    digest = Overlay.digest
+    monkeypatch.setattr(Overlay, "digest", lambda self: computed.append(1) or digest(self))
+    assert sync_sleep_tables(files, graph).writes == 0
+    assert computed == []  # every overlay file is the one the last sync recorded: no digest made again
+
+    salience = SleepFiles(files.root).read_overlay("salience").to_json()
+    salience["nodes"]["Salience"][0]["score"] = 0.0
+    salience["nodes"]["Salience"][0]["h"] = "written-elsewhere"
+    write_json(SleepFiles(files.root).root / "overlay" / "salience.json", salience)  # not through write_overlay
+    assert sync_sleep_tables(files, graph).writes == 1  # a file the sync did not record is digested and compared
+    assert computed == [1]

@@ -236,7 +236,7 @@ def sync_sleep_tables(
     overlays = {step: sleep.read_overlay(step) for step in SleepFiles.STEPS}
     log = content_hash(json.dumps(MergeLog(sleep).events(), sort_keys=True))
     state = sleep.read_state("sync")
-    digests = {step: sleep.digest(overlay) for step, overlay in overlays.items()}
+    digests = {step: sleep.digest(overlay, step, state) for step, overlay in overlays.items()}
     tables: frozenset[str] | None = None
     if reuse and state.get("merges") == log:
         tables = frozenset(t for step, d in digests.items() if not _synced(state, step, d) for t in STEP_TABLES[step])
@@ -272,7 +272,7 @@ def _overlay_changes(sleep: SleepFiles, state: dict[str, Any], changed: dict[str
     held = in_graph([sleep.read_overlay(step) for step in SleepFiles.STEPS])
     for step, digest in changed.items():
         before, after = sleep.at_start(step), sleep.read_overlay(step)
-        if step == "abstractions" or before is None or not _wrote_last(state, step, sleep.digest(before), digest):
+        if step == "abstractions" or before is None or not _wrote_last(state, step, sleep.digest(before, step, state), digest):
             continue  # abstractions share the Entity table with the extraction
         owned = STEP_TABLES[step]
         for table in owned & NODE_SCHEMAS.keys():
@@ -297,7 +297,7 @@ def _differing(rows: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]]
 
 
 def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: dict[str, str], stats: ApplyStats) -> ApplyStats:
-    fresh = {"merges": log, "steps": digests}
+    fresh = {"merges": log, "steps": digests, "files": sleep.files_read()}  # the files those digests are of
     if fresh != state:
         sleep.write_state("sync", fresh)
     return stats

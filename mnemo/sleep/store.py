@@ -167,19 +167,20 @@ _PARSED: "OrderedDict[Path, tuple[list[int], Overlay]]" = OrderedDict()
 _PARSED_KEPT = 24
 
 
-def _parsed_overlay(path: Path) -> Overlay:
-    """The overlay in `path`, parsed once per version of the file in this process (the sleep step,
-    its checks and recall read the same overlays; callers never change an overlay they read)."""
+def _parsed_overlay(path: Path) -> tuple[Overlay, list[int] | None]:
+    """The overlay in `path` and the file's stamp (None: no file), parsed once per version of the
+    file in this process (the sleep step, its checks and recall read the same overlays; callers
+    never change an overlay they read)."""
     stamp = file_stamp(path)
     if stamp is None:
-        return Overlay()
+        return Overlay(), None
     kept = _PARSED.get(path)
     if kept is not None and kept[0] == stamp:
         _PARSED.move_to_end(path)
-        return kept[1]
+        return kept[1], stamp
     overlay = Overlay.from_json(read_json(path, {}))
     _keep_parsed(path, overlay, stamp)
-    return overlay
+    return overlay, stamp
 
 
 def _keep_parsed(path: Path, overlay: Overlay, stamp: list[int] | None = None) -> None:
@@ -207,6 +208,8 @@ class SleepFiles:
         self._overlays: dict[str, Overlay] = {}
         self._at_start: dict[str, Overlay] = {}
         self._digests: dict[int, tuple[Overlay, str]] = {}
+        self._stamps: dict[str, list[int] | None] = {}  # step -> its file's stamp as this instance read or wrote it
+        self._start_stamps: dict[str, list[int] | None] = {}
 
     @property
     def merge_log(self) -> Path:
@@ -222,16 +225,27 @@ class SleepFiles:
 
     def read_overlay(self, step: str) -> Overlay:
         if step not in self._overlays:
-            self._overlays[step] = _parsed_overlay(self.root / "overlay" / f"{step}.json")
+            self._overlays[step], stamp = _parsed_overlay(self.root / "overlay" / f"{step}.json")
+            self._stamps[step] = self._start_stamps[step] = stamp
             self._at_start.setdefault(step, self._overlays[step])
         return self._overlays[step]
 
-    def digest(self, overlay: Overlay) -> str:
-        """`overlay.digest()`, computed once per overlay this instance read or wrote."""
+    def digest(self, overlay: Overlay, step: str | None = None, synced: dict[str, Any] | None = None) -> str:
+        """`overlay.digest()`, computed once per overlay this instance read or wrote. Given the step
+        and the sync state, the step's overlay as read at the start from the very file the last sync
+        recorded (`files_read`) has the digest that sync recorded: it is not computed again."""
         kept = self._digests.get(id(overlay))
         if kept is None or kept[0] is not overlay:
-            kept = self._digests[id(overlay)] = overlay, overlay.digest()
+            files, recorded = (synced or {}).get("files", {}), None
+            if step in files and step in self._start_stamps and overlay is self._at_start.get(step) \
+                    and files[step] == self._start_stamps[step]:  # None for both: no file then, none now
+                recorded = (synced or {}).get("steps", {}).get(step)
+            kept = self._digests[id(overlay)] = overlay, recorded or overlay.digest()
         return kept[1]
+
+    def files_read(self) -> dict[str, list[int] | None]:
+        """Step -> the stamp of its overlay file as this instance last read or wrote it."""
+        return dict(self._stamps)
 
     def at_start(self, step: str) -> Overlay | None:
         """The step's overlay as the file held it when this instance first read it (None if it did not)."""
@@ -252,7 +266,8 @@ class SleepFiles:
             self.write_state("sync", sync)
         path = self.root / "overlay" / f"{step}.json"
         write_json(path, overlay.to_json())
-        _keep_parsed(path, overlay)
+        self._stamps[step] = file_stamp(path)
+        _keep_parsed(path, overlay, self._stamps[step])
         self._overlays[step] = overlay
         return True
 
