@@ -15,7 +15,7 @@ from mnemo.sleep.merges import sync_graph, sync_sleep_tables
 from mnemo.sleep.salience import SCORE_EPSILON, read_salience, retention_at
 from mnemo.sleep.settings import SleepConfig
 from mnemo.extract.facts import edge
-from mnemo.sleep.store import Overlay, SleepFiles, write_json
+from mnemo.sleep.store import Overlay, SleepFiles, read_json, write_json
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
 
@@ -66,6 +66,19 @@ def test_overlay_files_keep_every_row_and_read_the_old_layout(tmp_path: Path) ->
     old_layout = {"nodes": data["nodes"], "edges": [[list(k), list(rows.values())] for k, rows in overlay.edges.items()]}
     assert Overlay.from_json(json.loads(json.dumps(old_layout))).edges == overlay.edges
     assert Overlay.from_json(old_layout).digest() == again.digest() == overlay.digest()
+
+
+def test_sleep_files_written_by_earlier_versions_still_read(tmp_path: Path) -> None:
+    """Older versions wrote the sleep files with the standard library, which writes NaN where JSON has
+    no number; such a file still reads, and a corrupt one still fails as before."""
+    older = tmp_path / "state.json"
+    older.write_text(json.dumps({"ranks": {"a": float("nan"), "b": 0.5}}, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    ranks = read_json(older, {})["ranks"]
+    assert ranks["b"] == 0.5 and ranks["a"] != ranks["a"]  # NaN
+    torn = tmp_path / "torn.json"
+    torn.write_text('{"ranks": {"a": 0.', encoding="utf-8")
+    with pytest.raises(json.JSONDecodeError):
+        read_json(torn, {})
 
 
 def test_the_sync_takes_the_digests_it_recorded_for_the_files_it_synced(

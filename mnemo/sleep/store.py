@@ -8,6 +8,7 @@
 """
 
 import functools
+import json
 import os
 import tempfile
 from collections import OrderedDict
@@ -40,7 +41,11 @@ def _dumps(data: Any) -> bytes:
 def read_json(path: Path, default: Any) -> Any:
     if not path.exists():
         return default
-    return orjson.loads(path.read_bytes())
+    data = path.read_bytes()
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)  # what orjson refuses but older versions may have written (NaN); else the same error
 
 
 def append_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
