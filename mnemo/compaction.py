@@ -84,9 +84,9 @@ def compact_stores(
     run_id: str = "", wait_seconds: float = WRITER_WAIT_SECONDS,
 ) -> Compaction:
     """Rebuild the graph from the memory files when it has grown to `growth` times its size after
-    the last rebuild, and compact each vector table with `FRAGMENT_SLACK` more fragments than after
-    its last compaction (by data files, see above); with `growth` None, both always. Without a noted size or file count,
-    the present one is noted and nothing is done (unless `growth` is None). Waits up to
+    the last rebuild, and compact each vector table with `FRAGMENT_SLACK` more data files than after
+    its last compaction; with `growth` None, both always. Without a noted size or file count, the
+    present one is noted and nothing is done (unless `growth` is None). Waits up to
     `wait_seconds` for running writers (StoreLocked after that)."""
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
         state = read_state(files)
@@ -137,8 +137,8 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
     """Compact the tables that gained `FRAGMENT_SLACK` data files; `noted` (table -> files) is updated in
     place. Returns each compacted table's fragments before and after."""
     done = {}
-    for name in _table_names(store):
-        files, base = _files(store, name), noted.get(name)
+    for name, counted in store.data_files().items():
+        files, base = _files(store, name, counted), noted.get(name)
         if not force and not isinstance(base, int):
             noted[name] = files
         elif force or files > base + FRAGMENT_SLACK:
@@ -146,18 +146,13 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
             before = fragment_count(table)
             table.optimize(cleanup_older_than=KEEP_VERSIONS_FOR)
             done[name] = (before, fragment_count(table))
-            noted[name] = _files(store, name)
+            noted[name] = _files(store, name, store.data_files().get(name))
     return done
 
 
-def _table_names(store: VectorStore) -> list[str]:
-    return sorted(p.name.removesuffix(".lance") for p in store.path.glob("*.lance") if p.is_dir()) if store.path.is_dir() else []
-
-
-def _files(store: VectorStore, name: str) -> int:
-    """The files in the table's `data` folder; its fragments, through LanceDB, when it has no such folder."""
-    data = store.path / f"{name}.lance" / "data"
-    return sum(1 for _ in os.scandir(data)) if data.is_dir() else fragment_count(store.table(name))
+def _files(store: VectorStore, name: str, counted: int | None) -> int:
+    """The table's data files as counted, or its fragments through LanceDB when it has no `data` folder."""
+    return counted if counted is not None else fragment_count(store.table(name))
 
 
 def fragment_count(table: Any) -> int:

@@ -241,10 +241,11 @@ class SleepFiles:
         recorded (`files_read`) has the digest that sync recorded: it is not computed again."""
         kept = self._digests.get(id(overlay))
         if kept is None or kept[0] is not overlay:
-            files, recorded = (synced or {}).get("files", {}), None
-            if step in files and step in self._start_stamps and overlay is self._at_start.get(step) \
-                    and files[step] == self._start_stamps[step]:  # None for both: no file then, none now
-                recorded = (synced or {}).get("steps", {}).get(step)
+            synced = synced or {}
+            files = synced.get("files", {})
+            same_file = step in files and step in self._start_stamps and overlay is self._at_start.get(step) \
+                and files[step] == self._start_stamps[step]  # None for both: no file then, none now
+            recorded = synced.get("steps", {}).get(step) if same_file else None
             kept = self._digests[id(overlay)] = overlay, recorded or overlay.digest()
         return kept[1]
 

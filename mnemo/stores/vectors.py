@@ -130,6 +130,16 @@ class VectorStore:
         """The names of the store's tables, sorted (none before its first write)."""
         return sorted(self._db().list_tables().tables) if self.path.exists() else []
 
+    def data_files(self) -> dict[str, int | None]:
+        """Table name -> the files in its `data` folder (None when it has none), from the folders
+        alone, without loading LanceDB: a local table is `<name>.lance/`, and each write adds a
+        fragment, a file under its `data/`."""
+        if not self.path.is_dir():
+            return {}
+        tables = sorted(p for p in self.path.glob("*.lance") if p.is_dir())
+        return {p.name.removesuffix(".lance"): sum(1 for _ in os.scandir(p / "data")) if (p / "data").is_dir() else None
+                for p in tables}
+
     @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
