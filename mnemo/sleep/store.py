@@ -122,17 +122,35 @@ class Overlay:
 
     def digest(self) -> str:
         """A digest of every row's table and hash: equal digests, equal rows."""
-        parts = [f"{t}\t{i}\t{r['h']}" for t, rows in sorted(self.nodes.items()) for i, r in sorted(rows.items())]
-        parts += [f"{'/'.join(k)}\t{i}\t{r['h']}" for k, rows in sorted(self.edges.items()) for i, r in sorted(rows.items())]
-        return content_hash("\n".join(parts))
+        return self._digest(self._ordered())
 
     def to_json(self) -> dict[str, Any]:
         """Nodes and edges as rows; edges made by `link` as [id, src, dst, h] (the rest is the same for every one)."""
-        edges = sorted(self.edges.items())
+        return self._json(self._ordered())
+
+    def digest_and_json(self) -> tuple[str, dict[str, Any]]:
+        """`digest()` and `to_json()`, the rows put in order once for both."""
+        ordered = self._ordered()
+        return self._digest(ordered), self._json(ordered)
+
+    def _ordered(self) -> tuple[list[tuple[str, list[dict[str, Any]]]], list[tuple[tuple[str, str, str], list[dict[str, Any]]]]]:
+        """Node tables and edge keys in order, each with its rows in id order."""
+        return ([(t, [rows[i] for i in sorted(rows)]) for t, rows in sorted(self.nodes.items())],
+                [(k, [rows[i] for i in sorted(rows)]) for k, rows in sorted(self.edges.items())])
+
+    @staticmethod
+    def _digest(ordered: tuple[list[Any], list[Any]]) -> str:
+        nodes, edges = ordered
+        parts = [f"{t}\t{r['id']}\t{r['h']}" for t, rows in nodes for r in rows]
+        parts += [f"{key}\t{r['id']}\t{r['h']}" for k, rows in edges for key in ("/".join(k),) for r in rows]
+        return content_hash("\n".join(parts))
+
+    def _json(self, ordered: tuple[list[Any], list[Any]]) -> dict[str, Any]:
+        nodes, edges = ordered
         return {
-            "nodes": {t: sorted(rows.values(), key=lambda r: r["id"]) for t, rows in sorted(self.nodes.items())},
-            "edges": [[list(k), sorted(rows.values(), key=lambda r: r["id"])] for k, rows in edges if k not in self.linked],
-            "links": [[list(k), sorted([r["id"], r["src"], r["dst"], r["h"]] for r in rows.values())] for k, rows in edges if k in self.linked],
+            "nodes": dict(nodes),
+            "edges": [[list(k), rows] for k, rows in edges if k not in self.linked],
+            "links": [[list(k), [[r["id"], r["src"], r["dst"], r["h"]] for r in rows]] for k, rows in edges if k in self.linked],
         }
 
     @classmethod
@@ -265,13 +283,13 @@ class SleepFiles:
             return False
         sync = self.read_state("sync")
         pending = sync.setdefault("pending", {}).setdefault(step, [])
-        digest = overlay.digest()
+        digest, data = overlay.digest_and_json()
         self._digests[id(overlay)] = overlay, digest
         if digest not in pending:
             pending.append(digest)
             self.write_state("sync", sync)
         path = self.root / "overlay" / f"{step}.json"
-        write_json(path, overlay.to_json())
+        write_json(path, data)
         self._stamps[step] = file_stamp(path)
         _keep_parsed(path, overlay, self._stamps[step])
         self._overlays[step] = overlay
