@@ -163,15 +163,23 @@ class GraphStore:
             db.close()
 
     def _ensure_schema(self, conn: kuzu.Connection) -> None:
+        """Create the tables the graph lacks, and the FROM/TO pairs a table made by an older version
+        lacks; asks the catalog first (two or three queries where the DDL would be ~40 statements)."""
+        present = {name for name, _ in _rows(conn, "CALL show_tables() RETURN name, type")}
         for table, columns in NODE_SCHEMAS.items():
-            cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
-            conn.execute(f"CREATE NODE TABLE IF NOT EXISTS {table}({cols}, PRIMARY KEY (id))")
+            if table not in present:
+                cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
+                conn.execute(f"CREATE NODE TABLE IF NOT EXISTS {table}({cols}, PRIMARY KEY (id))")
         props = ", ".join(f"{name} {_EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
         for table, pairs in self.edge_tables.items():
-            ends = ", ".join(f"FROM {a} TO {b}" for a, b in pairs)
-            conn.execute(f"CREATE REL TABLE IF NOT EXISTS {table}({ends}, {props})")
-            for a, b in pairs[1:] if len(pairs) > 1 else ():  # a graph made before a pair was added
-                conn.execute(f"ALTER TABLE {table} ADD IF NOT EXISTS FROM {a} TO {b}")
+            if table not in present:
+                ends = ", ".join(f"FROM {a} TO {b}" for a, b in pairs)
+                conn.execute(f"CREATE REL TABLE IF NOT EXISTS {table}({ends}, {props})")
+            elif len(pairs) > 1:  # a graph made before a pair was added
+                held = {(a, b) for a, b, *_ in _rows(conn, f"CALL show_connection('{table}') RETURN *")}
+                for a, b in pairs:
+                    if (a, b) not in held:
+                        conn.execute(f"ALTER TABLE {table} ADD IF NOT EXISTS FROM {a} TO {b}")
 
     # -- writes -------------------------------------------------------------------------
 

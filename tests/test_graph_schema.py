@@ -1,0 +1,59 @@
+"""The graph's schema is created on first write, and a graph an older version made gets what it lacks."""
+
+from pathlib import Path
+
+import kuzu
+
+from mnemo.stores.graph import _EDGE_TYPES, EDGE_PROPS, NODE_SCHEMAS, GraphStore
+from ontology import load_ontology
+
+
+def _catalog(store: GraphStore) -> tuple[set[str], dict[str, set[tuple[str, str]]]]:
+    with store.connect() as conn:
+        result = conn.execute("CALL show_tables() RETURN name")
+        tables = set()
+        while result.has_next():
+            tables.add(result.get_next()[0])
+        pairs = {}
+        for table in store.edge_tables:
+            found = conn.execute(f"CALL show_connection('{table}') RETURN *")
+            pairs[table] = set()
+            while found.has_next():
+                pairs[table].add(tuple(found.get_next()[:2]))
+    return tables, pairs
+
+
+def test_a_new_graph_gets_every_table_and_pair(tmp_path: Path) -> None:
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    tables, pairs = _catalog(store)
+    assert tables == set(NODE_SCHEMAS) | set(store.edge_tables)
+    assert pairs == {table: set(ends) for table, ends in store.edge_tables.items()}
+
+
+def test_an_older_graph_gets_the_tables_and_pairs_it_lacks(tmp_path: Path) -> None:
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    multi = next(t for t, ends in store.edge_tables.items() if len(ends) > 1)
+    dropped = next(t for t, ends in store.edge_tables.items() if len(ends) == 1 and t != multi)
+    first = store.edge_tables[multi][0]
+    db = kuzu.Database(str(store.path))
+    conn = kuzu.Connection(db)
+    for table, columns in NODE_SCHEMAS.items():
+        cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
+        conn.execute(f"CREATE NODE TABLE {table}({cols}, PRIMARY KEY (id))")
+    props = ", ".join(f"{name} {_EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
+    for table, ends in store.edge_tables.items():
+        if table == dropped:
+            continue  # a relation type the older version did not have
+        kept = [first] if table == multi else ends  # a table made before its other pairs were added
+        conn.execute(f"CREATE REL TABLE {table}({', '.join(f'FROM {a} TO {b}' for a, b in kept)}, {props})")
+    conn.execute(f"CREATE (:{first[0]} {{id: 'a'}})")
+    conn.close()
+    db.close()
+
+    tables, pairs = _catalog(store)
+
+    assert dropped in tables
+    assert pairs[multi] == set(store.edge_tables[multi])
+    assert pairs == {table: set(ends) for table, ends in store.edge_tables.items()}
+    with store.connect(read_only=True) as conn:
+        assert conn.execute(f"MATCH (n:{first[0]}) RETURN n.id").get_next() == ["a"]  # nothing held was lost
