@@ -1,8 +1,9 @@
 """Asset checks of sleep mode: merges keep types, nothing dangles, communities and closed
-days are summarized, salience stays in [0, 1]."""
+days are summarized, salience stays in [0, 1]. One op evaluates the selected ones (one step
+in a run instead of five), each from the stores, independently of what the step computed."""
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import dagster as dg
 
@@ -15,42 +16,57 @@ from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from resources import GraphResource, MnemoConfigResource
 
+Problems = Callable[[dg.AssetCheckExecutionContext, MnemoConfigResource, GraphResource, str], list[str]]
+
 
 def _view(files: NamespaceFiles) -> Callable[[], FactsView]:
     """The merged facts' view, read on first use."""
     return functools.cache(lambda: FactsView(merged_sleep_facts(files)))
 
 
-def _result(problems: list[str]) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(passed=not problems, metadata={"problems": len(problems), "examples": "\n".join(problems[:20])})
+def _merges(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+    return cross_type_merges(config.files(ns))
 
 
-@dg.asset_check(asset=SPECS["dedup"].key, description="No merge joins entities of different ontology types.")
-def merges_keep_types(context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource) -> dg.AssetCheckResult:
-    return _result([p for ns in _namespaces(context) for p in cross_type_merges(mnemo_config.files(ns))])
+def _dangling(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+    return [f"{ns}: {n} x {what}" for what, n in dangling(graph.store(ns)).items() if n]
 
 
-@dg.asset_check(asset=SPECS["dedup"].key, description="Nothing dangles after merges (aliases, chunks, entities).")
-def no_dangling_after_merges(context: dg.AssetCheckExecutionContext, graph: GraphResource) -> dg.AssetCheckResult:
-    return _result([f"{ns}: {n} x {what}" for ns in _namespaces(context) for what, n in dangling(graph.store(ns)).items() if n])
+def _communities(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+    files = config.files(ns)
+    return community_problems(files, _view(files))
 
 
-@dg.asset_check(asset=SPECS["communities"].key, description="Every community has 2+ members and a summary citing its sources.")
-def communities_are_summarized(context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource) -> dg.AssetCheckResult:
-    files = [mnemo_config.files(ns) for ns in _namespaces(context)]
-    return _result([p for f in files for p in community_problems(f, _view(f))])
+def _salience(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+    return salience_out_of_range(config.files(ns))
 
 
-@dg.asset_check(asset=SPECS["salience"].key, description="Every salience score lies in [0, 1].")
-def salience_in_range(context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource) -> dg.AssetCheckResult:
-    return _result([p for ns in _namespaces(context) for p in salience_out_of_range(mnemo_config.files(ns))])
+def _days(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+    return missing_day_summaries(config.files(ns), run_time(context).date())
 
 
-@dg.asset_check(asset=SPECS["summaries"].key, description="Every closed day with content has a day summary.")
-def closed_days_summarized(context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource) -> dg.AssetCheckResult:
-    today = run_time(context).date()
-    files = [mnemo_config.files(ns) for ns in _namespaces(context)]
-    return _result([d for f in files for d in missing_day_summaries(f, today)])
+CHECKS: dict[str, tuple[str, str, Problems]] = {  # check -> (sleep step of its asset, description, problems found)
+    "merges_keep_types": ("dedup", "No merge joins entities of different ontology types.", _merges),
+    "no_dangling_after_merges": ("dedup", "Nothing dangles after merges (aliases, chunks, entities).", _dangling),
+    "communities_are_summarized": ("communities", "Every community has 2+ members and a summary citing its sources.", _communities),
+    "salience_in_range": ("salience", "Every salience score lies in [0, 1].", _salience),
+    "closed_days_summarized": ("summaries", "Every closed day with content has a day summary.", _days),
+}
 
 
-sleep_checks = [merges_keep_types, no_dangling_after_merges, communities_are_summarized, salience_in_range, closed_days_summarized]
+@dg.multi_asset_check(
+    specs=[dg.AssetCheckSpec(name, asset=SPECS[step].key, description=description) for name, (step, description, _) in CHECKS.items()],
+    can_subset=True, name="sleep_mode_checks",
+)
+def sleep_mode_checks(
+    context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
+) -> Iterator[dg.AssetCheckResult]:
+    """The selected checks, each over the run's namespace (every known one outside a partitioned run)."""
+    namespaces = _namespaces(context)
+    for key in sorted(context.selected_asset_check_keys, key=lambda k: list(CHECKS).index(k.name)):
+        problems = [p for ns in namespaces for p in CHECKS[key.name][2](context, mnemo_config, graph, ns)]
+        yield dg.AssetCheckResult(asset_key=key.asset_key, check_name=key.name, passed=not problems,
+                                  metadata={"problems": len(problems), "examples": "\n".join(problems[:20])})
+
+
+sleep_checks = [sleep_mode_checks]

@@ -115,6 +115,25 @@ def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace) -> None:
     assert [(r.partition_key, r.run_key) for r in requests] == [("other", "sleep-other-2026-11-21"), ("test", "sleep-test-2026-11-21")]
 
 
+def test_a_sleep_check_runs_alone_and_fails_on_bad_data(workspace: Workspace) -> None:
+    workspace.ingest()
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    tags = {"mnemo/now": "2026-11-22T03:00:00+00:00"}
+    assert defs.resolve_job_def("sleep_mode_job").execute_in_process(partition_key="test", instance=workspace.instance, tags=tags).success
+    path = SleepFiles(workspace.files().root).root / "overlay" / "salience.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["nodes"]["Salience"][0]["score"] = 1.5  # as a hand edit might leave it
+    path.write_text(json.dumps(data), encoding="utf-8")
+    key = dg.AssetCheckKey(dg.AssetKey("salience_scores"), "salience_in_range")
+    job = dg.define_asset_job("one_check", selection=dg.AssetSelection.checks(key))  # every known namespace
+    result = dg.Definitions.merge(defs, dg.Definitions(jobs=[job])).resolve_job_def("one_check").execute_in_process(
+        instance=workspace.instance, tags=tags, raise_on_error=False)
+    checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    assert [(c.check_name, c.passed) for c in checks] == [("salience_in_range", False)]
+    assert ": 1.5" in checks[0].metadata["examples"].value
+    assert [e.step_key for e in result.get_step_success_events()] == ["sleep_mode_checks"]  # no consolidation ran
+
+
 def test_schedule_takes_cron_and_timezone_from_the_config(workspace: Workspace) -> None:
     data = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
     data["sleep"] = {"cron": "30 2 * * *", "timezone": "Europe/Lisbon"}
