@@ -68,10 +68,11 @@ def _parse(stamp: str) -> datetime:
 
 def build_salience(
     view: FactsView, sleep: SleepFiles, settings: SleepConfig, now: datetime, first_seen: dict[str, str],
-    ranks: dict[str, float] | None = None, previous_overlay: Overlay | None = None,
-) -> tuple[Overlay, dict[str, str], SalienceStats]:
-    """The Salience overlay, the updated first-seen map, and counts. `ranks` is the entity
-    PageRank and `previous_overlay` last run's overlay when the caller has them (read here otherwise)."""
+    ranks: dict[str, float] | None = None, previous_overlay: Overlay | None = None, due: dict[str, Any] | None = None,
+) -> tuple[Overlay, dict[str, str], SalienceStats, dict[str, Any]]:
+    """The Salience overlay, the updated first-seen map, counts, and the due map of this run's rows
+    (see `due_rows`). `ranks` is the entity PageRank and `previous_overlay` last run's overlay when the
+    caller has them (read here otherwise); `due` is last run's due map, if it may be trusted."""
     accesses: dict[str, list[datetime]] = {}
     for record in read_jsonl(sleep.access_log):
         accesses.setdefault(record["id"], []).append(_parse(record["at"]))
@@ -88,7 +89,16 @@ def build_salience(
     reinforced = _reinforcement(accesses, now)
     fade, entities = settings.fade_below, view.entities
     log_top = math.log1p(top_mentions) if top_mentions else 0.0
+    known = due["rows"] if due and due.get("rule") == _due_rule(fade) else {}
+    now_s, carried, kept = now.timestamp(), {}, []
     for item, seen_at in seen.items():
+        if item in known and item not in entities and item not in accesses and item not in ranks:
+            old, (h, lo, hi) = previous.get(item), known[item]
+            if old is not None and old["h"] == h and (lo is None or lo <= now_s) and (hi is None or now_s < hi) \
+                    and _untouched_chunk(old, seen_at):
+                kept.append(old)  # what the full computation below would keep: see `due_rows`
+                carried[item] = known[item]
+                continue
         hits, s, last, retention = reinforced(item, seen_at)
         rank = ranks.get(item, 0.0)
         if item in entities:
@@ -105,8 +115,8 @@ def build_salience(
         scored.append({"id": f"salience_{item}", "item_id": item, "item_kind": kind, "accesses": hits, "last_access": last,
                        "strength": s, "retention": round(retention, 4), "mentions": count, "pagerank": rank, "score": score,
                        "faded": score < fade})
-    _finish(overlay, view, scored, previous, settings, stats)
-    return overlay, seen, stats
+    _finish(overlay, view, scored, previous, settings, stats, kept)
+    return overlay, seen, stats, due_rows(overlay, fade, carried)
 
 
 def _reinforcement(accesses: dict[str, list[datetime]], now: datetime) -> Callable[[str, str], tuple[int, float, str, float]]:
@@ -127,6 +137,44 @@ def _reinforcement(accesses: dict[str, list[datetime]], now: datetime) -> Callab
     return reinforced
 
 
+def _due_rule(fade: float) -> list[float]:
+    """What the due times depend on besides the rows: a change of any drops them."""
+    return [fade, SCORE_EPSILON, BASE_STRENGTH]
+
+
+def _untouched_chunk(old: dict[str, Any], seen_at: str) -> bool:
+    """Last run's row is that of a chunk never accessed, first seen at `seen_at`, outside top of mind."""
+    return (old["item_kind"] == "chunk" and old["accesses"] == 0 and old["last_access"] == seen_at
+            and old["strength"] == BASE_STRENGTH and old["mentions"] == 0 and old["pagerank"] == 0
+            and old.get("top_of_mind") is False)
+
+
+def due_rows(overlay: Overlay, fade: float, carried: dict[str, list[Any]]) -> dict[str, Any]:
+    """The due map of an overlay's rows of never-accessed chunks: item -> [row hash, lo, hi], epoch
+    seconds (None: unbounded) between which time alone cannot make the row change. Such a row's
+    score is its retention R(t) = exp(-(t - first seen) / S) rounded to 4 places, falling with t;
+    `_settles` keeps the row while the new score is within `SCORE_EPSILON` of it on the same side of
+    `fade`. With a margin of 1e-4 for the rounding: from `lo`, R(t) <= score + eps and, for a faded
+    row, R(t) < fade; until `hi`, R(t) >= score - eps and, for a row not faded, R(t) >= fade (runs
+    may be replayed at earlier times, hence both bounds). Bounds are rounded inwards, so a
+    run between them that finds the row's inputs unchanged keeps it without computing it (rows in
+    `carried` were kept that way and keep their entry); any other run computes it."""
+    rows, margin = dict(carried), 1e-4
+    for row in overlay.nodes.get("Salience", {}).values():
+        item = row["item_id"]
+        if item in rows or row["item_kind"] != "chunk" or row["accesses"] != 0 or row.get("top_of_mind") is not False:
+            continue
+        start, days = _parse(row["last_access"]).timestamp(), float(row["strength"]) * 86400.0
+        upper = min(row["score"] + SCORE_EPSILON, fade if row["faded"] else 1.0 + margin) - margin
+        lower = max(row["score"] - SCORE_EPSILON + margin, 0.0 if row["faded"] else fade + margin)
+        if upper <= 0.0:
+            continue  # computed every run
+        lo = None if upper >= 1.0 else math.ceil(start - days * math.log(upper))
+        hi = None if lower <= 0.0 else math.floor(start - days * math.log(min(lower, 1.0))) - 1
+        rows[item] = [row["h"], lo, hi]
+    return {"rule": _due_rule(fade), "rows": dict(sorted(rows.items()))}
+
+
 def _settles(old: dict[str, Any], inputs: tuple[Any, ...], score: float, rank: float, faded: bool) -> bool:
     """Whether last run's row stays: only time moved the score, by less than `SCORE_EPSILON`, without
     crossing the fade threshold (and no graph write is made for it). The stored strength and last
@@ -143,7 +191,11 @@ def retention_at(row: dict[str, Any], now: datetime) -> float:
 
 
 def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previous: dict[str, Any],
-            settings: SleepConfig, stats: SalienceStats) -> None:
+            settings: SleepConfig, stats: SalienceStats, kept: list[dict[str, Any]]) -> None:
+    """Top of mind, promotions and the overlay's rows: `rows` as computed, `kept` last run's rows of
+    untouched chunks (`_untouched_chunk`: none is top of mind, promoted or newly faded)."""
+    overlay.nodes.setdefault("Salience", {}).update((r["id"], r) for r in kept)
+    overlay.link_all("SALIENCE_OF", "Salience", "Chunk", [(r["id"], r["item_id"]) for r in kept])
     entities = sorted((r for r in rows if r["item_kind"] == "entity" and not r["faded"]), key=lambda r: (-r["score"], r["item_id"]))
     top = {r["item_id"] for r in entities[:settings.top_of_mind]}
     for row in rows:
@@ -161,7 +213,7 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
             stats.promoted += bool(targets)
         was = previous.get(row["item_id"])
         stats.newly_faded += row["faded"] and not (was and was["faded"])
-    stats.items, stats.faded = len(rows), sum(r["faded"] for r in rows)
+    stats.items, stats.faded = len(rows) + len(kept), sum(r["faded"] for r in rows) + sum(r["faded"] for r in kept)
     stats.top_of_mind = [r["item_id"] for r in entities[:settings.top_of_mind]]
 
 

@@ -112,6 +112,18 @@ class Overlay:
             self.linked.add(key)
         self.edges.setdefault(key, {})[row["id"]] = row
 
+    def link_all(self, table: str, from_table: str, to_table: str, ends: list[tuple[str, str]]) -> None:
+        """`link` for each (src, dst) of `ends`."""
+        if not ends:
+            return
+        key, old = (table, from_table, to_table), self._old_edges
+        if key not in self.edges:
+            self.linked.add(key)
+        rows = self.edges.setdefault(key, {})
+        for src, dst in ends:
+            row = old.get((table, src, dst)) or edge(table, src, dst, "", extractor="sleep")
+            rows[row["id"]] = row
+
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
         self.linked.discard((table, from_table, to_table))
         self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
