@@ -195,17 +195,16 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
     """Top of mind, promotions and the overlay's rows: `rows` as computed, `kept` last run's rows of
     untouched chunks (`_untouched_chunk`: none is top of mind, promoted or newly faded)."""
     overlay.nodes.setdefault("Salience", {}).update((r["id"], r) for r in kept)
-    overlay.link_all("SALIENCE_OF", "Salience", "Chunk", [(r["id"], r["item_id"]) for r in kept])
     entities = sorted((r for r in rows if r["item_kind"] == "entity" and not r["faded"]), key=lambda r: (-r["score"], r["item_id"]))
     top = {r["item_id"] for r in entities[:settings.top_of_mind]}
+    owners: dict[str, list[tuple[str, str]]] = {"Entity": [], "Chunk": [(r["id"], r["item_id"]) for r in kept]}
     for row in rows:
         if row is previous.get(row["item_id"]) and row.get("top_of_mind") == (row["item_id"] in top):
             overlay.keep_node("Salience", row)  # last run's row, as it was stored
         else:
             row = {**row, "top_of_mind": row["item_id"] in top}
             overlay.add_node("Salience", row)
-        table = "Entity" if row["item_kind"] == "entity" else "Chunk"
-        overlay.link("SALIENCE_OF", "Salience", table, row["id"], row["item_id"])
+        owners["Entity" if row["item_kind"] == "entity" else "Chunk"].append((row["id"], row["item_id"]))
         if row["item_kind"] == "chunk" and row["accesses"] >= settings.promote_after_accesses:
             targets = sorted(view.chunk_entities.get(row["item_id"], ()))
             for eid in targets:
@@ -213,6 +212,8 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
             stats.promoted += bool(targets)
         was = previous.get(row["item_id"])
         stats.newly_faded += row["faded"] and not (was and was["faded"])
+    for table, ends in owners.items():
+        overlay.link_all("SALIENCE_OF", "Salience", table, ends)
     stats.items, stats.faded = len(rows) + len(kept), sum(r["faded"] for r in rows) + sum(r["faded"] for r in kept)
     stats.top_of_mind = [r["item_id"] for r in entities[:settings.top_of_mind]]
 

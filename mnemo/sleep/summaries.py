@@ -72,20 +72,22 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
                 groups[level].setdefault(period, (start, end, []))[2].append(day)
     covered = {d for _, _, days in groups["week"].values() for d in days}
     covered_weeks = {d for _, _, days in groups["month"].values() for d in days}
+    links: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)  # (table, to table) -> ends
     for day, chunk_ids in sorted(chunks_of.items()):
         row = _summary_row(view, old, "day", day, day, day, chunk_ids, eager=day not in covered and day not in covered_weeks, stats=stats)
         _add(overlay, old, row)
-        overlay.link("SUMMARIZES", "Summary", "Day", row["id"], day)
-        _cite(overlay, view, row)
+        links[("SUMMARIZES", "Day")].append((row["id"], day))
+        _cite(links, view, row)
     for level in ("week", "month"):
         for period, (start, end, days) in sorted(groups[level].items()):
             chunk_ids = sorted({c for d in days for c in chunks_of[d]})
             eager = level == "month" or not all(d in covered_weeks for d in days)
             row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats)
             _add(overlay, old, row)
-            for d in days:
-                overlay.link("SUMMARIZES", "Summary", "Summary", row["id"], f"summary_day_{d}")
-            _cite(overlay, view, row)
+            links[("SUMMARIZES", "Summary")].extend((row["id"], f"summary_day_{d}") for d in days)
+            _cite(links, view, row)
+    for (table, to_table), ends in links.items():
+        overlay.link_all(table, "Summary", to_table, ends)
     stats.days, stats.weeks, stats.months = len(chunks_of), len(groups["week"]), len(groups["month"])
     return overlay, stats
 
@@ -122,12 +124,11 @@ def _add(overlay: Overlay, old: dict[str, dict[str, object]], row: dict[str, obj
         overlay.add_node("Summary", row)  # type: ignore[arg-type]
 
 
-def _cite(overlay: Overlay, view: FactsView, row: dict[str, object]) -> None:
-    sources = list(row["sources"])  # type: ignore[call-overload]
-    for chunk_id in sources:
-        overlay.link("CITES", "Summary", "Chunk", str(row["id"]), chunk_id)
-    for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())}):
-        overlay.link("SUMMARY_MENTIONS", "Summary", "Entity", str(row["id"]), eid)
+def _cite(links: dict[tuple[str, str], list[tuple[str, str]]], view: FactsView, row: dict[str, object]) -> None:
+    """The summary's edges to the chunks it cites and the entities they mention."""
+    sid, sources = str(row["id"]), list(row["sources"])  # type: ignore[call-overload]
+    links[("CITES", "Chunk")].extend((sid, chunk_id) for chunk_id in sources)
+    links[("SUMMARY_MENTIONS", "Entity")].extend((sid, eid) for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())}))
 
 
 def read_summaries(namespace_root: Path, eager_only: bool = False) -> list[dict[str, Any]]:
