@@ -247,10 +247,11 @@ class GraphStore:
         faults.point(f"graph.copy_edges:{table}")
         schema = {"src": pl.String, "dst": pl.String, **{c: _polars_type(_EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS}}
         records = [{**{c: row.get(c, "") for c in schema}, "run_id": run_id} for row in rows]
-        if len(records) <= FEW_EDGES:
-            props = ", ".join(f"{c}: row.{c}" for c in EDGE_PROPS)
-            conn.execute(f"UNWIND $rows AS row MATCH (a:{src} {{id: row.src}}), (b:{dst} {{id: row.dst}}) "
-                         f"CREATE (a)-[:{table} {{{props}}}]->(b)", {"rows": records})
+        if len(records) <= FEW_EDGES:  # one statement per edge finds its ends by key: ~0.7 ms each, where
+            props = ", ".join(f"{c}: ${c}" for c in EDGE_PROPS)  # an UNWIND over the rows costs ~20 ms however few
+            create = f"MATCH (a:{src} {{id: $src}}), (b:{dst} {{id: $dst}}) CREATE (a)-[:{table} {{{props}}}]->(b)"
+            for record in records:
+                conn.execute(create, record)
         else:
             frame = pl.DataFrame(records, schema=schema)  # noqa: F841 - read by name by the COPY
             conn.execute(f"COPY {table} FROM frame (from='{src}', to='{dst}')")
