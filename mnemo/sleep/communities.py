@@ -83,10 +83,10 @@ def detect(view: FactsView) -> tuple[list[frozenset[str]], list[list[int]], floa
 def _digest(view: FactsView, members: frozenset[str], parts_of: dict[str, list[str]]) -> str:
     """A digest of the members' rows and of the chunks they rest on; `parts_of` keeps each entity's
     part across the communities of one run (a level-1 community repeats its level-0 members)."""
-    parts = []
+    parts, chunks = [], view.chunks
     for eid in sorted(members):
         if eid not in parts_of:
-            parts_of[eid] = [view.entities[eid]["h"], *(view.chunks[c]["h"] for c in view.entity_chunks(eid) if c in view.chunks)]
+            parts_of[eid] = [view.entities[eid]["h"]] + [chunks[c]["h"] for c in view.entity_chunks(eid) if c in chunks]
         parts.extend(parts_of[eid])
     return content_hash(*parts)
 

@@ -78,7 +78,7 @@ class FactsView:
             entities = self.entities
             relations = sorted(f"{min(a, b)}\x1f{max(a, b)}" for a, b in self.relations if a != b)
             together = sorted("\x1f".join(sorted(found)) for members in self.chunk_entities.values()
-                              if len(found := [m for m in members if m in entities]) > 1)
+                              if len(members) > 1 and len(found := [m for m in members if m in entities]) > 1)
             self._digest = content_hash(*sorted(entities), "\x1e".join(relations), "\x1e".join(together))
         return self._digest
 
