@@ -25,10 +25,14 @@ from mnemo.stores.files import file_stamp
 
 def write_json(path: Path, data: Any) -> None:
     """Write JSON through a temp file and an atomic rename."""
+    _write_bytes(path, _dumps(data))
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "wb") as handle:
-        handle.write(_dumps(data))
+        handle.write(data)
     faults.point(f"sleep:{path.name}")
     os.replace(tmp, path)
 
@@ -311,6 +315,12 @@ class SleepFiles:
         return read_json(self.root / "state" / f"{step}.json", {})
 
     def write_state(self, step: str, state: dict[str, Any]) -> None:
-        """Write the step's state unless the file already holds it."""
-        if self.read_state(step) != state:
-            write_json(self.root / "state" / f"{step}.json", state)
+        """Write the step's state unless the file already holds it (as this version writes it:
+        compared as bytes, no parse)."""
+        path, data = self.root / "state" / f"{step}.json", _dumps(state)
+        try:
+            if path.read_bytes() == data:
+                return
+        except FileNotFoundError:
+            pass
+        _write_bytes(path, data)
