@@ -110,14 +110,10 @@ class Overlay:
 
     def link(self, table: str, from_table: str, to_table: str, src: str, dst: str) -> None:
         """A sleep edge (fully determined by its table and ends), reused from the previous run when it was there."""
-        row = self._old_edges.get((table, src, dst)) or edge(table, src, dst, "", extractor="sleep")
-        key = (table, from_table, to_table)
-        if key not in self.edges:
-            self.linked.add(key)
-        self.edges.setdefault(key, {})[row["id"]] = row
+        self.link_all(table, from_table, to_table, [(src, dst)])
 
     def link_all(self, table: str, from_table: str, to_table: str, ends: list[tuple[str, str]]) -> None:
-        """`link` for each (src, dst) of `ends`."""
+        """`link` for each (src, dst) of `ends` (one pass: summaries and salience make tens of thousands)."""
         if not ends:
             return
         key, old = (table, from_table, to_table), self._old_edges
