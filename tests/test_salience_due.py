@@ -1,13 +1,14 @@
 """Salience rows that time alone cannot have changed yet are kept without computing them: at any
 run time, later or replayed earlier, the result equals computing every row."""
 
+import random
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from conftest import Workspace, make_workspace
-from mnemo.sleep import salience
+from mnemo.sleep import accesses, salience
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.salience import build_salience, record_access
@@ -58,3 +59,49 @@ def test_kept_rows_equal_computed_rows_at_any_time(journal: Workspace, monkeypat
     assert sum(kept) > 20 * len(chunks)  # the shortcut was taken, and often
     faded = {r["item_id"] for r in previous.nodes["Salience"].values() if r["faded"]}
     assert faded & set(chunks) and set(chunks) - faded  # the runs crossed the fade threshold
+
+
+def test_the_folded_access_log_gives_what_replaying_it_all_gives(journal: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    journal.ingest()
+    files, settings = journal.files(), SleepConfig()
+    consolidate(files, journal.graph(), settings, T0)
+    sleep = SleepFiles(files.root)
+    view = FactsView(merged_sleep_facts(files))
+    state = sleep.read_state("salience")
+    items = sorted(state["first_seen"])
+    chunks = [i for i in items if i not in view.entities]
+    first_seen = dict(state["first_seen"])
+    whole_reads: list[int] = []
+    read_all = accesses.AccessHistory._read_all
+    monkeypatch.setattr(accesses.AccessHistory, "_read_all", lambda self: whole_reads.append(self._full is None) or read_all(self))
+    rnd = random.Random(7)
+    previous, due, fold, tainted, plain_runs = sleep.read_overlay("salience"), None, None, True, 0
+    for n in range(60):
+        replay = n % 13 == 12
+        now = T0 - timedelta(days=2) if replay else T0 + timedelta(hours=11 * n, seconds=n)
+        picked = rnd.sample(items, 5)
+        record_access(files.root, picked[:3], "recall", now - timedelta(hours=rnd.randrange(1, 9)))
+        record_access(files.root, picked[3:4], "lookup", now + timedelta(days=3))  # stamped ahead: pending
+        if n % 9 == 4:
+            record_access(files.root, picked[4:], "recall", T0 - timedelta(days=rnd.randrange(1, 40)))  # backdated
+        if n == 30:
+            first_seen[chunks[0]] = (now - timedelta(days=1)).isoformat(timespec="seconds")  # seen anew
+        tainted = tainted or replay or n % 9 == 4 or n == 30
+        before = sum(whole_reads)
+        fast = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, due, fold)
+        if not tainted:  # a fold, and since it nothing but accesses stamped after it: only the new lines are read
+            assert sum(whole_reads) == before, n
+            plain_runs += 1
+        full = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, None, None)
+        assert fast[0].to_json() == full[0].to_json(), n
+        assert fast[1:] == full[1:], n
+        if n % 3 == 0:
+            previous, due, fold, tainted = fast[0], fast[3], fast[4], False
+    assert plain_runs > 25
+    assert [r for r in previous.nodes["Salience"].values() if r["accesses"] >= 2]  # items gathered accesses over the runs
+    log = sleep.access_log
+    log.write_bytes(log.read_bytes()[len(log.read_bytes()) // 2:])  # not the file the fold read
+    now = T0 + timedelta(days=40)
+    fast = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, due, fold)
+    full = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, None, None)
+    assert fast[0].to_json() == full[0].to_json() and fast[1:] == full[1:]

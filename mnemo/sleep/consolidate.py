@@ -67,21 +67,23 @@ def run_salience(
     files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None,
     sleep: SleepFiles | None = None, reuse: bool = True,
 ) -> SalienceStats:
-    """Salience; PageRank is reused from the last run while the entity graph is unchanged, and rows
-    that time alone cannot have changed yet are kept without computing them (`due_rows`), unless
-    `reuse` is off."""
+    """Salience; PageRank is reused from the last run while the entity graph is unchanged, the access
+    log is read from where the last run stopped (`accesses`), and rows that time alone cannot have
+    changed yet are kept without computing them (`due_rows`), unless `reuse` is off."""
     sleep = sleep or SleepFiles(files.root)
     view = _view(files, view)
     state = sleep.read_state("salience")
     digest = view.graph_digest()
     ranks = state["ranks"] if reuse and state.get("graph") == digest and "ranks" in state else pagerank(view)
     previous = sleep.read_overlay("salience")
-    overlay, seen, stats, due = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks, previous,
-                                               state.get("due") if reuse else None)
+    folded = sleep.read_state("accesses") or None
+    overlay, seen, stats, due, fold = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks, previous,
+                                                     state.get("due") if reuse else None, folded if reuse else None)
     sleep.write_overlay("salience", overlay, previous)
     fresh = {"first_seen": seen, "graph": digest, "ranks": ranks, "due": due}
     if fresh != state:
         sleep.write_state("salience", fresh)
+    sleep.write_state("accesses", fold)
     return stats
 
 

@@ -19,12 +19,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, reinforce
 from mnemo.sleep.settings import SleepConfig
-from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
+from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl
 from mnemo.sleep.view import FactsView
 
-BASE_STRENGTH = 30.0
-GAIN = 1.5
 ACCESS_KINDS = ("recall", "remember", "lookup")
 EPISODIC = ("journal", "chat")
 SCORE_EPSILON = 0.05
@@ -47,35 +46,28 @@ def record_access(namespace_root: Path, item_ids: list[str], kind: str, at: date
     append_jsonl(SleepFiles(namespace_root).access_log, [{"id": i, "kind": kind, "at": stamp} for i in item_ids])
 
 
-def _days(a: datetime, b: datetime) -> float:
-    return max(0.0, (b - a).total_seconds() / 86400.0)
+_days, _parse = days_between, parse_time
 
 
 def strength(first_seen: datetime, accesses: list[datetime]) -> tuple[float, datetime]:
     """(S in days, time of last reinforcement) after replaying the accesses in order."""
     value, last = BASE_STRENGTH, first_seen
     for at in sorted(a for a in accesses if a >= first_seen):
-        retention = math.exp(-_days(last, at) / value)
-        value = value * (1 + GAIN * (1 - retention)) + 1
-        last = at
+        value, last = reinforce(value, last, at), at
     return value, last
-
-
-def _parse(stamp: str) -> datetime:
-    when = datetime.fromisoformat(stamp)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
 def build_salience(
     view: FactsView, sleep: SleepFiles, settings: SleepConfig, now: datetime, first_seen: dict[str, str],
     ranks: dict[str, float] | None = None, previous_overlay: Overlay | None = None, due: dict[str, Any] | None = None,
-) -> tuple[Overlay, dict[str, str], SalienceStats, dict[str, Any]]:
-    """The Salience overlay, the updated first-seen map, counts, and the due map of this run's rows
-    (see `due_rows`). `ranks` is the entity PageRank and `previous_overlay` last run's overlay when the
-    caller has them (read here otherwise); `due` is last run's due map, if it may be trusted."""
-    accesses: dict[str, list[datetime]] = {}
-    for record in read_jsonl(sleep.access_log):
-        accesses.setdefault(record["id"], []).append(_parse(record["at"]))
+    fold: dict[str, Any] | None = None,
+) -> tuple[Overlay, dict[str, str], SalienceStats, dict[str, Any], dict[str, Any]]:
+    """The Salience overlay, the updated first-seen map, counts, the due map of this run's rows
+    (see `due_rows`) and the access log's fold (see `accesses`). `ranks` is the entity PageRank and
+    `previous_overlay` last run's overlay when the caller has them (read here otherwise); `due` and
+    `fold` are last run's, if they may be trusted (the result is the same without them)."""
+    history = AccessHistory(sleep.access_log, now, fold)
+    accesses = history.ids
     episodic = {c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") in EPISODIC for c in ids}
     chunk_items = sorted(c for c in view.chunks if c in episodic or c in accesses)
     stamp = now.isoformat(timespec="seconds")
@@ -86,7 +78,7 @@ def build_salience(
     previous_overlay = sleep.read_overlay("salience") if previous_overlay is None else previous_overlay
     previous = {r["item_id"]: r for r in previous_overlay.nodes.get("Salience", {}).values()}
     overlay, stats, scored = Overlay(previous_overlay), SalienceStats(), []
-    reinforced = _reinforcement(accesses, now)
+    reinforced = _reinforcement(history, now)
     fade, entities = settings.fade_below, view.entities
     log_top = math.log1p(top_mentions) if top_mentions else 0.0
     known = due["rows"] if due and due.get("rule") == _due_rule(fade) else {}
@@ -116,22 +108,21 @@ def build_salience(
                        "strength": s, "retention": round(retention, 4), "mentions": count, "pagerank": rank, "score": score,
                        "faded": score < fade})
     _finish(overlay, view, scored, previous, settings, stats, kept)
-    return overlay, seen, stats, due_rows(overlay, fade, carried)
+    return overlay, seen, stats, due_rows(overlay, fade, carried), history.fold(seen)
 
 
-def _reinforcement(accesses: dict[str, list[datetime]], now: datetime) -> Callable[[str, str], tuple[int, float, str, float]]:
+def _reinforcement(history: AccessHistory, now: datetime) -> Callable[[str, str], tuple[int, float, str, float]]:
     """item, first seen -> (accesses until now, strength S rounded, last reinforcement, retention now).
     Items never accessed share theirs by first-seen stamp (a run's stamp: few distinct ones), so
     most items cost a lookup instead of parsing and formatting times."""
     unaccessed: dict[str, tuple[int, float, str, float]] = {}
 
     def reinforced(item: str, seen_at: str) -> tuple[int, float, str, float]:
-        hits = [a for a in accesses[item] if a <= now] if item in accesses else []
-        if not hits and seen_at in unaccessed:
+        if item not in history.ids and seen_at in unaccessed:
             return unaccessed[seen_at]
-        s, last = strength(_parse(seen_at), hits)
-        found = len(hits), round(s, 3), last.isoformat(timespec="seconds"), math.exp(-_days(last, now) / s)
-        if not hits:
+        hits, s, last = history.reinforced(item, seen_at) if item in history.ids else (0, *strength(_parse(seen_at), []))
+        found = hits, round(s, 3), last.isoformat(timespec="seconds"), math.exp(-_days(last, now) / s)
+        if item not in history.ids:
             unaccessed[seen_at] = found
         return found
     return reinforced
