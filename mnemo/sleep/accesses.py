@@ -60,6 +60,15 @@ def _records(data: bytes) -> Iterable[tuple[str, datetime]]:
                 continue  # a torn or foreign line: skipped, as `read_jsonl` skips it
 
 
+def _usable(fold: dict[str, Any] | None, now: datetime) -> bool:
+    """A fold this version wrote, at or before `now`."""
+    try:
+        return fold is not None and fold["version"] == VERSION and parse_time(fold["until"]) <= now \
+            and isinstance(fold["offset"], int) and isinstance(fold["items"], dict) and isinstance(fold["pending"], list)
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 def _tail_digest(data: bytes) -> str:
     return hashlib.sha256(data[-256:]).hexdigest()[:24]
 
@@ -74,9 +83,7 @@ class AccessHistory:
         self._fresh: dict[str, list[datetime]] = {}
         self._redo: set[str] = set()
         self._size, self._digest = 0, ""
-        data = b""
-        if fold is not None and fold.get("version") == VERSION and parse_time(fold["until"]) <= now:
-            data = self._tail(fold)
+        data = self._tail(fold) if _usable(fold, now) else b""
         if self._fold is None:  # no usable fold: the whole log, once
             self.ids = set(self._read_all())
             return
@@ -149,7 +156,7 @@ class AccessHistory:
                 items[item] = [None, self._count(item), None, None]
         later = self._full.items() if self._fold is None else self._fresh.items()
         pending = sorted([item, at.isoformat(timespec="seconds")] for item, times in later for at in times if at > self.now)
-        return {"version": VERSION, "offset": self._size, "digest": self._digest, "until": self.now.isoformat(timespec="seconds"),
+        return {"version": VERSION, "offset": self._size, "digest": self._digest, "until": self.now.isoformat(),  # to the microsecond
                 "items": items, "pending": pending}
 
     def _count(self, item: str) -> int:
