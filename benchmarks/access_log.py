@@ -9,7 +9,7 @@ it (the whole log replayed). Both give the same rows; the table shows the second
 size. Prints a table and, with --json, writes it.
 
 Usage: .venv/bin/python -m benchmarks.access_log CONFIG [--sizes 0,50000,270000] [--nights 3]
-       [--per-night 750] [--json OUT]
+       [--per-night 750] [--namespace bench] [--json OUT]
 CONFIG: the mnemo.yaml of a consolidated store, e.g. the suite's work folder after its run.
 """
 
@@ -44,11 +44,12 @@ def _accesses(items: list[str], count: int, newest: datetime, span: timedelta, r
                     for _ in range(count))
 
 
-def measure(config: Path, sizes: list[int], nights: int, per_night: int) -> list[dict[str, Any]]:
-    source = NamespaceFiles(load_config(config).data_dir, NAMESPACE)
+def measure(config: Path, sizes: list[int], nights: int, per_night: int, namespace: str = NAMESPACE) -> list[dict[str, Any]]:
+    """One row per size; stops with an error if the folded and whole-log builds ever differ."""
+    source = NamespaceFiles(load_config(config).data_dir, namespace)
     results = []
     with tempfile.TemporaryDirectory() as tmp, collections_paused():
-        files = NamespaceFiles(Path(tmp), NAMESPACE)
+        files = NamespaceFiles(Path(tmp), namespace)
         for part in ("facts", "llm_facts", "sleep"):
             if (source.root / part).exists():
                 shutil.copytree(source.root / part, files.root / part)
@@ -90,9 +91,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="0,50000,270000")
     parser.add_argument("--nights", type=int, default=3)
     parser.add_argument("--per-night", type=int, default=750)
+    parser.add_argument("--namespace", default=NAMESPACE)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    rows = measure(args.config, [int(s) for s in args.sizes.split(",")], args.nights, args.per_night)
+    rows = measure(args.config, [int(s) for s in args.sizes.split(",")], args.nights, args.per_night, args.namespace)
     print(f"{'logged accesses':>16} {'log MiB':>8} {'whole log s':>12} {'folded s':>9} {'fold KiB':>9}")
     for row in rows:
         print(f"{row['logged']:>16,} {row['log_mib']:>8} {row['whole_s']:>12} {row['folded_s']:>9} {row['fold_kib']:>9}")

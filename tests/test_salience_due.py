@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import access_log
 from conftest import Workspace, make_workspace
 from mnemo.sleep import accesses, salience
 from mnemo.sleep.consolidate import consolidate
@@ -106,3 +107,12 @@ def test_the_folded_access_log_gives_what_replaying_it_all_gives(journal: Worksp
     for stale in (fold, {**fold, "items": None}, {"version": 1}):  # a fold of another file; broken folds
         fast = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, due, stale)
         assert fast[0].to_json() == full[0].to_json() and fast[1:] == full[1:]
+
+
+def test_the_access_log_benchmark_runs_and_checks_its_two_readings(journal: Workspace) -> None:
+    journal.ingest()
+    consolidate(journal.files(), journal.graph(), SleepConfig(), T0)
+    rows = access_log.measure(journal.config_path, [0, 300], nights=2, per_night=40, namespace="test")
+    assert [r["logged"] for r in rows] == [0, 300]  # the namespace's own log is empty
+    assert all(r["folded_s"] > 0 and r["whole_s"] > 0 and r["fold_kib"] >= 0 for r in rows)
+    assert not SleepFiles(journal.files().root).access_log.exists()  # it worked on a copy
