@@ -114,5 +114,5 @@ def test_the_access_log_benchmark_runs_and_checks_its_two_readings(journal: Work
     consolidate(journal.files(), journal.graph(), SleepConfig(), T0)
     rows = access_log.measure(journal.config_path, [0, 300], nights=2, per_night=40, namespace="test")
     assert [r["logged"] for r in rows] == [0, 300]  # the namespace's own log is empty
-    assert all(r["folded_s"] > 0 and r["whole_s"] > 0 and r["fold_kib"] >= 0 for r in rows)
+    assert all(r["nights"] == 2 and r["folded_s"] >= 0 and r["whole_s"] >= 0 for r in rows)  # tiny here: rounded, may be 0
     assert not SleepFiles(journal.files().root).access_log.exists()  # it worked on a copy

@@ -67,9 +67,9 @@ def build_salience(
     `previous_overlay` last run's overlay when the caller has them (read here otherwise); `due` and
     `fold` are last run's, if they may be trusted (the result is the same without them)."""
     history = AccessHistory(sleep.access_log, now, fold)
-    accesses = history.ids
+    accessed = history.ids  # every item the log names, at any time
     episodic = {c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") in EPISODIC for c in ids}
-    chunk_items = sorted(c for c in view.chunks if c in episodic or c in accesses)
+    chunk_items = sorted(c for c in view.chunks if c in episodic or c in accessed)
     stamp = now.isoformat(timespec="seconds")
     seen = {i: first_seen.get(i, stamp) for i in [*sorted(view.entities), *chunk_items]}
     ranks = pagerank(view) if ranks is None else ranks
@@ -84,7 +84,7 @@ def build_salience(
     known = due["rows"] if due and due.get("rule") == _due_rule(fade) else {}
     now_s, carried, kept = now.timestamp(), {}, []
     for item, seen_at in seen.items():
-        if item in known and item not in entities and item not in accesses and item not in ranks:
+        if item in known and item not in entities and item not in accessed and item not in ranks:
             old, (h, lo, hi) = previous.get(item), known[item]
             if old is not None and old["h"] == h and (lo is None or lo <= now_s) and (hi is None or now_s < hi) \
                     and _untouched_chunk(old, seen_at):
