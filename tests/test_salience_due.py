@@ -116,3 +116,27 @@ def test_the_access_log_benchmark_runs_and_checks_its_two_readings(journal: Work
     assert [r["logged"] for r in rows] == [0, 300]  # the namespace's own log is empty
     assert all(r["nights"] == 2 and r["folded_s"] >= 0 and r["whole_s"] >= 0 for r in rows)  # tiny here: rounded, may be 0
     assert not SleepFiles(journal.files().root).access_log.exists()  # it worked on a copy
+
+
+def test_a_line_being_written_is_read_whole_by_the_next_run(journal: Workspace) -> None:
+    journal.ingest()
+    files, settings = journal.files(), SleepConfig()
+    consolidate(files, journal.graph(), settings, T0)
+    sleep = SleepFiles(files.root)
+    view = FactsView(merged_sleep_facts(files))
+    state = sleep.read_state("salience")
+    chunk = next(i for i in sorted(state["first_seen"]) if i not in view.entities)
+    record_access(files.root, [chunk], "recall", T0 + timedelta(hours=1))
+    line = b'{"at":"2026-11-21T05:00:00+00:00","id":"%s","kind":"recall"}\n' % chunk.encode()
+    with sleep.access_log.open("ab") as handle:
+        handle.write(line[:20])  # a recall in another process, halfway through its write
+    now = T0 + timedelta(hours=3)
+    args = (view, sleep, settings, now, state["first_seen"], state["ranks"], sleep.read_overlay("salience"))
+    first = build_salience(*args)
+    assert first[4]["offset"] == sleep.access_log.stat().st_size - 20  # the half line is left for later
+    with sleep.access_log.open("ab") as handle:
+        handle.write(line[20:])
+    folded, whole = build_salience(*args, fold=first[4]), build_salience(*args)
+    assert folded[0].to_json() == whole[0].to_json() and folded[1:] == whole[1:]
+    row = next(r for r in folded[0].nodes["Salience"].values() if r["item_id"] == chunk)
+    assert row["accesses"] == 2  # both accesses counted, neither lost nor twice
