@@ -4,6 +4,7 @@ run time, later or replayed earlier, the result equals computing every row."""
 import random
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,14 +33,19 @@ def journal(tmp_path: Path) -> Workspace:
     return make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(tmp_path / "vault")}]})
 
 
-@pytest.mark.parametrize("fade", [0.15, 0.4])
-def test_kept_rows_equal_computed_rows_at_any_time(journal: Workspace, monkeypatch: pytest.MonkeyPatch, fade: float) -> None:
+def _consolidated(journal: Workspace, settings: SleepConfig) -> tuple[SleepFiles, FactsView, dict[str, Any]]:
+    """The journal ingested and consolidated at T0: its sleep files, its facts' view, its salience state."""
     journal.ingest()
-    files, settings = journal.files(), SleepConfig(fade_below=fade)
+    files = journal.files()
     consolidate(files, journal.graph(), settings, T0)
     sleep = SleepFiles(files.root)
-    view = FactsView(merged_sleep_facts(files))
-    state = sleep.read_state("salience")
+    return sleep, FactsView(merged_sleep_facts(files)), sleep.read_state("salience")
+
+
+@pytest.mark.parametrize("fade", [0.15, 0.4])
+def test_kept_rows_equal_computed_rows_at_any_time(journal: Workspace, monkeypatch: pytest.MonkeyPatch, fade: float) -> None:
+    files, settings = journal.files(), SleepConfig(fade_below=fade)
+    sleep, view, state = _consolidated(journal, settings)
     chunks = sorted(i for i in state["first_seen"] if i not in view.entities)
     assert len(chunks) == 24  # one per note
     first_seen = {**state["first_seen"], **{c: (T0 - timedelta(days=2.9 * n, seconds=n)).isoformat(timespec="seconds")
@@ -63,12 +69,8 @@ def test_kept_rows_equal_computed_rows_at_any_time(journal: Workspace, monkeypat
 
 
 def test_the_folded_access_log_gives_what_replaying_it_all_gives(journal: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    journal.ingest()
     files, settings = journal.files(), SleepConfig()
-    consolidate(files, journal.graph(), settings, T0)
-    sleep = SleepFiles(files.root)
-    view = FactsView(merged_sleep_facts(files))
-    state = sleep.read_state("salience")
+    sleep, view, state = _consolidated(journal, settings)
     items = sorted(state["first_seen"])
     chunks = [i for i in items if i not in view.entities]
     first_seen = dict(state["first_seen"])
@@ -119,12 +121,8 @@ def test_the_access_log_benchmark_runs_and_checks_its_two_readings(journal: Work
 
 
 def test_a_line_being_written_is_read_whole_by_the_next_run(journal: Workspace) -> None:
-    journal.ingest()
     files, settings = journal.files(), SleepConfig()
-    consolidate(files, journal.graph(), settings, T0)
-    sleep = SleepFiles(files.root)
-    view = FactsView(merged_sleep_facts(files))
-    state = sleep.read_state("salience")
+    sleep, view, state = _consolidated(journal, settings)
     chunk = next(i for i in sorted(state["first_seen"]) if i not in view.entities)
     record_access(files.root, [chunk], "recall", T0 + timedelta(hours=1))
     line = b'{"at":"2026-11-21T05:00:00+00:00","id":"%s","kind":"recall"}\n' % chunk.encode()

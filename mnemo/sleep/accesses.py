@@ -50,6 +50,13 @@ def reinforce(value: float, last: datetime, at: datetime) -> float:
     return value * (1 + GAIN * (1 - retention)) + 1
 
 
+def replay(value: float, last: datetime, first_seen: datetime, accesses: Iterable[datetime]) -> tuple[float, datetime]:
+    """(S, last reinforcement) after the accesses at or after `first_seen`, in time order, on top of (value, last)."""
+    for at in sorted(a for a in accesses if a >= first_seen):
+        value, last = reinforce(value, last, at), at
+    return value, last
+
+
 def _records(data: bytes) -> Iterable[tuple[str, datetime]]:
     for line in data.splitlines():
         if line.strip():
@@ -82,6 +89,7 @@ class AccessHistory:
         self._fold: dict[str, Any] | None = None
         self._fresh: dict[str, list[datetime]] = {}
         self._redo: set[str] = set()
+        self._replayed: dict[tuple[str, str], tuple[int, float, datetime]] = {}
         self._size, self._digest = 0, ""
         data = self._tail(fold) if _usable(fold, now) else b""
         if self._fold is None:  # no usable fold: the whole log, once
@@ -129,7 +137,14 @@ class AccessHistory:
         return self._full
 
     def reinforced(self, item: str, seen_at: str) -> tuple[int, float, datetime]:
-        """(accesses until now, S, last reinforcement) of an item first seen at `seen_at`."""
+        """(accesses until now, S, last reinforcement) of an item first seen at `seen_at` (worked out
+        once per item and stamp: salience asks, then `fold` does)."""
+        key = (item, seen_at)
+        if key not in self._replayed:
+            self._replayed[key] = self._replay(item, seen_at)
+        return self._replayed[key]
+
+    def _replay(self, item: str, seen_at: str) -> tuple[int, float, datetime]:
         first = parse_time(seen_at)
         folded = self._fold["items"].get(item) if self._fold is not None else None
         if self._fold is None or item in self._redo or (folded is not None and folded[0] != seen_at):
@@ -139,9 +154,7 @@ class AccessHistory:
             accesses = [a for a in self._fresh.get(item, []) if a <= self.now]
             count, value, last = (folded[1], folded[2], parse_time(folded[3])) if folded else (0, BASE_STRENGTH, first)
             count += len(accesses)
-        for at in sorted(a for a in accesses if a >= first):
-            value, last = reinforce(value, last, at), at
-        return count, value, last
+        return (count, *replay(value, last, first, accesses))
 
     def fold(self, seen: dict[str, str]) -> dict[str, Any]:
         """The fold at this run's time, for the salience state: each item's replay so far (with its

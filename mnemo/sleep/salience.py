@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, reinforce
+from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, replay
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl
 from mnemo.sleep.view import FactsView
@@ -46,15 +46,9 @@ def record_access(namespace_root: Path, item_ids: list[str], kind: str, at: date
     append_jsonl(SleepFiles(namespace_root).access_log, [{"id": i, "kind": kind, "at": stamp} for i in item_ids])
 
 
-_days, _parse = days_between, parse_time
-
-
 def strength(first_seen: datetime, accesses: list[datetime]) -> tuple[float, datetime]:
     """(S in days, time of last reinforcement) after replaying the accesses in order."""
-    value, last = BASE_STRENGTH, first_seen
-    for at in sorted(a for a in accesses if a >= first_seen):
-        value, last = reinforce(value, last, at), at
-    return value, last
+    return replay(BASE_STRENGTH, first_seen, first_seen, accesses)
 
 
 def build_salience(
@@ -120,8 +114,8 @@ def _reinforcement(history: AccessHistory, now: datetime) -> Callable[[str, str]
     def reinforced(item: str, seen_at: str) -> tuple[int, float, str, float]:
         if item not in history.ids and seen_at in unaccessed:
             return unaccessed[seen_at]
-        hits, s, last = history.reinforced(item, seen_at) if item in history.ids else (0, *strength(_parse(seen_at), []))
-        found = hits, round(s, 3), last.isoformat(timespec="seconds"), math.exp(-_days(last, now) / s)
+        hits, s, last = history.reinforced(item, seen_at)
+        found = hits, round(s, 3), last.isoformat(timespec="seconds"), math.exp(-days_between(last, now) / s)
         if item not in history.ids:
             unaccessed[seen_at] = found
         return found
@@ -155,7 +149,7 @@ def due_rows(overlay: Overlay, fade: float, carried: dict[str, list[Any]]) -> di
         item = row["item_id"]
         if item in rows or row["item_kind"] != "chunk" or row["accesses"] != 0 or row.get("top_of_mind") is not False:
             continue
-        start, days = _parse(row["last_access"]).timestamp(), float(row["strength"]) * 86400.0
+        start, days = parse_time(row["last_access"]).timestamp(), float(row["strength"]) * 86400.0
         upper = min(row["score"] + SCORE_EPSILON, fade if row["faded"] else 1.0 + margin) - margin
         lower = max(row["score"] - SCORE_EPSILON + margin, 0.0 if row["faded"] else fade + margin)
         if upper <= 0.0:
@@ -178,7 +172,7 @@ def _settles(old: dict[str, Any], inputs: tuple[Any, ...], score: float, rank: f
 
 def retention_at(row: dict[str, Any], now: datetime) -> float:
     """An item's retention at `now` from its stored strength and last access (read time, no rewrite)."""
-    return math.exp(-_days(_parse(row["last_access"]), now) / max(1e-9, float(row["strength"])))
+    return math.exp(-days_between(parse_time(row["last_access"]), now) / max(1e-9, float(row["strength"])))
 
 
 def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previous: dict[str, Any],
