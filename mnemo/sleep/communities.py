@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 SEED = 42
 EXTRACTIVE = "extractive"
 MIN_OVERLAP = 0.5
+DIGESTS = 2  # the rule community rows are digested by (`_inputs`), kept in the communities state
+SOURCE_CHUNKS = 20  # of each central member, in `entity_chunks` order: where summary sentences come from
 
 
 @dataclass
@@ -80,15 +82,32 @@ def detect(view: FactsView) -> tuple[list[frozenset[str]], list[list[int]], floa
     return level0, upper, modularity
 
 
-def _digest(view: FactsView, members: frozenset[str], parts_of: dict[str, list[str]]) -> str:
-    """A digest of the members' rows and of the chunks they rest on; `parts_of` keeps each entity's
-    part across the communities of one run (a level-1 community repeats its level-0 members)."""
+def _legacy_digest(view: FactsView, members: frozenset[str], parts_of: dict[str, list[str]]) -> str:
+    """The digest summaries were compared by before `_inputs` (every member's row and every chunk
+    they rest on): read only for a run over rows written that way, so that an upgrade keeps them."""
     parts, chunks = [], view.chunks
     for eid in sorted(members):
         if eid not in parts_of:
             parts_of[eid] = [view.entities[eid]["h"]] + [chunks[c]["h"] for c in view.entity_chunks(eid) if c in chunks]
         parts.extend(parts_of[eid])
     return content_hash(*parts)
+
+
+def _central(view: FactsView, members: frozenset[str]) -> list[str]:
+    """The five members with the most mentions and relations: whom a summary is about."""
+    return sorted(members, key=lambda e: (-view.degree(e), e))[:5]
+
+
+def _inputs(view: FactsView, members: frozenset[str], central: list[str]) -> str:
+    """A digest of what `_summary` reads: the members' rows (their names), the central members and
+    the chunks it takes sentences from. A member's chunk that no summary sentence can come from
+    does not make the summary again."""
+    entities, chunks = view.entities, view.chunks
+    parts = [entities[e]["h"] for e in sorted(members)]
+    for eid in central:
+        parts.append(eid)
+        parts.extend(chunks[c]["h"] if c in chunks else c for c in view.entity_chunks(eid)[:SOURCE_CHUNKS])
+    return content_hash("inputs", *parts)
 
 
 def name_hits(names: list[str]) -> Callable[[str], int]:
@@ -105,14 +124,15 @@ def name_hits(names: list[str]) -> Callable[[str], int]:
     return hits
 
 
-def _summary(view: FactsView, members: frozenset[str], writer: SleepWriter | None = None) -> tuple[str, list[str], list[str], str]:
-    """(text, key entity ids, cited chunk ids, who wrote it): the central entities and their
+def _summary(
+    view: FactsView, members: frozenset[str], central: list[str], writer: SleepWriter | None = None,
+) -> tuple[str, list[str], list[str], str]:
+    """(text, key entity ids, cited chunk ids, who wrote it): the `central` entities and their
     most on-topic sentences, written by the LLM when there is one, else extracted."""
-    central = sorted(members, key=lambda e: (-view.degree(e), e))[:5]
     hits = name_hits([n for n in (view.entities[e]["name"].lower() for e in members) if n])
     pool: list[Sentence] = []
     for eid in central:
-        for chunk_id in view.entity_chunks(eid)[:20]:
+        for chunk_id in view.entity_chunks(eid)[:SOURCE_CHUNKS]:
             for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
                 pool.append(Sentence(s.text, chunk_id, float(hits(s.text.lower()))))
     titles = ", ".join(view.entities[e]["name"] for e in central)
@@ -140,10 +160,12 @@ def detect_or_reuse(view: FactsView, state: dict[str, object]) -> tuple[Detected
 
 def build_communities(
     view: FactsView, previous: Overlay, writer: SleepWriter | None = None, detected: Detected | None = None,
+    legacy: bool = False,
 ) -> tuple[Overlay, CommunityStats]:
     """The Community overlay: nodes, IN_COMMUNITY / SUBCOMMUNITY_OF / CITES edges. A summary is
-    re-made when the members or their facts changed, or when who would write it changed.
-    `detected` is Leiden's result when the caller has it (see `detect_or_reuse`)."""
+    re-made when what it is made from changed (`_inputs`), or when who would write it changed.
+    `detected` is Leiden's result when the caller has it (see `detect_or_reuse`); `legacy`: the
+    previous rows may carry digests of the older rule (`_legacy_digest`), also accepted."""
     level0, upper, modularity = detected or detect(view)
     level1 = [frozenset().union(*(level0[i] for i in group)) for group in upper]
     old_nodes = previous.nodes.get("Community", {})
@@ -155,16 +177,21 @@ def build_communities(
     entries = [(0, g, cid, parent_of.get(i)) for i, (g, cid) in enumerate(zip(level0, ids0))]
     entries += [(1, g, cid, None) for g, cid in zip(level1, ids1)]
     parts_of: dict[str, list[str]] = {}
+    author = writer.model if writer else EXTRACTIVE
     for level, members, cid, parent in entries:
-        digest = _digest(view, members, parts_of)
+        central = _central(view, members)
+        digest = _inputs(view, members, central)
         row = old_nodes.get(cid)
-        if row and row["digest"] == content_hash(digest, writer.model if writer else EXTRACTIVE) and row["level"] == level:
-            row, reused = dict(row), reused + 1
+        if row and row["level"] == level and (
+            row["digest"] == content_hash(digest, author)
+            or legacy and row["digest"] == content_hash(_legacy_digest(view, members, parts_of), author)
+        ):
+            row, reused = {**row, "digest": content_hash(digest, author)}, reused + 1
         else:
-            text, key, cited, author = _summary(view, members, writer)
+            text, key, cited, wrote = _summary(view, members, central, writer)
             row = {"id": cid, "level": level, "title": view.entities[key[0]]["name"] if key else cid,
                    "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
-                   "member_count": len(members), "sources": cited, "digest": content_hash(digest, author)}
+                   "member_count": len(members), "sources": cited, "digest": content_hash(digest, wrote)}
             made += 1
         overlay.add_node("Community", row)
         _link(overlay, row, members, parent)

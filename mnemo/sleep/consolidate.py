@@ -12,7 +12,7 @@ from mnemo.bulk import collections_paused
 from mnemo.extract.facts import GraphFacts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
-from mnemo.sleep.communities import CommunityStats, build_communities, detect_or_reuse
+from mnemo.sleep.communities import DIGESTS, CommunityStats, build_communities, detect_or_reuse
 from mnemo.sleep.merges import MergeLog, apply_merges, merged_sleep_facts, sleep_facts, sync_sleep_tables
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
@@ -41,10 +41,11 @@ def run_communities(
     sleep = sleep or SleepFiles(files.root)
     view = _view(files, view)
     previous = sleep.read_overlay("communities")
-    detected, state = detect_or_reuse(view, sleep.read_state("communities") if reuse else {})
-    overlay, stats = build_communities(view, previous, writer, detected)
+    kept = sleep.read_state("communities")
+    detected, state = detect_or_reuse(view, kept if reuse else {})
+    overlay, stats = build_communities(view, previous, writer, detected, legacy=kept.get("digests") != DIGESTS)
     sleep.write_overlay("communities", overlay, previous)
-    sleep.write_state("communities", state)
+    sleep.write_state("communities", {**state, "digests": DIGESTS})
     abstractions, found_state, found = build_abstractions(view, overlay, writer, sleep.read_state("abstractions"))
     sleep.write_overlay("abstractions", abstractions, sleep.read_overlay("abstractions"))
     sleep.write_state("abstractions", found_state)
