@@ -225,8 +225,10 @@ class GraphStore:
         changed = [row for i, row in desired.items() if i in current and current[i] != row["h"]]
         faults.point(f"graph.update_nodes:{table}", len(changed))
         assignments = ", ".join(f"n.{c} = row.{c}" for c in NODE_SCHEMAS[table] if c != "id")
-        for start in range(0, len(changed), BATCH):
-            conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": changed[start:start + BATCH]})
+        columns = NODE_SCHEMAS[table]
+        for start in range(0, len(changed), BATCH):  # one column order for every row: Kùzu refuses a list of mixed structs
+            batch = [{c: row[c] for c in columns} for row in changed[start:start + BATCH]]
+            conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": batch})
         new = [row for i, row in desired.items() if i not in current]
         faults.point(f"graph.copy_nodes:{table}", len(new))
         if 0 < len(new) <= FEW_NODES:  # a COPY into a filled table costs ~0.1-0.4 s however few the rows
