@@ -50,7 +50,9 @@ def test_merged_sleep_facts_hold_the_edges_of_the_merged_facts_as_columns(worksp
     MergeLog(SleepFiles(files.root)).record_merges([Merge("merge_test", canonical, merged, 1.0, ("test",), "test", "2026-11-21")])
 
     full, columnar = merged_facts(files), merged_sleep_facts(files)
-    for key in SLEEP_COLUMNAR:
+    assert {("MENTIONS", "Chunk", "Entity"), ("ALIAS_OF", "Alias", "Entity")} <= full.edges.keys()
+    assert SLEEP_COLUMNAR & columnar.edges.keys() == SLEEP_COLUMNAR & full.edges.keys()  # the vault has no chats
+    for key in SLEEP_COLUMNAR & full.edges.keys():
         rows = columnar.edges[key]
         assert isinstance(rows, ColumnRows)  # still columns after the merge rewrote their ends
         assert sorted(zip(*rows.columns("id", "src", "dst"))) == sorted((i, r["src"], r["dst"]) for i, r in full.edges[key].items())

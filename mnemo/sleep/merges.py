@@ -126,7 +126,7 @@ def apply_merges(facts: GraphFacts, merges: list[Merge]) -> dict[str, str]:
     for (table, src, dst), rows in facts.edges.items():
         if "Entity" not in (src, dst):
             continue
-        if isinstance(rows, ColumnRows):  # MENTIONS (Chunk -> Entity): no self-loop to drop
+        if isinstance(rows, ColumnRows):  # none joins Entity to Entity: no self-loop to drop
             rows.remap(mapping if src == "Entity" else {}, mapping if dst == "Entity" else {})
             continue
         for eid, row in list(rows.items()):
@@ -192,7 +192,7 @@ STEP_TABLES = {  # the graph tables each step's overlay writes; abstractions add
 }
 SLEEP_TABLES = frozenset().union(*STEP_TABLES.values())
 # edge tables no sleep step reads and no merge rewrites (neither end is an entity)
-UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Chunk"), ("NEXT", "Episode", "Episode"),
+UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Chunk"), ("NEXT", "Episode", "Episode"), ("NEXT", "Day", "Day"),
                              ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
 
 
@@ -203,8 +203,10 @@ SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "
                       "Day": ("id", "h"), "Episode": ("id", "h")}
 
 
-# the largest edge tables, read by the sleep steps mostly for their ends: kept as columns (`ColumnRows`)
-SLEEP_COLUMNAR = frozenset({("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk")})
+# edge tables the sleep steps read only for their ends (the largest two, and those only dedup's
+# degree count and merges touch): kept as columns (`ColumnRows`)
+SLEEP_COLUMNAR = frozenset({("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk"), ("SAID_BY", "Chunk", "Entity"),
+                            ("SPOKE_IN", "Entity", "Episode"), ("ALIAS_OF", "Alias", "Entity")})
 
 
 def sleep_facts(files: NamespaceFiles) -> GraphFacts:

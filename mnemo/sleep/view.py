@@ -76,9 +76,10 @@ class FactsView:
         graph; computed once per view, without building the graph or its weights."""
         if self._digest is None:
             entities = self.entities
-            relations = sorted(f"{min(a, b)}\x1f{max(a, b)}" for a, b in self.relations if a != b)
+            ids = entities.keys()
+            relations = sorted(f"{a}\x1f{b}" if a < b else f"{b}\x1f{a}" for a, b in self.relations if a != b)
             together = sorted("\x1f".join(sorted(found)) for members in self.chunk_entities.values()
-                              if len(members) > 1 and len(found := [m for m in members if m in entities]) > 1)
+                              if len(members) > 1 and len(found := members & ids) > 1)
             self._digest = content_hash(*sorted(entities), "\x1e".join(relations), "\x1e".join(together))
         return self._digest
 
