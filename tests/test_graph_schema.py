@@ -1,4 +1,5 @@
-"""The graph's schema is created on first write, and a graph an older version made gets what it lacks."""
+"""The graph's schema is created on first write, and a graph an older version made gets what it lacks;
+rows of one table are written together in any column order."""
 
 from pathlib import Path
 
@@ -60,22 +61,28 @@ def test_an_older_graph_gets_the_tables_and_pairs_it_lacks(tmp_path: Path) -> No
         assert conn.execute(f"MATCH (n:{first[0]}) RETURN n.id").get_next() == ["a"]  # nothing held was lost
 
 
+def _communities(summary: str, sorted_keys: bool = False) -> GraphFacts:
+    """Two Community rows; with `sorted_keys` the second has its keys sorted (as read back from a file)."""
+    made = GraphFacts()
+    made.nodes["Community"] = {}
+    for n in range(2):
+        row = {"id": f"c{n}", "level": 0, "title": "T", "summary": f"{summary} {n}", "key_entities": [],
+               "members": "[]", "member_count": 0, "sources": [], "digest": summary}
+        made.add_node("Community", dict(sorted(row.items())) if sorted_keys and n else row)
+    return made
+
+
+def _summaries(store: GraphStore) -> list[str]:
+    with store.connect(read_only=True) as conn:
+        found = conn.execute("MATCH (n:Community) RETURN n.summary ORDER BY n.id")
+        return [found.get_next()[0] for _ in range(found.get_num_tuples())]
+
+
 def test_changed_rows_in_any_column_order_are_written_together(tmp_path: Path) -> None:
     """A sleep overlay mixes rows read back from its file (keys sorted) with rows made in the run."""
     store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
-
-    def facts(summary: str, *, sorted_keys: bool) -> GraphFacts:
-        made = GraphFacts()
-        made.nodes["Community"] = {}
-        for n in range(2):
-            row = {"id": f"c{n}", "level": 0, "title": "T", "summary": f"{summary} {n}", "key_entities": [],
-                   "members": "[]", "member_count": 0, "sources": [], "digest": summary}
-            made.add_node("Community", dict(sorted(row.items())) if sorted_keys and n else row)
-        return made
-
-    store.apply(facts("first", sorted_keys=False))
-    stats = store.apply(facts("second", sorted_keys=True))
+    store.apply(_communities("first"))
+    stats = store.apply(_communities("second", sorted_keys=True))
     assert stats.updated["Community"] == 2
-    with store.connect(read_only=True) as conn:
-        found = conn.execute("MATCH (n:Community) RETURN n.summary ORDER BY n.id")
-        assert [found.get_next()[0] for _ in range(2)] == ["second 0", "second 1"]
+    assert _summaries(store) == ["second 0", "second 1"]
+
