@@ -21,6 +21,7 @@ from mnemo.recall_rank import Pool, Weights, rows_around, said_by_named, scored_
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.minilm import one_blas_thread
 from mnemo.tombstones import Tombstones
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, tune_search
 
@@ -164,6 +165,13 @@ class RecallEngine:
         as_of: str | None = None, since: str | None = None, until: str | None = None,
     ) -> RecallResult:
         """The k most useful memories for a query and/or context entities."""
+        with one_blas_thread():  # the full-text search runs beside the vector math (`_search`)
+            return self._recall(query, context, k, mode, as_of, since, until)
+
+    def _recall(
+        self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
+        until: str | None,
+    ) -> RecallResult:
         if not (query and query.strip()) and not context:
             raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
         if mode not in ("eager", "deliberate"):

@@ -210,3 +210,27 @@ def test_recall_degrades_when_another_process_holds_the_graph(ingested: Workspac
         holder.kill()
         holder.wait()
     assert client(ingested).recall("Who is Alice Chen?").degraded is None
+
+
+def test_recall_runs_its_vector_math_on_one_blas_thread_and_restores_it(ingested: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full-text search runs on another thread meanwhile: a second BLAS thread would only contend."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from mnemo import recall
+
+    def blas_threads() -> set[int]:
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    seen: list[set[int]] = []
+    search = recall.semantic
+
+    def watched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen.append(blas_threads())
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(recall, "semantic", watched)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}
+        assert client(ingested).recall("Who leads Project Heron?", k=3).items
+        assert seen and all(found == {1} for found in seen)
+        assert blas_threads() == {2}

@@ -8,10 +8,13 @@ exact GELU, LayerNorm eps 1e-12) read from the package's own `model.safetensors`
 on torch, which is faster per text; the two agree to 1e-6 (tests/test_minilm.py).
 """
 
+import functools
 import json
 import struct
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,14 +72,27 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarr
     return centered / np.sqrt(var + np.float32(EPS)) * weight + bias
 
 
+@functools.cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """numpy's BLAS on one thread while the block runs (process-wide: threadpoolctl sets the
+    library's thread count). For latency-bound work beside other threads: a query's forward pass
+    took 5.6 ms on two idle cores against 7.1 on one, but a p95 of 112 ms against 15 when both
+    cores were busy; recall's vector math runs while its full-text search runs on another thread."""
+    return _blas().limit(limits=1, user_api="blas")
+
+
 class NumpyMiniLM:
     """all-MiniLM-L6-v2 from the package's files, without torch."""
 
     def __init__(self, path: Path) -> None:
-        from threadpoolctl import ThreadpoolController
         from tokenizers import Tokenizer
 
-        self.blas = ThreadpoolController()
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest
@@ -104,10 +120,9 @@ class NumpyMiniLM:
         }
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        """Unit vectors of `texts`, longest first in batches (less padding), in the given order.
-        BLAS runs on one thread: a query took 5.6 ms on two idle cores against 7.1 on one, but
-        a p95 of 112 ms against 15 when both cores were busy."""
-        with self.blas.limit(limits=1, user_api="blas"):
+        """Unit vectors of `texts`, longest first in batches (less padding), in the given order,
+        BLAS on one thread (`one_blas_thread`)."""
+        with one_blas_thread():
             return self._encode(texts, batch_size)
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
