@@ -141,6 +141,7 @@ def scored_fusion(
     cosine = _cosines(vector, known)
     session = _session_scores(order, rows, weights.rrf_k)
     padded = f" {normalize_name(query)} "
+    listed = {name: set(ids) for name, ids in order.items()}
     out = []
     for row_id, row in rows.items():
         around = [i for i in (row.get("prev_id"), row.get("next_id")) if i]
@@ -151,7 +152,7 @@ def scored_fusion(
             + weights.session * session.get(row.get("doc_id", ""), 0.0)
             + weights.second_neighbour_cosine * max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0)
         )
-        reasons = tuple(name for name, ids in order.items() if row_id in ids)
+        reasons = tuple(name for name, ids in listed.items() if row_id in ids)
         if weights.speaker and said_by_named(row, padded):
             score += weights.speaker
             reasons += ("speaker",)
