@@ -51,8 +51,8 @@ def test_a_kept_summary_is_the_one_made_again_after_any_chunk_change() -> None:
     names = list(NAMES)
     for step in range(90):
         chunk = rng.choice(sorted(texts))
-        if step % 2:
-            chunk = rng.choice([c for c in sorted(texts) if {"entity_0", "entity_1"} & set(mentions[c])])  # a sentence naming every member moves here: the summary picks it if it reads this chunk
+        if step % 2:  # a sentence naming every member moves to a chunk of a central member: picked if read
+            chunk = rng.choice([c for c in sorted(texts) if {"entity_0", "entity_1"} & set(mentions[c])])
             texts = {c: t.split(" Everyone:")[0] for c, t in texts.items()}
             texts[chunk] += f" Everyone: {', '.join(rng.sample(NAMES, len(NAMES)))} met at step {step}."
         else:

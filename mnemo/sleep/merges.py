@@ -192,8 +192,8 @@ STEP_TABLES = {  # the graph tables each step's overlay writes; abstractions add
 }
 SLEEP_TABLES = frozenset().union(*STEP_TABLES.values())
 # edge tables no sleep step reads and no merge rewrites (neither end is an entity)
-UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Chunk"), ("NEXT", "Episode", "Episode"), ("NEXT", "Day", "Day"),
-                             ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
+UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Chunk"), ("NEXT", "Episode", "Episode"),
+                             ("NEXT", "Day", "Day"), ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
 
 
 # the columns the sleep steps read; no extraction edge and none of these node tables is a sleep table,
