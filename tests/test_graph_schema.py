@@ -85,4 +85,3 @@ def test_changed_rows_in_any_column_order_are_written_together(tmp_path: Path) -
     stats = store.apply(_communities("second", sorted_keys=True))
     assert stats.updated["Community"] == 2
     assert _summaries(store) == ["second 0", "second 1"]
-

@@ -224,16 +224,19 @@ class GraphStore:
         _run_batches(conn, f"MATCH (n:{table}) WHERE n.id IN $ids DETACH DELETE n", stale)
         changed = [row for i, row in desired.items() if i in current and current[i] != row["h"]]
         faults.point(f"graph.update_nodes:{table}", len(changed))
-        assignments = ", ".join(f"n.{c} = row.{c}" for c in NODE_SCHEMAS[table] if c != "id")
         columns = NODE_SCHEMAS[table]
-        for start in range(0, len(changed), BATCH):  # one column order for every row: Kùzu refuses a list of mixed structs
-            batch = [{c: row[c] for c in columns} for row in changed[start:start + BATCH]]
-            conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": batch})
+
+        def in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:  # one column order: Kùzu refuses a list of mixed structs
+            return [{c: row[c] for c in columns} for row in rows]
+
+        assignments = ", ".join(f"n.{c} = row.{c}" for c in columns if c != "id")
+        for start in range(0, len(changed), BATCH):
+            conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": in_order(changed[start:start + BATCH])})
         new = [row for i, row in desired.items() if i not in current]
         faults.point(f"graph.copy_nodes:{table}", len(new))
         if 0 < len(new) <= FEW_NODES:  # a COPY into a filled table costs ~0.1-0.4 s however few the rows
-            columns = ", ".join(f"{c}: row.{c}" for c in NODE_SCHEMAS[table])
-            conn.execute(f"UNWIND $rows AS row CREATE (n:{table} {{{columns}}})", {"rows": [{c: row[c] for c in NODE_SCHEMAS[table]} for row in new]})
+            fields = ", ".join(f"{c}: row.{c}" for c in columns)
+            conn.execute(f"UNWIND $rows AS row CREATE (n:{table} {{{fields}}})", {"rows": in_order(new)})
         elif new:
             schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
             frame = pl.DataFrame([{c: row[c] for c in schema} for row in new], schema=schema)
