@@ -1,14 +1,16 @@
 """The graph store: one adapter over Kùzu for DDL, reconciling writes and reads.
 
 Kùzu lets one process open a database at a time, so the database is opened only for a
-unit of work and closed again. Writes reconcile the graph with the desired GraphFacts:
+unit of work and closed again (or, inside `GraphStore.session`, for the units of work of one
+block: one opening and one checkpoint for all of them). Writes reconcile the graph with the desired GraphFacts:
 every node and edge carries a content hash `h`, so a re-run with unchanged facts writes
 nothing, and a half-done run is repaired by the next one.
 """
 
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ import polars as pl
 from mnemo import faults
 from mnemo.errors import OntologyError, StoreLocked
 from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
-from mnemo.locks import writer
+from mnemo.locks import namespace_lock, writer
 from ontology import Ontology
 
 NODE_SCHEMAS: dict[str, dict[str, str]] = {
@@ -114,8 +116,51 @@ def _polars_type(kind: str) -> Any:
     return {"STRING": pl.String, "STRING[]": pl.List(pl.String), "INT64": pl.Int64, "BOOLEAN": pl.Boolean, "DOUBLE": pl.Float64}[kind]
 
 
+class _Held:
+    """A database a session keeps open, with its connection (None until first used), and the
+    namespace lock (shared) held from its first opening to the session's end: no backup, restore or
+    compaction replaces the file while it is open between units of work."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.db: kuzu.Database | None = None
+        self.conn: kuzu.Connection | None = None
+        self.read_only = True
+        self._lock: ExitStack | None = None
+
+    def lock(self) -> None:
+        if self._lock is None:
+            stack = ExitStack()
+            stack.enter_context(namespace_lock(self.root))
+            self._lock = stack
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+        if self.db is not None:
+            self.db.close()
+        self.db = self.conn = None
+
+    def end(self) -> None:
+        try:
+            self.close()
+        finally:
+            if self._lock is not None:
+                self._lock.close()
+
+
+_SESSIONS = threading.local()  # a session is its opening thread's alone
+
+
+def _sessions() -> dict[Path, _Held]:
+    """This thread's open sessions, by database path."""
+    if not hasattr(_SESSIONS, "held"):
+        _SESSIONS.held = {}
+    return _SESSIONS.held
+
+
 class GraphStore:
-    """A namespace's Kùzu database, opened per unit of work."""
+    """A namespace's Kùzu database, opened per unit of work (or per `session`)."""
 
     def __init__(self, path: Path, ontology: Ontology, buffer_pool_mb: int = 256) -> None:
         self.path = Path(path)
@@ -139,10 +184,52 @@ class GraphStore:
             raise
 
     @contextmanager
+    def session(self) -> Iterator[None]:
+        """Units of work in this block (in this thread, on this database, through any GraphStore of
+        its path) share one opening: the first opens the database, the next use it (opened again
+        for writing if it was opened read-only), and the block's end closes it, checkpointing once.
+        The database stays locked from its first use to the block's end."""
+        sessions = _sessions()
+        if self.path in sessions:  # nested: the outer block closes
+            yield
+            return
+        held = sessions[self.path] = _Held(self.path.parent)
+        try:
+            yield
+        finally:
+            del sessions[self.path]
+            held.end()
+
+    @contextmanager
     def connect(self, read_only: bool = False, wait_seconds: float = 0.0) -> Iterator[kuzu.Connection]:
-        """Open the database for one unit of work; wait up to wait_seconds for a lock."""
+        """Open the database for one unit of work; wait up to wait_seconds for a lock. Inside a
+        `session`, the session's opening is used."""
         if read_only and not self.path.exists():
             raise FileNotFoundError(f"graph database {self.path} does not exist yet (run the ingest job first)")
+        held = _sessions().get(self.path)
+        if held is None:
+            with self._opened(read_only, wait_seconds) as conn:
+                yield conn
+            return
+        if held.conn is None or (held.read_only and not read_only):
+            held.lock()
+            held.close()
+            held.db, held.conn = self._open_connected(read_only, wait_seconds)
+            held.read_only = read_only
+        yield held.conn
+
+    @contextmanager
+    def _opened(self, read_only: bool, wait_seconds: float) -> Iterator[kuzu.Connection]:
+        db, conn = self._open_connected(read_only, wait_seconds)
+        try:
+            yield conn
+        finally:
+            conn.close()
+            db.close()
+
+    def _open_connected(self, read_only: bool, wait_seconds: float) -> tuple[kuzu.Database, kuzu.Connection]:
+        """The database opened (waiting up to wait_seconds for a lock) and a connection to it, the
+        schema made complete when writable."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + wait_seconds
         while True:
@@ -157,10 +244,11 @@ class GraphStore:
         try:
             if not read_only:
                 self._ensure_schema(conn)
-            yield conn
-        finally:
+        except BaseException:
             conn.close()
             db.close()
+            raise
+        return db, conn
 
     def _ensure_schema(self, conn: kuzu.Connection) -> None:
         """Create the tables the graph lacks, and the FROM/TO pairs a table made by an older version
