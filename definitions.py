@@ -6,7 +6,6 @@ from assets.checks import ingest_checks
 from assets.extraction import extraction_assets
 from assets.ingest import ingest_assets
 from assets.sleep import sleep_assets
-from assets.sleep_checks import sleep_checks
 from assets.writeback import writeback_assets
 from jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job
 from mnemo.errors import ConfigError
@@ -31,7 +30,7 @@ def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> d
     resources = resources if resources is not None else default_resources()
     return dg.Definitions(
         assets=[*ingest_assets, *extraction_assets, *writeback_assets, *sleep_assets],
-        asset_checks=ingest_checks + sleep_checks,
+        asset_checks=ingest_checks,
         jobs=[ingest_job, reextraction_job, sleep_mode_job],
         schedules=[nightly_schedule_for(_sleep_settings(resources))],
         sensors=[namespaces_sensor, file_drop_sensor, memory_inbox_sensor],

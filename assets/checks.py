@@ -38,7 +38,7 @@ def entity_vector_dimensions(context: dg.AssetCheckExecutionContext, vectors: Ve
     return _vector_check(context, vectors, embedder)
 
 
-def _namespaces(context: dg.AssetCheckExecutionContext) -> list[str]:
+def _namespaces(context: dg.AssetCheckExecutionContext | dg.AssetExecutionContext) -> list[str]:
     """The partition(s) the check runs for: the run's partition, else every known namespace."""
     if context.has_partition_key:
         return [context.partition_key]

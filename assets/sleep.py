@@ -1,5 +1,6 @@
 """Sleep mode assets: nightly consolidation of a namespace's memory, in order, computed by one
-step (one read of the facts, one graph sync) that materializes whichever of them are selected."""
+step (one read of the facts, one graph sync) that materializes whichever of them are selected
+and evaluates the selected checks on them."""
 
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
@@ -8,6 +9,7 @@ from typing import Any
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
+from assets.sleep_checks import check_results, check_specs
 from mnemo.compaction import compact_stores
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
@@ -55,23 +57,33 @@ SPECS = {  # sleep step -> the asset it materializes
 COMPACTION_WAIT_SECONDS = 60.0  # for writers outside Dagster (the CLI); past it compaction waits for the next night
 
 
-@dg.multi_asset(specs=list(SPECS.values()), partitions_def=namespaces, can_subset=True, pool=GRAPH_POOL, name="sleep_mode")
+@dg.multi_asset(specs=list(SPECS.values()), check_specs=check_specs({step: spec.key for step, spec in SPECS.items()}),
+                partitions_def=namespaces, can_subset=True, pool=GRAPH_POOL, name="sleep_mode")
 def sleep_mode(
     context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
     vectors: VectorResource, embedder: EmbedderResource,
-) -> Iterator[dg.MaterializeResult]:
+) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
     """Consolidates a namespace's memory: the selected sleep steps over one read of the facts, then one graph
-    sync; then the stores are compacted if they have grown enough (`store_compaction`)."""
+    sync; the selected checks, in the same opening of the graph; then the stores are compacted if they have
+    grown enough (`store_compaction`). With only checks selected, outside a partitioned run, the checks run
+    for every known namespace."""
+    checks = context.selected_asset_check_keys
+    selected = [step for step, spec in SPECS.items() if spec.key in context.selected_asset_keys]
+    if not selected:
+        yield from check_results(context, mnemo_config, graph, run_time(context).date(), checks)
+        return
     namespace = context.partition_key
     settings = mnemo_config.load()
     files = mnemo_config.files(namespace)
     store = vectors.store(namespace)
-    selected = [step for step, spec in SPECS.items() if spec.key in context.selected_asset_keys]
     steps = [step for step in selected if step in STEPS]
-    if steps:
-        yield from _consolidated(context, files, graph.store(namespace), store, embedder, settings, steps)
+    graph_store = graph.store(namespace)
+    with graph_store.session():  # closed before a compaction, which may replace the database's file
+        if steps:
+            yield from _consolidated(context, files, graph_store, store, embedder, settings, steps)
+        yield from check_results(context, mnemo_config, graph, run_time(context).date(), checks)
     if "compaction" in selected:
-        yield _compacted(context, files, graph.store(namespace), store, settings)
+        yield _compacted(context, files, graph_store, store, settings)
 
 
 def _consolidated(

@@ -1,14 +1,15 @@
 """Asset checks of sleep mode: merges keep types, nothing dangles, communities and closed
-days are summarized, salience stays in [0, 1]. One op evaluates the selected ones (one step
-in a run instead of five), each from the stores, independently of what the step computed."""
+days are summarized, salience stays in [0, 1]. The `sleep_mode` step evaluates the selected
+ones after its consolidation, on the graph it still holds open (one opening of the database
+for the sync and the checks), each from the stores, independently of what the step computed."""
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from datetime import date
 
 import dagster as dg
 
 from assets.checks import _namespaces
-from assets.sleep import SPECS, run_time
 from mnemo.checks import dangling
 from mnemo.sleep.checks import community_problems, cross_type_merges, missing_day_summaries, salience_out_of_range
 from mnemo.sleep.merges import merged_sleep_facts
@@ -16,7 +17,7 @@ from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from resources import GraphResource, MnemoConfigResource
 
-Problems = Callable[[dg.AssetCheckExecutionContext, MnemoConfigResource, GraphResource, str], list[str]]
+Problems = Callable[[MnemoConfigResource, GraphResource, str, date], list[str]]
 
 
 def _view(files: NamespaceFiles) -> Callable[[], FactsView]:
@@ -24,25 +25,25 @@ def _view(files: NamespaceFiles) -> Callable[[], FactsView]:
     return functools.cache(lambda: FactsView(merged_sleep_facts(files)))
 
 
-def _merges(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+def _merges(config: MnemoConfigResource, graph: GraphResource, ns: str, today: date) -> list[str]:
     return cross_type_merges(config.files(ns))
 
 
-def _dangling(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+def _dangling(config: MnemoConfigResource, graph: GraphResource, ns: str, today: date) -> list[str]:
     return [f"{ns}: {n} x {what}" for what, n in dangling(graph.store(ns)).items() if n]
 
 
-def _communities(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+def _communities(config: MnemoConfigResource, graph: GraphResource, ns: str, today: date) -> list[str]:
     files = config.files(ns)
     return community_problems(files, _view(files))
 
 
-def _salience(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
+def _salience(config: MnemoConfigResource, graph: GraphResource, ns: str, today: date) -> list[str]:
     return salience_out_of_range(config.files(ns))
 
 
-def _days(context: dg.AssetCheckExecutionContext, config: MnemoConfigResource, graph: GraphResource, ns: str) -> list[str]:
-    return missing_day_summaries(config.files(ns), run_time(context).date())
+def _days(config: MnemoConfigResource, graph: GraphResource, ns: str, today: date) -> list[str]:
+    return missing_day_summaries(config.files(ns), today)
 
 
 CHECKS: dict[str, tuple[str, str, Problems]] = {  # check -> (sleep step of its asset, description, problems found)
@@ -54,19 +55,19 @@ CHECKS: dict[str, tuple[str, str, Problems]] = {  # check -> (sleep step of its 
 }
 
 
-@dg.multi_asset_check(
-    specs=[dg.AssetCheckSpec(name, asset=SPECS[step].key, description=description) for name, (step, description, _) in CHECKS.items()],
-    can_subset=True, name="sleep_mode_checks",
-)
-def sleep_mode_checks(
-    context: dg.AssetCheckExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
+def check_specs(asset_keys: dict[str, dg.AssetKey]) -> list[dg.AssetCheckSpec]:
+    """The checks' specs, given the asset key of each sleep step."""
+    return [dg.AssetCheckSpec(name, asset=asset_keys[step], description=description) for name, (step, description, _) in CHECKS.items()]
+
+
+def check_results(
+    context: dg.AssetExecutionContext, config: MnemoConfigResource, graph: GraphResource, today: date,
+    selected: Collection[dg.AssetCheckKey],
 ) -> Iterator[dg.AssetCheckResult]:
-    """The selected checks, each over the run's namespace (every known one outside a partitioned run)."""
+    """The `selected` checks, in the order above, each over the run's namespace (every known one
+    outside a partitioned run)."""
     namespaces = _namespaces(context)
-    for key in sorted(context.selected_asset_check_keys, key=lambda k: list(CHECKS).index(k.name)):
-        problems = [p for ns in namespaces for p in CHECKS[key.name][2](context, mnemo_config, graph, ns)]
+    for key in sorted(selected, key=lambda k: list(CHECKS).index(k.name)):
+        problems = [p for ns in namespaces for p in CHECKS[key.name][2](config, graph, ns, today)]
         yield dg.AssetCheckResult(asset_key=key.asset_key, check_name=key.name, passed=not problems,
                                   metadata={"problems": len(problems), "examples": "\n".join(problems[:20])})
-
-
-sleep_checks = [sleep_mode_checks]
