@@ -61,28 +61,70 @@ def _replace(path: Path, write: Callable[[str], Any]) -> None:
             os.unlink(tmp)
 
 
-def _node_frame(table: str, rows: dict[str, dict[str, Any]]) -> pl.DataFrame:
+EDGE_KEY = ("table", "from_table", "to_table")
+EDGE_SCHEMA = {**{c: pl.String for c in EDGE_KEY}, **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
+
+
+def _node_schema(table: str) -> dict[str, Any]:
     from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
 
-    schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
-    values = list(rows.values())
+    return {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
+
+
+def _node_frame(table: str, rows: dict[str, dict[str, Any]]) -> pl.DataFrame:
+    return _node_rows_frame(_node_schema(table), list(rows.values()))
+
+
+def _node_rows_frame(schema: dict[str, Any], values: list[dict[str, Any]]) -> pl.DataFrame:
     return pl.DataFrame({c: [r.get(c) for r in values] for c in schema}, schema=schema)
 
 
 def _edge_frame(facts: GraphFacts) -> pl.DataFrame:
-    schema = {"table": pl.String, "from_table": pl.String, "to_table": pl.String,
-              **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
-    groups = [(key, list(rows.values())) for key, rows in sorted(facts.edges.items())]
-    columns: dict[str, list[Any]] = {
-        name: [key[i] for key, rows in groups for _ in rows] for i, name in enumerate(("table", "from_table", "to_table"))
-    }
+    return _edge_rows_frame([(key, list(rows.values())) for key, rows in sorted(facts.edges.items())])
+
+
+def _edge_rows_frame(groups: list[tuple[tuple[str, str, str], list[dict[str, Any]]]]) -> pl.DataFrame:
+    """The edges file's frame of these rows, grouped by table key, in order."""
+    columns: dict[str, list[Any]] = {name: [key[i] for key, rows in groups for _ in rows] for i, name in enumerate(EDGE_KEY)}
     values = itemgetter(*EDGE_COLUMNS)
     keys = set(EDGE_COLUMNS)
     rows = [values(r) if r.keys() == keys else tuple(r.get(c) for c in EDGE_COLUMNS)
             for _, group in groups for r in group]
     for c, column in zip(EDGE_COLUMNS, zip(*rows) if rows else [() for _ in EDGE_COLUMNS]):
         columns[c] = list(column)
-    return pl.DataFrame(columns, schema=schema)
+    return pl.DataFrame(columns, schema=EDGE_SCHEMA)
+
+
+def _patched(old: pl.DataFrame, order: pl.DataFrame, key: list[str], build: Callable[[list[int]], pl.DataFrame]) -> pl.DataFrame:
+    """The frame of the rows `order` lists (their key columns and hashes `h`, in order), taking each
+    row whose key and hash `old` holds from `old` and the others from `build(positions)`: equal to
+    the frame built from every row, at the cost of converting only the changed ones."""
+    joined = order.join(old.with_columns(pl.lit(True).alias("_held")), on=[*key, "h"], how="left", nulls_equal=False,
+                        maintain_order="left")
+    missing = joined.select(pl.col("_held").is_null().arg_true())["_held"].to_list()
+    joined = joined.select(old.columns)
+    if not missing:
+        return joined
+    fresh = build(missing).with_columns(pl.Series("_at", missing, pl.UInt32))
+    return joined.with_row_index("_at").update(fresh, on="_at", include_nulls=True).drop("_at")
+
+
+def _changed_frame(
+    table: str, rows: list[dict[str, Any]], groups: list[tuple[tuple[str, str, str], list[dict[str, Any]]]],
+    ids: list[str], hashes: list[str | None], old: pl.DataFrame | None,
+) -> pl.DataFrame:
+    """The frame of a facts table (`rows` in order; for the edges, `groups` holds the same rows by
+    table key), patched from `old` (what the table's file holds, when known and of this version's
+    columns): only changed rows are converted from dicts."""
+    schema = EDGE_SCHEMA if table == "edges" else _node_schema(table)
+    if old is None or old.schema != pl.Schema(schema):
+        return _edge_rows_frame(groups) if table == "edges" else _node_rows_frame(schema, rows)
+    hashed = [pl.Series("id", ids, pl.String), pl.Series("h", hashes, pl.String)]
+    if table == "edges":
+        keyed = [key for key, group in groups for _ in group]
+        order = pl.DataFrame([*(pl.Series(name, [k[i] for k in keyed], pl.String) for i, name in enumerate(EDGE_KEY)), *hashed])
+        return _patched(old, order, [*EDGE_KEY, "id"], lambda at: _edge_rows_frame([(keyed[i], [rows[i]]) for i in at]))
+    return _patched(old, pl.DataFrame(hashed), ["id"], lambda at: _node_rows_frame(schema, [rows[i] for i in at]))
 
 
 def file_stamp(path: Path) -> list[int] | None:
@@ -201,17 +243,20 @@ class NamespaceFiles:
             before = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
         except ValueError:
             before = {}  # unreadable: every table is written again
+        groups = [(key, list(rows.values())) for key, rows in sorted(facts.edges.items())]
         tables: dict[str, list[dict[str, Any]]] = {t: list(rows.values()) for t, rows in facts.nodes.items()}
-        tables["edges"] = [row for _, rows in sorted(facts.edges.items()) for row in rows.values()]
+        tables["edges"] = [row for _, rows in groups for row in rows]
         after: dict[str, list[Any]] = {}
         written = []
         for table, rows in tables.items():
             path = base / f"{table}.parquet"
-            digest = content_hash(table, "\n".join(f"{r['id']}\x1f{r.get('h') or row_hash(r)}" for r in rows))
+            ids, hashes = [r["id"] for r in rows], [r.get("h") for r in rows]
+            digest = content_hash(table, "\n".join(f"{i}\x1f{h}" if h else f"{i}\x1f-{row_hash(r)}" for i, h, r in zip(ids, hashes, rows)))
             if before.get(table, [None])[0] == digest and file_stamp(path) == before[table][1]:
                 after[table] = before[table]
                 continue
-            frame = _edge_frame(facts) if table == "edges" else _node_frame(table, facts.nodes[table])
+            held = table in before and path.exists() and file_stamp(path) == before[table][1]  # as this method wrote it
+            frame = _changed_frame(table, rows, groups, ids, hashes, pl.read_parquet(path) if held else None)
             write_parquet(frame, path)
             after[table] = [digest, file_stamp(path)]
             written.append(table)
