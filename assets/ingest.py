@@ -5,7 +5,7 @@ from collections import Counter
 import dagster as dg
 
 from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, scan_documents, update_facts
-from mnemo.sleep.merges import canonical_facts
+from mnemo.sleep.merges import canonical_entities, canonical_facts
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -131,7 +131,7 @@ def entity_vectors(
 ) -> dg.MaterializeResult:
     """Entity embeddings (name, type, aliases, properties) for semantic lookup and grounding."""
     namespace = context.partition_key
-    facts = canonical_facts(mnemo_config.files(namespace))
+    facts = canonical_entities(mnemo_config.files(namespace))
     stats = vectors.store(namespace).sync("entities", entity_rows(facts), embedder.embedder())
     return dg.MaterializeResult(metadata={
         "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted, "rows": stats.total,

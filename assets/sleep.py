@@ -16,7 +16,7 @@ from mnemo.errors import StoreLocked
 from mnemo.pipeline import entity_rows
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
-from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_facts
+from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_entities
 from mnemo.sleep.picture import salience_histogram
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -93,7 +93,7 @@ def _consolidated(
     report = consolidate(files, graph, settings.sleep, run_time(context), settings.namespace(context.partition_key).self_name,
                          store, context.run_id, writer_for(settings.llm, settings.sleep.llm), steps=steps)
     if report.dedup and report.dedup.merges:
-        store.sync("entities", entity_rows(canonical_facts(files)), embedder.embedder())
+        store.sync("entities", entity_rows(canonical_entities(files)), embedder.embedder())
     for step in steps:
         owned = STEP_TABLES.get(step, frozenset()) | (STEP_TABLES["abstractions"] if step == "communities" else frozenset())
         writes = sum(n for t, n in report.table_writes.items() if (t in owned if step != "dedup" else t not in SLEEP_TABLES))

@@ -7,6 +7,7 @@ its input, so re-running any step, in any state, converges to the same stores.
 import json
 import os
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -226,17 +227,18 @@ def llm_extract(
 _MERGED: dict[Path, tuple[list[Any], GraphFacts]] = {}
 
 
-def graph_facts(files: NamespaceFiles) -> GraphFacts:
+def graph_facts(files: NamespaceFiles, nodes: Collection[str] | None = None) -> GraphFacts:
     """What the graph should hold: the structural facts merged with the LLM's. Read once per
     version of their files in a process (the steps of a run that need them share the read);
-    each call gets its own copy of the rows."""
+    each call gets its own copy of the rows. With `nodes`, only the rows of those node tables
+    (and no edges)."""
     version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
     kept = _MERGED.get(files.root)
     with collections_paused():
         if kept is None or kept[0] != version or not version[0]:
             kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
             _MERGED[files.root] = kept
-        return _copy(kept[1])
+        return _copy(kept[1], nodes)
 
 
 def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
@@ -255,10 +257,13 @@ def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
     _MERGED[files.root] = (version, merge_facts(facts, files.read_facts(LLM_FACTS)))
 
 
-def _copy(facts: GraphFacts) -> GraphFacts:
-    """Rows that can be changed without changing `facts` (the lists in node rows included)."""
+def _copy(facts: GraphFacts, tables: Collection[str] | None = None) -> GraphFacts:
+    """Rows that can be changed without changing `facts` (the lists in node rows included); with
+    `tables`, only those node tables' (and no edges)."""
     nodes = {}
     for table, rows in facts.nodes.items():
+        if tables is not None and table not in tables:
+            continue
         lists = [c for c, t in NODE_SCHEMAS.get(table, {}).items() if t.endswith("[]")]
         copied = {i: dict(r) for i, r in rows.items()}
         for row in copied.values():
@@ -266,7 +271,8 @@ def _copy(facts: GraphFacts) -> GraphFacts:
                 if isinstance(row.get(column), list):
                     row[column] = list(row[column])
         nodes[table] = copied
-    return GraphFacts(nodes=nodes, edges={key: {i: dict(r) for i, r in rows.items()} for key, rows in facts.edges.items()})
+    edges = {key: {i: dict(r) for i, r in rows.items()} for key, rows in facts.edges.items()} if tables is None else {}
+    return GraphFacts(nodes=nodes, edges=edges)
 
 
 def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:

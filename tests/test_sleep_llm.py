@@ -11,7 +11,7 @@ from llm_stub import Reply, StubLLM
 from mnemo.config import LLMConfig
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.consolidate import run_communities, run_profile
-from mnemo.sleep.merges import sync_graph
+from mnemo.sleep.merges import canonical_entities, canonical_facts, sync_graph
 from mnemo.sleep.store import SleepFiles
 
 NOW = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
@@ -60,6 +60,8 @@ def test_abstractive_summaries_cite_chunks_and_abstractions_become_concepts(work
     links = workspace.graph().query(
         "MATCH (m:Entity)-[r:INSTANCE_OF]->(c:Entity {id: 'concept_thing_of_interest'}) RETURN m.id AS id, r.extractor AS by, c.origin AS origin")
     assert len(links) >= 2 and {(r["by"], r["origin"]) for r in links} == {("sleep", "sleep")}
+    entities = canonical_entities(files).nodes["Entity"]  # what the entity vectors are made of
+    assert "concept_thing_of_interest" in entities and entities == canonical_facts(files).nodes["Entity"]
 
 
 def test_a_failing_llm_leaves_extractive_results_and_is_asked_again_next_run(workspace: Workspace) -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from conftest import Workspace, corpus
 from mnemo.sleep.dedup import EntityRecord, score_pair
-from mnemo.sleep.merges import MergeLog, sync_graph
+from mnemo.sleep.merges import MergeLog, canonical_entities, canonical_facts, sync_graph
 from mnemo.sleep.resolve import run_dedup
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles
@@ -38,6 +38,8 @@ def test_merge_survives_reingest_and_unmerge_restores_exactly(workspace: Workspa
     assert [r["id"] for r in authors] == [CANONICAL]
     (alias,) = graph.query("MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity {id: $id}) WHERE a.name = 'Le Guin, Ursula K.' RETURN e.id AS id", {"id": CANONICAL})
     assert alias["id"] == CANONICAL
+    entities = canonical_entities(files).nodes["Entity"]  # what the entity vectors are made of
+    assert DUPLICATE not in entities and entities == canonical_facts(files).nodes["Entity"]
     merged_dump = graph.dump()
 
     workspace.ingest()

@@ -178,6 +178,17 @@ def canonical_facts(files: NamespaceFiles) -> GraphFacts:
     return facts
 
 
+def canonical_entities(files: NamespaceFiles) -> GraphFacts:
+    """The entity rows of `canonical_facts` (and the aliases merges give them), without copying the
+    rest of the facts: what the entity vectors are made of."""
+    facts = graph_facts(files, nodes=("Entity", "Alias"))
+    sleep = SleepFiles(files.root)
+    apply_merges(facts, MergeLog(sleep).active())
+    for step in SleepFiles.STEPS:
+        facts.nodes["Entity"].update(sleep.read_overlay(step).nodes.get("Entity", {}))
+    return facts
+
+
 def sync_graph(files: NamespaceFiles, graph: GraphStore, run_id: str = "") -> ApplyStats:
     """Make the graph equal to the canonical facts (only differences are written)."""
     return graph.apply(canonical_facts(files), run_id=run_id)
