@@ -111,7 +111,7 @@ def entity_graph(
 ) -> dg.MaterializeResult:
     """The Kùzu graph of notes, chunks, entities, aliases and days, reconciled with the extractions."""
     namespace = context.partition_key
-    facts = canonical_facts(mnemo_config.files(namespace))  # merges and sleep overlays kept (mnemo/sleep/merges.py)
+    facts = canonical_facts(mnemo_config.files(namespace), shared=True)  # merges and sleep overlays kept (mnemo/sleep/merges.py)
     stats = graph.store(namespace).apply(facts, run_id=context.run_id)
     changed = {k: v for k, v in stats.inserted.items() if v} | {f"-{k}": v for k, v in stats.deleted.items() if v}
     return dg.MaterializeResult(metadata={

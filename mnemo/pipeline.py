@@ -227,17 +227,21 @@ def llm_extract(
 _MERGED: dict[Path, tuple[list[Any], GraphFacts]] = {}
 
 
-def graph_facts(files: NamespaceFiles, nodes: Collection[str] | None = None) -> GraphFacts:
+def graph_facts(files: NamespaceFiles, nodes: Collection[str] | None = None, shared: bool = False) -> GraphFacts:
     """What the graph should hold: the structural facts merged with the LLM's. Read once per
     version of their files in a process (the steps of a run that need them share the read);
     each call gets its own copy of the rows. With `nodes`, only the rows of those node tables
-    (and no edges)."""
+    (and no edges). With `shared`, the tables are the caller's own but the rows are those other
+    readers hold: read them, never change them."""
     version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
     kept = _MERGED.get(files.root)
     with collections_paused():
         if kept is None or kept[0] != version or not version[0]:
             kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
             _MERGED[files.root] = kept
+        if shared:
+            return GraphFacts(nodes={t: dict(rows) for t, rows in kept[1].nodes.items() if nodes is None or t in nodes},
+                              edges={k: dict(rows) for k, rows in kept[1].edges.items()} if nodes is None else {})
         return _copy(kept[1], nodes)
 
 

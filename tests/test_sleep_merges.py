@@ -8,6 +8,7 @@ from mnemo.sleep.merges import MergeLog, canonical_entities, canonical_facts, sy
 from mnemo.sleep.resolve import run_dedup
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles
+from mnemo.stores.files import NamespaceFiles
 
 DUPLICATE = "person_le_guin_ursula_k"
 CANONICAL = "person_ursula_k_le_guin"
@@ -23,12 +24,22 @@ def _entity_ids(workspace: Workspace) -> set[str]:
     return {r["id"] for r in workspace.graph().query("MATCH (e:Entity) RETURN e.id AS id")}
 
 
+def _assert_shared_reads_equal_copies(files: NamespaceFiles) -> None:
+    """`canonical_facts(shared=True)` holds what a copy holds, and its tables are its own."""
+    shared = canonical_facts(files, shared=True)
+    assert shared == canonical_facts(files)
+    shared.nodes["Entity"].clear()
+    next(iter(shared.edges.values())).clear()
+    assert canonical_facts(files, shared=True) == canonical_facts(files) != shared
+
+
 def test_merge_survives_reingest_and_unmerge_restores_exactly(workspace: Workspace, vault: Path) -> None:
     _add_duplicate(vault)
     workspace.ingest()
     files, graph = workspace.files(), workspace.graph()
     before = graph.dump()
     assert {DUPLICATE, CANONICAL} <= _entity_ids(workspace)
+    _assert_shared_reads_equal_copies(files)
 
     result = run_dedup(files, SleepConfig(), workspace.vectors())
     assert [(m.canonical, m.merged) for m in result.merges] == [(CANONICAL, DUPLICATE)]
@@ -40,6 +51,7 @@ def test_merge_survives_reingest_and_unmerge_restores_exactly(workspace: Workspa
     assert alias["id"] == CANONICAL
     entities = canonical_entities(files).nodes["Entity"]  # what the entity vectors are made of
     assert DUPLICATE not in entities and entities == canonical_facts(files).nodes["Entity"]
+    _assert_shared_reads_equal_copies(files)
     merged_dump = graph.dump()
 
     workspace.ingest()

@@ -162,16 +162,20 @@ def _absorb(facts: GraphFacts, merged: dict[str, Any], canonical_id: str) -> Non
         facts.add_edge("ALIAS_OF", "Alias", "Entity", edge("ALIAS_OF", alias_id, canonical_id, doc_id, method="merge"))
 
 
-def merged_facts(files: NamespaceFiles) -> GraphFacts:
-    """The extraction facts (structural and LLM) with the active merges applied."""
-    facts = graph_facts(files)
-    apply_merges(facts, MergeLog(SleepFiles(files.root)).active())
+def merged_facts(files: NamespaceFiles, shared: bool = False) -> GraphFacts:
+    """The extraction facts (structural and LLM) with the active merges applied. With `shared`,
+    rows no merge rewrites may be the ones other readers hold (see `graph_facts`): read them only."""
+    merges = MergeLog(SleepFiles(files.root)).active()
+    facts = graph_facts(files, shared=shared and not merges)  # merges rewrite rows in place
+    apply_merges(facts, merges)
     return facts
 
 
-def canonical_facts(files: NamespaceFiles) -> GraphFacts:
-    """The graph a namespace should have: extraction facts, active merges, sleep overlays."""
-    facts = merged_facts(files)
+def canonical_facts(files: NamespaceFiles, shared: bool = False) -> GraphFacts:
+    """The graph a namespace should have: extraction facts, active merges, sleep overlays. With
+    `shared`, for a reader that never changes a row (a graph write): rows are copied only when
+    merges rewrite them."""
+    facts = merged_facts(files, shared)
     sleep = SleepFiles(files.root)
     for step in SleepFiles.STEPS:
         sleep.read_overlay(step).add_to(facts)
