@@ -3,6 +3,7 @@ hash changed are converted from dicts (the rest are taken from the file as this 
 method last wrote it); a file someone else rewrote, or one of an older version, is rewritten whole."""
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,61 @@ def test_a_file_rewritten_by_someone_else_or_an_older_version_is_rewritten_whole
     assert set(files.write_changed_facts(facts)) == {"Chunk", "edges"}
     assert sorted(converted) == sorted([len(facts.nodes["Chunk"]), sum(map(len, facts.edges.values()))])
     _assert_written_whole(files, facts)
+
+
+@dataclass(frozen=True)
+class _Item:
+    key: str
+    size: int
+    tags: tuple[str, ...]
+
+
+_ITEM_SCHEMA = {"key": pl.String, "size": pl.Int64, "tags": pl.List(pl.String)}
+
+
+def _item_row(item: _Item) -> dict[str, Any]:
+    return {"key": item.key, "size": item.size, "tags": list(item.tags)}
+
+
+def _item(row: dict[str, Any]) -> _Item:
+    return _Item(row["key"], row["size"], tuple(row["tags"]))
+
+
+def test_a_table_written_again_takes_the_rows_it_read_from_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    from_dicts: list[int] = []
+    frame = files_module._rows_frame
+    monkeypatch.setattr(files_module, "_rows_frame", lambda rows, schema: from_dicts.append(len(rows)) or frame(rows, schema))
+    path = tmp_path / "items.parquet"
+
+    def fresh() -> _Item:
+        return _Item(f"k{rng.randint(0, 10**6)}", rng.randint(0, 99), tuple(f"t{rng.randint(0, 5)}" for _ in range(rng.randint(0, 3))))
+    items = [fresh() for _ in range(40)]
+    files_module._write_parsed(path, items, _item_row, _item, _ITEM_SCHEMA)
+    converted = 0
+    real = _item_row
+
+    def counted(item: _Item) -> dict[str, Any]:
+        nonlocal converted
+        converted += 1
+        return real(item)
+    for round_ in range(60):
+        items = files_module._read_parsed(path, lambda: pl.read_parquet(path), _item)
+        before = set(map(id, items))
+        if round_ % 17 == 5:  # someone else rewrote the file: nothing is taken from it
+            pl.DataFrame([_item_row(i) for i in reversed(items)], schema=_ITEM_SCHEMA).write_parquet(path)
+            items = files_module._read_parsed(path, lambda: pl.read_parquet(path), _item)
+            before = set(map(id, items))
+        for _ in range(rng.randint(0, 4)):
+            choice = rng.random()
+            if items and choice < 0.3:
+                items.pop(rng.randrange(len(items)))
+            elif items and choice < 0.5:
+                items.append(items.pop(rng.randrange(len(items))))  # moved
+            else:
+                items.insert(rng.randint(0, len(items)), fresh())
+        converted, from_dicts[:] = 0, []
+        files_module._write_parsed(path, items, counted, _item, _ITEM_SCHEMA)
+        assert pl.read_parquet(path).equals(pl.DataFrame([_item_row(i) for i in items], schema=_ITEM_SCHEMA))
+        assert converted == sum(id(i) not in before for i in items)
+        assert sum(from_dicts) == (converted if converted < len(items) else len(items))  # only new items' rows

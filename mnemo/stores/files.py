@@ -175,10 +175,32 @@ def _write_parsed(
         return
     read_rows = kept.rows if kept is not None else {}
     rows = [read_rows.get(id(i)) or to_row(i) for i in items]
-    write_parquet(pl.DataFrame(rows, schema=schema), path)
+    held = kept is not None and kept.stat is not None and kept.stat == file_stamp(path)  # the file as it was read
+    write_parquet(_reused_frame(path, kept.items, items, rows, schema) if held else _rows_frame(rows, schema), path)
     parsed = [i if id(i) in read_rows else parse(r) for i, r in zip(items, rows)]
     _PARSED[path] = _Parsed(file_stamp(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
     keep_out_of_collections()
+
+
+def _rows_frame(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _reused_frame(path: Path, read: list[Any], items: list[Any], rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
+    """The frame of `rows` (one per item, in order), taking the row of each item that is one of the
+    objects `read` from the file at `path` (in its order) from the file: only the others are
+    converted from dicts. The same frame as one made from every row."""
+    at = {id(item): k for k, item in enumerate(read)}
+    positions = [at.get(id(item)) for item in items]
+    fresh = [k for k, p in enumerate(positions) if p is None]
+    old = pl.read_parquet(path) if len(fresh) < len(items) else None
+    if old is None or old.schema != pl.Schema(schema):
+        return _rows_frame(rows, schema)
+    frame = old[[p if p is not None else 0 for p in positions]]
+    if not fresh:
+        return frame
+    made = _rows_frame([rows[k] for k in fresh], schema).with_columns(pl.Series("_at", fresh, pl.UInt32))
+    return frame.with_row_index("_at").update(made, on="_at", include_nulls=True).drop("_at")
 
 
 def _chunk_from_row(row: dict[str, Any]) -> Chunk:
