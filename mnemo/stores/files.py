@@ -103,10 +103,13 @@ def _patched(old: pl.DataFrame, order: pl.DataFrame, key: list[str], build: Call
                         maintain_order="left")
     missing = joined.select(pl.col("_held").is_null().arg_true())["_held"].to_list()
     joined = joined.select(old.columns)
-    if not missing:
-        return joined
-    fresh = build(missing).with_columns(pl.Series("_at", missing, pl.UInt32))
-    return joined.with_row_index("_at").update(fresh, on="_at", include_nulls=True).drop("_at")
+    return _replaced(joined, missing, build(missing)) if missing else joined
+
+
+def _replaced(frame: pl.DataFrame, at: list[int], rows: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with its rows at positions `at` replaced by `rows`, in order."""
+    made = rows.with_columns(pl.Series("_at", at, pl.UInt32))
+    return frame.with_row_index("_at").update(made, on="_at", include_nulls=True).drop("_at")
 
 
 def _changed_frame(
@@ -197,10 +200,7 @@ def _reused_frame(path: Path, read: list[Any], items: list[Any], rows: list[dict
     if old is None or old.schema != pl.Schema(schema):
         return _rows_frame(rows, schema)
     frame = old[[p if p is not None else 0 for p in positions]]
-    if not fresh:
-        return frame
-    made = _rows_frame([rows[k] for k in fresh], schema).with_columns(pl.Series("_at", fresh, pl.UInt32))
-    return frame.with_row_index("_at").update(made, on="_at", include_nulls=True).drop("_at")
+    return _replaced(frame, fresh, _rows_frame([rows[k] for k in fresh], schema)) if fresh else frame
 
 
 def _chunk_from_row(row: dict[str, Any]) -> Chunk:
@@ -274,10 +274,10 @@ class NamespaceFiles:
             path = base / f"{table}.parquet"
             ids, hashes = [r["id"] for r in rows], [r.get("h") for r in rows]
             digest = content_hash(table, "\n".join(f"{i}\x1f{h}" if h else f"{i}\x1f-{row_hash(r)}" for i, h, r in zip(ids, hashes, rows)))
-            if before.get(table, [None])[0] == digest and file_stamp(path) == before[table][1]:
+            held = table in before and file_stamp(path) == before[table][1]  # the file as this method wrote it
+            if held and before[table][0] == digest:
                 after[table] = before[table]
                 continue
-            held = table in before and path.exists() and file_stamp(path) == before[table][1]  # as this method wrote it
             frame = _changed_frame(table, rows, groups, ids, hashes, pl.read_parquet(path) if held else None)
             write_parquet(frame, path)
             after[table] = [digest, file_stamp(path)]
