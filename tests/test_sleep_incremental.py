@@ -102,3 +102,33 @@ def test_the_sync_takes_the_digests_it_recorded_for_the_files_it_synced(
     write_json(SleepFiles(files.root).root / "overlay" / "salience.json", salience)  # not through write_overlay
     assert sync_sleep_tables(files, graph).writes == 1  # a file the sync did not record is digested and compared
     assert computed == [1]
+
+
+def test_links_made_again_equal_links_made_from_nothing() -> None:
+    """`link_all` over last run's overlay takes its rows when the ends are the same and looks each end
+    up otherwise: either way the rows (and which keys count as linked) are those a fresh overlay makes."""
+    import random
+
+    rng = random.Random(5)
+    pool = [(f"s{i}", f"c{j}") for i in range(6) for j in range(5)]
+    previous = Overlay()
+    reused = 0
+    for _ in range(300):
+        ends = rng.sample(pool, rng.randint(0, 8))
+        if ends and rng.random() < 0.3:
+            ends.append(ends[0])  # a repeated end
+        old_ends = sorted({(r["src"], r["dst"]) for r in previous.edges.get(("CITES", "Summary", "Chunk"), {}).values()})
+        if rng.random() < 0.4 and old_ends:
+            ends = list(reversed(old_ends))  # the same ends as last run, in another order
+        extra = rng.random() < 0.2
+        overlay, fresh = Overlay(previous), Overlay()
+        for made in (overlay, fresh):
+            made.link_all("CITES", "Summary", "Chunk", ends)
+            if extra:
+                made.link("CITES", "Summary", "Chunk", "s9", "c9")  # a second call for the same key
+        assert overlay.edges == fresh.edges and overlay.linked == fresh.linked
+        assert overlay.digest() == fresh.digest()
+        reused += bool(ends) and sorted(set(ends)) == old_ends
+        previous = Overlay.from_json(json.loads(json.dumps(overlay.to_json())))
+    assert reused > 50
+

@@ -90,8 +90,15 @@ class Overlay:
         self.edges: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
         self.linked: set[tuple[str, str, str]] = set()  # edge keys whose every row was made by `link`
         self._old_nodes = previous.nodes if previous else {}
-        self._old_edges = {(k[0], r["src"], r["dst"]): r for k, rows in (previous.edges.items() if previous else ())
-                           for r in rows.values()}
+        self._previous_edges = previous.edges if previous else {}
+        self._old_ends: dict[tuple[str, str, str], dict[str, Any]] | None = None
+
+    @property
+    def _old_edges(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        """The previous run's edge rows by (table, src, dst), indexed when first needed."""
+        if self._old_ends is None:
+            self._old_ends = {(k[0], r["src"], r["dst"]): r for k, rows in self._previous_edges.items() for r in rows.values()}
+        return self._old_ends
 
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = {k: v for k, v in row.items() if k != "h"}
@@ -116,9 +123,14 @@ class Overlay:
         """`link` for each (src, dst) of `ends` (one pass: summaries and salience make tens of thousands)."""
         if not ends:
             return
-        key, old = (table, from_table, to_table), self._old_edges
+        key = (table, from_table, to_table)
         if key not in self.edges:
             self.linked.add(key)
+            kept = self._previous_edges.get(key)
+            if kept and len(kept) <= len(ends) and {(r["src"], r["dst"]) for r in kept.values()} == set(ends):
+                self.edges[key] = dict(kept)  # last run's ends exactly: its rows, without a lookup per end
+                return
+        old = self._old_edges
         rows = self.edges.setdefault(key, {})
         for src, dst in ends:
             row = old.get((table, src, dst)) or edge(table, src, dst, "", extractor="sleep")

@@ -64,9 +64,14 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
     old = previous.nodes.get("Summary", {})
     chunks_of = {d: c for d, c in day_chunks(view).items() if date.fromisoformat(d) < today}
     groups: dict[str, dict[str, tuple[date, date, list[str]]]] = {"week": {}, "month": {}}
+    spans: dict[str, tuple[str, date, date]] = {}  # level -> the period of the day before (days come in order)
     for day in sorted(chunks_of):
         when = date.fromisoformat(day)
-        for level, (period, start, end) in (("week", _week(when)), ("month", _month(when))):
+        for level, span_of in (("week", _week), ("month", _month)):
+            span = spans.get(level)
+            if span is None or not span[1] <= when <= span[2]:
+                span = spans[level] = span_of(when)
+            period, start, end = span
             horizon = week_after if level == "week" else month_after
             if end < today - timedelta(days=horizon):
                 groups[level].setdefault(period, (start, end, []))[2].append(day)
