@@ -20,7 +20,7 @@ from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
-from mnemo.bulk import collections_paused
+from mnemo.bulk import collections_paused, keep_out_of_collections
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
@@ -156,6 +156,7 @@ def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespac
         facts = Tombstones.load(files.root).filter_facts(facts)
         files.write_changed_facts(facts)
         _remember(files, facts)
+        keep_out_of_collections()  # kept for later readers: not scanned by the first collection after the pause
     return facts
 
 

@@ -13,7 +13,7 @@ from mnemo.extract.facts import GraphFacts
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.pipeline import _MERGED, build_chunks, graph_facts, scan_documents, update_facts
+from mnemo.pipeline import _MERGED, build_chunks, extract_facts, graph_facts, scan_documents, update_facts
 from mnemo.segments import block_index, chunk_segments
 from mnemo.sources.scan import scan_namespace
 from mnemo.stores.files import _PARSED, NamespaceFiles
@@ -130,3 +130,21 @@ def test_what_a_run_keeps_in_memory_equals_what_its_files_hold(tmp_path: Path) -
     (files.root / "facts" / "Note.parquet").unlink()
     assert not update_facts(files, ONTOLOGY, namespace).reused  # its output was touched: run again
     assert (files.root / "facts" / "Note.parquet").exists()
+
+
+def test_the_facts_an_extraction_keeps_are_left_out_of_later_collections(tmp_path: Path) -> None:
+    """The rows `extract_facts` builds with collections paused and keeps for later readers are
+    frozen before collections resume: the first collection after the pause does not walk them all."""
+    import gc
+
+    vault = tmp_path / "vault"
+    shutil.copytree(EXAMPLE_VAULT, vault)
+    namespace = NamespaceConfig(sources=(SourceConfig(kind="obsidian", path=vault),))
+    files = NamespaceFiles(tmp_path / "data", "t")
+    scan_documents(files, namespace)
+    build_chunks(files, 180)
+    facts = extract_facts(files, ONTOLOGY, namespace)
+    rows = [row for table in [*facts.edges.values(), *facts.nodes.values()] for row in table.values() if gc.is_tracked(row)]
+    assert len(rows) > 50  # rows holding lists or dicts (a row of plain values is not tracked at all)
+    walked = {id(o) for o in gc.get_objects()}  # the collector's generations; frozen objects are not in them
+    assert not any(id(row) in walked for row in rows)

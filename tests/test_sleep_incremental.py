@@ -132,3 +132,37 @@ def test_links_made_again_equal_links_made_from_nothing() -> None:
         previous = Overlay.from_json(json.loads(json.dumps(overlay.to_json())))
     assert reused > 50
 
+
+
+def test_the_facts_a_consolidation_read_are_freed_before_collections_resume(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The facts are read and used with collections paused; they are dropped (freed by reference
+    counts) before collections resume, so the first collection after the pause does not walk them."""
+    import gc
+    import weakref
+
+    import mnemo.bulk
+    import mnemo.sleep.consolidate as consolidation
+
+    workspace.ingest()
+    consolidate(workspace.files(), workspace.graph(), SleepConfig(), T0)  # the first run imports igraph, whose import keeps frames
+    read, held, alive_at_resume = consolidation.sleep_facts, [], []
+
+    def reading(files):  # noqa: ANN001, ANN202
+        facts = read(files)
+        held.append(weakref.ref(facts))
+        return facts
+
+    class Collector:  # the gc module, noting whether the facts are still alive when collections resume
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(gc, name)
+
+        def enable(self) -> None:
+            alive_at_resume.append(any(ref() is not None for ref in held))
+            gc.enable()
+
+    monkeypatch.setattr(consolidation, "sleep_facts", reading)
+    monkeypatch.setattr(mnemo.bulk, "gc", Collector())
+    consolidate(workspace.files(), workspace.graph(), SleepConfig(), T0 + timedelta(days=1))
+    assert held and alive_at_resume == [False]

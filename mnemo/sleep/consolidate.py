@@ -134,7 +134,9 @@ def consolidate(
     seconds: dict[str, float] = {}
     with collections_paused():  # the rows read live through the run: nothing for the collector to find
         facts = _timed(seconds, "read", lambda: sleep_facts(files))
-        return _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
+        report = _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
+        del facts  # freed here, by reference counts, not walked by the first collection after the pause
+    return report
 
 
 def _consolidate(
