@@ -9,6 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
+from mnemo.bulk import keep_out_of_collections
 from mnemo.config import EmbedderConfig
 from mnemo.errors import LLMError
 from mnemo.stores.minilm import MAX_TOKENS, NumpyMiniLM, longest_first
@@ -37,6 +38,7 @@ class _MiniLM:
         transformers.utils.logging.disable_progress_bar()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(path)
         self.model = transformers.AutoModel.from_pretrained(path).eval()
+        keep_out_of_collections()  # the model and its libraries live as long as the process: full collections skip them
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Unit vectors of `texts`, longest first in batches (less padding), in the given order."""

@@ -7,6 +7,7 @@ longer wanted are deleted. A second sync with the same rows embeds and writes no
 
 import json
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from mnemo import faults
+from mnemo.bulk import keep_out_of_collections
 from mnemo.config import VectorIndexConfig
 from mnemo.documents import content_hash
 from mnemo.locks import writer
@@ -113,7 +115,11 @@ class VectorStore:
         connection per call re-read the ANN index each query: 570 ms at 1M rows against 18."""
         self.path.mkdir(parents=True, exist_ok=True)
         if self._connection is None:
+            first = "lancedb" not in sys.modules
             import lancedb  # ~0.8 s: imported by the runs that use vectors, not by every run
+
+            if first:
+                keep_out_of_collections()  # the library lives as long as the process: full collections skip it
 
             # index statistics without the IVF centroids (only row counts are read here); unset,
             # LanceDB warns on every statistics call that the default is about to change
