@@ -190,21 +190,35 @@ def _edit(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
+CHANGED_SAMPLES = 3  # the re-run after one changed note is timed this many times (a different note each time)
+
+
 def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[str, Any],
                 then: Callable[[str], None] = lambda change: None) -> dict[str, Any]:
-    """Re-runs after no change, one changed note, one added note, one deleted note; `then(change)`
+    """Re-runs after no change, one changed note (`CHANGED_SAMPLES` times, a different note each
+    time: the median is reported, with every sample), one added note, one deleted note; `then(change)`
     runs after each re-run (outside its timing)."""
-    out: dict[str, Any] = {}
+    middle = len(paths) // 2
+    changed = [middle, *(middle + 2 + k for k in range(CHANGED_SAMPLES - 1))]  # middle + 1 is the launched run's note
     steps: list[tuple[str, Callable[[], None]]] = [
         ("unchanged", lambda: None),
-        ("one_changed", lambda: _edit(vault / paths[len(paths) // 2], "\n\nA new thought about the garden and the budget.\n")),
+        *(("one_changed", lambda i=i: _edit(vault / paths[i], "\n\nA new thought about the garden and the budget.\n")) for i in changed),
         ("one_added", lambda: (vault / "Notes" / "Bench added note.md").write_text("# Added\n\nA note written just now.\n", encoding="utf-8")),
         ("one_deleted", lambda: (vault / paths[len(paths) // 3]).unlink()),
     ]
+    samples: dict[str, list[dict[str, Any]]] = {}
     for name, change in steps:
         change()
         run = runner.run()
-        out[name] = {"wall_s": run.wall, "fraction_of_full": run.wall / full["wall_s"], "cpu_s": run.cpu,
-                     "cpu_fraction_of_full": run.cpu / full["cpu_s"], "assets_s": run.assets, "orchestration_s": run.orchestration}
+        samples.setdefault(name, []).append({
+            "wall_s": run.wall, "fraction_of_full": run.wall / full["wall_s"], "cpu_s": run.cpu,
+            "cpu_fraction_of_full": run.cpu / full["cpu_s"], "assets_s": run.assets, "orchestration_s": run.orchestration})
         then(name)
-    return out
+    return {name: median_sample(runs, "wall_s") for name, runs in samples.items()}
+
+
+def median_sample(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The run with the median `key` (the lower middle one of an even count), and with more than one
+    run every run's `key` in the order measured (`samples_s`)."""
+    middle = sorted(runs, key=lambda r: r[key])[(len(runs) - 1) // 2]
+    return {**middle, "samples_s": [r[key] for r in runs]} if len(runs) > 1 else middle

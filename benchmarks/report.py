@@ -32,6 +32,10 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _samples(seconds: list[float] | None) -> str:
+    return ", ".join(f"{s:.2f}" for s in seconds) if seconds else ""
+
+
 def get_path(data: dict[str, Any], *keys: str) -> Any:
     for key in keys:
         if not isinstance(data, dict) or key not in data:
@@ -52,7 +56,8 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
             assets.append([r["embedder"], r["notes"], name, seconds, seconds / ing["wall_s"]])
         assets.append([r["embedder"], r["notes"], "(dagster orchestration)", ing["orchestration_s"], ing["orchestration_s"] / ing["wall_s"]])
         for name, inc in r.get("incremental", {}).items():
-            increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"], inc["cpu_s"], inc["cpu_fraction_of_full"]])
+            increments.append([r["embedder"], r["notes"], name, inc["wall_s"], inc["fraction_of_full"], inc["cpu_s"], inc["cpu_fraction_of_full"],
+                               _samples(inc.get("samples_s"))])
         for job, run in r.get("launched", {}).items():
             launches.append([r["embedder"], r["notes"], job, run["import_s"], run["job_s"], run["job_fraction_of_full"],
                              run["wall_s"], run["wall_fraction_of_full"]])
@@ -61,7 +66,8 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
               ["embedder", "notes", "chunks", "ingest s", "notes/s", "chunks/s", "peak RSS MiB", "raw encode s",
                "pipeline/raw", "plain-RAG s", "mnemo/plain", "CPU s", "CPU pipeline/raw", "CPU mnemo/plain"], rows),
         table("1. Time per asset (first ingest)", ["embedder", "notes", "asset / check", "s", "share"], assets),
-        table("3. Incremental re-runs", ["embedder", "notes", "change", "s", "of full", "CPU s", "CPU of full"], increments),
+        table("3. Incremental re-runs (with several samples: the median one)",
+              ["embedder", "notes", "change", "s", "of full", "CPU s", "CPU of full", "samples s"], increments),
         table("3, 5. One more changed note, each job launched in a fresh process (as the run launcher does)",
               ["embedder", "notes", "job", "import s", "job s", "job of full", "process s", "process of full"], launches),
     ]
@@ -98,12 +104,12 @@ def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
         full, again, idle = sleep.get("full_s"), sleep.get("after_change_s"), sleep.get("unchanged_s")
         rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), idle or "",
                      idle / full if full and idle else "", again or "", sleep.get("after_change_cpu_s", ""),
-                     again / full if full and again else ""])
+                     again / full if full and again else "", _samples(sleep.get("after_change_samples_s"))])
         for name, seconds in sleep.get("full_assets_s", {}).items():
             assets.append([r["embedder"], r["notes"], name, seconds, sleep.get("after_change_assets_s", {}).get(name, "")])
-    return [table("5. Sleep-mode consolidation (again with nothing changed, then after one changed note was ingested)",
+    return [table("5. Sleep-mode consolidation (again with nothing changed, then after each changed note was ingested: the median run)",
                   ["embedder", "notes", "status", "full s", "full CPU s", "unchanged s", "unchanged / full", "again s",
-                   "again CPU s", "again / full"], rows),
+                   "again CPU s", "again / full", "again samples s"], rows),
             table("5. Consolidation time per asset", ["embedder", "notes", "asset / check", "full s", "again s"], assets)]
 
 

@@ -43,11 +43,16 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     out["sleep"] = sleep_bench.first_run(runner)
     out["sleep"].update(sleep_bench.unchanged(runner))
 
-    def consolidate_after(change: str) -> None:  # sleep mode again, right after the one changed note
+    after_change: list[dict[str, Any]] = []
+
+    def consolidate_after(change: str) -> None:  # sleep mode again, right after each changed note
         if change == "one_changed":
-            out["sleep"].update(sleep_bench.after_change(runner))
+            after_change.append(sleep_bench.after_change(runner))
 
     out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"], consolidate_after)
+    if after_change:
+        median = measure.median_sample(after_change, "after_change_s")
+        out["sleep"].update({("after_change_samples_s" if k == "samples_s" else k): v for k, v in median.items()})
     out["launched"] = measure.launched_change(runner, work, vault.root, vault.paths, out["ingest"], out["sleep"].get("full_s"))
     return out
 

@@ -20,3 +20,12 @@ def test_whole_eager_call_runs_on_generated_chunks(tmp_path: Path) -> None:
     assert all(item.text == texts[item.id] and item.reasons for item in result.items)
     # the generated vectors are not embeddings of the texts: the row is found by its words
     assert row["id"] in {item.id for item in result.items if "lexical" in item.reasons}
+
+
+def test_the_median_sample_is_reported_with_every_sample() -> None:
+    from benchmarks.measure import median_sample
+
+    runs = [{"wall_s": 5.2, "tag": "a"}, {"wall_s": 4.8, "tag": "b"}, {"wall_s": 6.1, "tag": "c"}]
+    assert median_sample(runs, "wall_s") == {"wall_s": 5.2, "tag": "a", "samples_s": [5.2, 4.8, 6.1]}
+    assert median_sample(runs[:2], "wall_s")["tag"] == "b"  # the lower middle of an even count
+    assert median_sample(runs[:1], "wall_s") == runs[0]  # one run: as it is
