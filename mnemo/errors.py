@@ -30,6 +30,11 @@ class StoreLocked(MnemoError):
     """The graph database is held by another process."""
 
 
+class GraphIncomplete(StoreLocked):
+    """The graph database lacks tables: the write that created it was cut off before its schema was
+    complete. Readers degrade as while a writer holds it; the next writer completes it."""
+
+
 class LLMError(MnemoError):
     """The configured LLM endpoint failed or answered something unusable."""
 

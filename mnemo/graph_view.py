@@ -21,13 +21,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from mnemo.errors import StoreLocked
+from mnemo.errors import GraphIncomplete, StoreLocked
 from mnemo.recall_graph import RELATION_LIMIT, Hydration
 from mnemo.stores.files import file_stamp
 from mnemo.stores.graph import GraphStore, arrow_rows
 
 Stamp = tuple[tuple[Any, ...], ...]
 LOCKED = "the graph is locked by another process: answered from vectors and full-text search only"
+INCOMPLETE = "the graph is incomplete (the write that created it was cut off; the next ingest completes it): answered from vectors and full-text search only"
 KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
 
 # read whole, in the order hydration answers in (see mnemo.recall_graph)
@@ -160,8 +161,8 @@ def hydrate(graph: GraphStore, entities: list[str], hits: list[str], hops: int, 
         return None, Hydration()
     try:
         view = current_view(graph, wait_seconds)
-    except StoreLocked:
-        return LOCKED, Hydration()
+    except StoreLocked as exc:
+        return INCOMPLETE if isinstance(exc, GraphIncomplete) else LOCKED, Hydration()
     return None, view.hydrate(entities, hits, hops, as_of) if view else Hydration()
 
 

@@ -85,3 +85,33 @@ def test_changed_rows_in_any_column_order_are_written_together(tmp_path: Path) -
     stats = store.apply(_communities("second", sorted_keys=True))
     assert stats.updated["Community"] == 2
     assert _summaries(store) == ["second 0", "second 1"]
+
+
+def test_a_graph_cut_off_before_its_schema_was_complete_degrades_readers_until_the_next_write(tmp_path: Path) -> None:
+    """A first write killed between creating the database and creating its last table leaves a graph
+    without some tables: a reader gets `GraphIncomplete` (a `StoreLocked`, so recall degrades to
+    vectors and full-text) instead of a query error, and the next writer completes the schema."""
+    import pytest
+
+    from mnemo.errors import GraphIncomplete, StoreLocked
+    from mnemo.graph_view import INCOMPLETE, drop_views, hydrate
+
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    db = kuzu.Database(str(store.path))
+    conn = kuzu.Connection(db)
+    for table, columns in list(NODE_SCHEMAS.items())[:3]:  # cut off after three tables
+        cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
+        conn.execute(f"CREATE NODE TABLE {table}({cols}, PRIMARY KEY (id))")
+    conn.close()
+    db.close()
+
+    with pytest.raises(GraphIncomplete, match="lacks") as raised:
+        store.query("MATCH (n:Note) RETURN count(n) AS n", wait_seconds=0)
+    assert isinstance(raised.value, StoreLocked)
+    drop_views()
+    degraded, hydration = hydrate(store, ["person_a"], ["chunk_a"], 1, None, 0.0)
+    assert degraded == INCOMPLETE and not hydration.relations
+
+    with store.connect():  # a writer: the schema made complete
+        pass
+    assert store.query("MATCH (n:Note) RETURN count(n) AS n") == [{"n": 0}]

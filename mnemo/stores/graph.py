@@ -19,7 +19,7 @@ import kuzu
 import polars as pl
 
 from mnemo import faults
-from mnemo.errors import OntologyError, StoreLocked
+from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.locks import namespace_lock, writer
 from ontology import Ontology
@@ -244,16 +244,24 @@ class GraphStore:
         try:
             if not read_only:
                 self._ensure_schema(conn)
+            elif missing := sorted((set(NODE_SCHEMAS) | set(self.edge_tables)) - self._tables(conn)):
+                named = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+                raise GraphIncomplete(f"graph database {self.path} lacks {len(missing)} tables ({named}): "
+                                      "the write that created it was cut off; the next ingest completes it")
         except BaseException:
             conn.close()
             db.close()
             raise
         return db, conn
 
+    @staticmethod
+    def _tables(conn: kuzu.Connection) -> set[str]:
+        return {name for name, _ in _rows(conn, "CALL show_tables() RETURN name, type")}
+
     def _ensure_schema(self, conn: kuzu.Connection) -> None:
         """Create the tables the graph lacks, and the FROM/TO pairs a table made by an older version
         lacks; asks the catalog first (two or three queries where the DDL would be ~40 statements)."""
-        present = {name for name, _ in _rows(conn, "CALL show_tables() RETURN name, type")}
+        present = self._tables(conn)
         for table, columns in NODE_SCHEMAS.items():
             if table not in present:
                 cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
