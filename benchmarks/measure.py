@@ -217,8 +217,8 @@ def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[
     return {name: median_sample(runs, "wall_s") for name, runs in samples.items()}
 
 
-def median_sample(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
+def median_sample(runs: list[dict[str, Any]], key: str, samples: str = "samples_s") -> dict[str, Any]:
     """The run with the median `key` (the lower middle one of an even count), and with more than one
-    run every run's `key` in the order measured (`samples_s`)."""
+    run every run's `key` in the order measured (under `samples`)."""
     middle = sorted(runs, key=lambda r: r[key])[(len(runs) - 1) // 2]
-    return {**middle, "samples_s": [r[key] for r in runs]} if len(runs) > 1 else middle
+    return {**middle, samples: [r[key] for r in runs]} if len(runs) > 1 else middle

@@ -51,8 +51,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
 
     out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"], consolidate_after)
     if after_change:
-        median = measure.median_sample(after_change, "after_change_s")
-        out["sleep"].update({("after_change_samples_s" if k == "samples_s" else k): v for k, v in median.items()})
+        out["sleep"].update(measure.median_sample(after_change, "after_change_s", "after_change_samples_s"))
     out["launched"] = measure.launched_change(runner, work, vault.root, vault.paths, out["ingest"], out["sleep"].get("full_s"))
     return out
 

@@ -20,8 +20,9 @@ def collections_paused() -> Iterator[None]:
 
 
 def keep_out_of_collections() -> None:
-    """Leave every object alive now out of later cyclic collections (`gc.freeze`). Called once a
-    namespace's tables are parsed into this process's caches: they live as long as the process,
-    and every full collection would otherwise walk them again (0.3-0.7 s each at 10k notes).
-    Frozen objects are still freed when nothing refers to them any more."""
+    """Leave every object alive now out of later cyclic collections (`gc.freeze`). Called once
+    objects exist that live as long as the process (a namespace's tables parsed into this
+    process's caches, the facts an extraction keeps, imported libraries, a loaded model): every
+    full collection would otherwise walk them again (0.3-0.7 s each at 10k notes). Frozen
+    objects are still freed when nothing refers to them any more."""
     gc.freeze()
