@@ -7,6 +7,7 @@ every node and edge carries a content hash `h`, so a re-run with unchanged facts
 nothing, and a half-done run is repaired by the next one.
 """
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -208,7 +209,7 @@ class GraphStore:
             raise FileNotFoundError(f"graph database {self.path} does not exist yet (run the ingest job first)")
         held = _sessions().get(self.path)
         if held is None:
-            with self._opened(read_only, wait_seconds) as conn:
+            with self._opened(read_only, wait_seconds) as conn, self._complete(read_only):
                 yield conn
             return
         if held.conn is None or (held.read_only and not read_only):
@@ -216,7 +217,22 @@ class GraphStore:
             held.close()
             held.db, held.conn = self._open_connected(read_only, wait_seconds)
             held.read_only = read_only
-        yield held.conn
+        with self._complete(read_only):
+            yield held.conn
+
+    @contextmanager
+    def _complete(self, read_only: bool) -> Iterator[None]:
+        """A read of one of mnemo's tables that the graph lacks (only a writer completes the schema:
+        the write that created the database was cut off, or an older version made it) raises
+        `GraphIncomplete`."""
+        try:
+            yield
+        except RuntimeError as exc:
+            missing = _MISSING_TABLE.search(str(exc))
+            if not read_only or missing is None or missing.group(1) not in {*NODE_SCHEMAS, *self.edge_tables}:
+                raise  # a writer's error, or a table mnemo never makes: not an incomplete graph
+            raise GraphIncomplete(f"graph database {self.path} has no table {missing.group(1)} yet (the write that "
+                                  "created it was cut off, or an older version made it); the next ingest completes it") from exc
 
     @contextmanager
     def _opened(self, read_only: bool, wait_seconds: float) -> Iterator[kuzu.Connection]:
@@ -244,24 +260,16 @@ class GraphStore:
         try:
             if not read_only:
                 self._ensure_schema(conn)
-            elif missing := sorted((set(NODE_SCHEMAS) | set(self.edge_tables)) - self._tables(conn)):
-                named = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
-                raise GraphIncomplete(f"graph database {self.path} lacks {len(missing)} tables ({named}): "
-                                      "the write that created it was cut off; the next ingest completes it")
         except BaseException:
             conn.close()
             db.close()
             raise
         return db, conn
 
-    @staticmethod
-    def _tables(conn: kuzu.Connection) -> set[str]:
-        return {name for name, _ in _rows(conn, "CALL show_tables() RETURN name, type")}
-
     def _ensure_schema(self, conn: kuzu.Connection) -> None:
         """Create the tables the graph lacks, and the FROM/TO pairs a table made by an older version
         lacks; asks the catalog first (two or three queries where the DDL would be ~40 statements)."""
-        present = self._tables(conn)
+        present = {name for name, _ in _rows(conn, "CALL show_tables() RETURN name, type")}
         for table, columns in NODE_SCHEMAS.items():
             if table not in present:
                 cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
@@ -389,6 +397,9 @@ class GraphStore:
         """Run several read-only queries in one opening of the database (opening costs more than a query)."""
         with self.connect(read_only=True, wait_seconds=wait_seconds) as conn:
             return [_dicts(conn.execute(cypher, params or {})) for cypher in cyphers]
+
+
+_MISSING_TABLE = re.compile(r"Binder exception: Table (\w+) does not exist")
 
 
 def _dicts(result: Any) -> list[dict[str, Any]]:
