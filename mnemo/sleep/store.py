@@ -91,14 +91,11 @@ class Overlay:
         self.linked: set[tuple[str, str, str]] = set()  # edge keys whose every row was made by `link`
         self._old_nodes = previous.nodes if previous else {}
         self._previous_edges = previous.edges if previous else {}
-        self._old_ends: dict[tuple[str, str, str], dict[str, Any]] | None = None
 
-    @property
+    @functools.cached_property
     def _old_edges(self) -> dict[tuple[str, str, str], dict[str, Any]]:
         """The previous run's edge rows by (table, src, dst), indexed when first needed."""
-        if self._old_ends is None:
-            self._old_ends = {(k[0], r["src"], r["dst"]): r for k, rows in self._previous_edges.items() for r in rows.values()}
-        return self._old_ends
+        return {(k[0], r["src"], r["dst"]): r for k, rows in self._previous_edges.items() for r in rows.values()}
 
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = {k: v for k, v in row.items() if k != "h"}
