@@ -177,6 +177,7 @@ def build_communities(
     entries = [(0, g, cid, parent_of.get(i)) for i, (g, cid) in enumerate(zip(level0, ids0))]
     entries += [(1, g, cid, None) for g, cid in zip(level1, ids1)]
     parts_of: dict[str, list[str]] = {}
+    links: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)  # edge key -> ends
     author = writer.model if writer else EXTRACTIVE
     for level, members, cid, parent in entries:
         central = _central(view, members)
@@ -194,17 +195,19 @@ def build_communities(
                    "member_count": len(members), "sources": cited, "digest": content_hash(digest, wrote)}
             made += 1
         overlay.add_node("Community", row)
-        _link(overlay, row, members, parent)
+        _link(links, row, members, parent)
+    for key, ends in links.items():
+        overlay.link_all(*key, ends)
     levels = (1 if level0 else 0) + (1 if level1 else 0)
     return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused)
 
 
-def _link(overlay: Overlay, row: dict[str, object], members: frozenset[str], parent: str | None) -> None:
+def _link(links: dict[tuple[str, str, str], list[tuple[str, str]]], row: dict[str, object], members: frozenset[str],
+          parent: str | None) -> None:
+    """The community's edges, added to `links` (linked in one pass per edge table at the end)."""
     cid = str(row["id"])
     if row["level"] == 0:
-        for eid in sorted(members):
-            overlay.link("IN_COMMUNITY", "Entity", "Community", eid, cid)
+        links[("IN_COMMUNITY", "Entity", "Community")].extend((eid, cid) for eid in sorted(members))
     if parent:
-        overlay.link("SUBCOMMUNITY_OF", "Community", "Community", cid, parent)
-    for chunk_id in row["sources"]:  # type: ignore[union-attr]
-        overlay.link("CITES", "Community", "Chunk", cid, chunk_id)
+        links[("SUBCOMMUNITY_OF", "Community", "Community")].append((cid, parent))
+    links[("CITES", "Community", "Chunk")].extend((cid, chunk_id) for chunk_id in row["sources"])  # type: ignore[union-attr]

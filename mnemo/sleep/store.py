@@ -91,11 +91,14 @@ class Overlay:
         self.linked: set[tuple[str, str, str]] = set()  # edge keys whose every row was made by `link`
         self._old_nodes = previous.nodes if previous else {}
         self._previous_edges = previous.edges if previous else {}
+        self._old_ends: dict[tuple[str, str, str], dict[tuple[str, str], dict[str, Any]]] = {}
 
-    @functools.cached_property
-    def _old_edges(self) -> dict[tuple[str, str, str], dict[str, Any]]:
-        """The previous run's edge rows by (table, src, dst), indexed when first needed."""
-        return {(k[0], r["src"], r["dst"]): r for k, rows in self._previous_edges.items() for r in rows.values()}
+    def _old_edges(self, key: tuple[str, str, str]) -> dict[tuple[str, str], dict[str, Any]]:
+        """The previous run's rows of one edge key by (src, dst), indexed when first needed."""
+        index = self._old_ends.get(key)
+        if index is None:
+            index = self._old_ends[key] = {(r["src"], r["dst"]): r for r in self._previous_edges.get(key, {}).values()}
+        return index
 
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = {k: v for k, v in row.items() if k != "h"}
@@ -121,16 +124,16 @@ class Overlay:
         if not ends:
             return
         key = (table, from_table, to_table)
+        old = self._old_edges(key)
         if key not in self.edges:
             self.linked.add(key)
-            kept = self._previous_edges.get(key)
-            if kept and len(kept) <= len(ends) and {(r["src"], r["dst"]) for r in kept.values()} == set(ends):
-                self.edges[key] = dict(kept)  # last run's ends exactly: its rows, without a lookup per end
+            kept = self._previous_edges.get(key, {})
+            if old and len(old) == len(kept) <= len(ends) and old.keys() == set(ends):
+                self.edges[key] = dict(kept)  # last run's ends exactly, one row each: its rows, no lookup per end
                 return
-        old = self._old_edges
         rows = self.edges.setdefault(key, {})
         for src, dst in ends:
-            row = old.get((table, src, dst)) or edge(table, src, dst, "", extractor="sleep")
+            row = old.get((src, dst)) or edge(table, src, dst, "", extractor="sleep")
             rows[row["id"]] = row
 
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
