@@ -218,10 +218,12 @@ SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "
                       "Day": ("id", "h"), "Episode": ("id", "h")}
 
 
-# edge tables the sleep steps read only for their ends (the largest two, and those only dedup's
-# degree count and merges touch): kept as columns (`ColumnRows`)
+# edge tables the sleep steps read only for their ends (the largest two, those that place notes
+# and turns on days and pages on entities, and those only dedup's degree count and merges touch):
+# kept as columns (`ColumnRows`); none joins Entity to Entity (a merge may drop such a row)
 SLEEP_COLUMNAR = frozenset({("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk"), ("SAID_BY", "Chunk", "Entity"),
-                            ("SPOKE_IN", "Entity", "Episode"), ("ALIAS_OF", "Alias", "Entity")})
+                            ("SPOKE_IN", "Entity", "Episode"), ("ALIAS_OF", "Alias", "Entity"), ("ON_DAY", "Note", "Day"),
+                            ("ON_DAY", "Episode", "Day"), ("IN_EPISODE", "Chunk", "Episode"), ("PAGE_OF", "Note", "Entity")})
 
 
 def sleep_facts(files: NamespaceFiles) -> GraphFacts:

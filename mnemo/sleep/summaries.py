@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.documents import content_hash
+from mnemo.extract.facts import edge_columns
 from mnemo.sleep.store import Overlay, SleepFiles
 from mnemo.sleep.text import Sentence, sentences, summarize
 from mnemo.sleep.view import FactsView
@@ -33,16 +34,15 @@ class SummaryStats:
 
 def day_chunks(view: FactsView) -> dict[str, list[str]]:
     """Day (YYYY-MM-DD) -> chunk ids of the notes placed on that day and of the episode turns said on it."""
+    edges, chunks = view.facts.edges, view.chunks
     episodes: dict[str, list[str]] = defaultdict(list)
-    for row in view.facts.edges.get(("IN_EPISODE", "Chunk", "Episode"), {}).values():
-        episodes[row["dst"]].append(row["src"])
+    for chunk, episode in zip(*edge_columns(edges.get(("IN_EPISODE", "Chunk", "Episode"), {}), "src", "dst")):
+        episodes[episode].append(chunk)
     found: dict[str, list[str]] = defaultdict(list)
-    for row in view.facts.edges.get(("ON_DAY", "Note", "Day"), {}).values():
-        found[row["dst"]].extend(view.note_chunks.get(row["src"], []))
-    for row in view.facts.edges.get(("ON_DAY", "Episode", "Day"), {}).values():
-        day = row["dst"]
-        found[day].extend(c for c in episodes.get(row["src"], [])
-                          if c in view.chunks and (view.chunks[c]["timestamp"] or day).startswith(day))
+    for note, day in zip(*edge_columns(edges.get(("ON_DAY", "Note", "Day"), {}), "src", "dst")):
+        found[day].extend(view.note_chunks.get(note, []))
+    for episode, day in zip(*edge_columns(edges.get(("ON_DAY", "Episode", "Day"), {}), "src", "dst")):
+        found[day].extend(c for c in episodes.get(episode, []) if c in chunks and (chunks[c]["timestamp"] or day).startswith(day))
     return {day: sorted(set(ids)) for day, ids in found.items() if ids}
 
 

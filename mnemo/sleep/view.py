@@ -49,8 +49,9 @@ class FactsView:
             for note, chunk in zip(*edge_columns(rows, "src", "dst")):
                 note_chunks[note].append(chunk)
         elif table == "PAGE_OF":
-            for row in rows.values():
-                self.pages[row["dst"]].add(row["src"])
+            pages = self.pages
+            for note, entity in zip(*edge_columns(rows, "src", "dst")):
+                pages[entity].add(note)
 
     def entity_chunks(self, eid: str) -> list[str]:
         """Chunks that mention the entity, then the chunks of its own page(s)."""
