@@ -116,3 +116,5 @@ def test_rows_read_from_lancedb_hold_their_vectors_as_arrays_with_the_same_value
 
     holed = pa.table({"id": ["a", "b"], "vector": pa.array([[1.0, 2.0], None], type=pa.list_(pa.float32(), 2))})
     assert arrow_rows(holed) == holed.to_pylist()  # no array rows to make where one is missing
+    ragged = pa.table({"id": ["a", "b"], "vector": pa.array([[1.0, 2.0], [3.0]], type=pa.list_(pa.float32()))})
+    assert arrow_rows(ragged) == ragged.to_pylist()  # nor from a column of lists of any length
