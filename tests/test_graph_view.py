@@ -137,7 +137,10 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     found = held.nearest(vector, 10, TimeWindow())
     cosine = held.vectors[[held.offset[i] for i in found]] @ vector / (held.norms[[held.offset[i] for i in found]] * np.linalg.norm(vector))
     assert np.allclose(cosine, [1.0 - r["_distance"] for r in exact], atol=1e-6)  # the same ranks, up to ties
-    assert held.full_rows(found[:3])[0] == {k: v for k, v in exact[[r["id"] for r in exact].index(found[0])].items() if k in held.data.column_names}
+    row, want = held.full_rows(found[:3])[0], exact[[r["id"] for r in exact].index(found[0])]
+    assert set(row) == set(held.data.column_names) and {k: v for k, v in row.items() if k != "vector"} == {
+        k: v for k, v in want.items() if k in held.data.column_names and k != "vector"}
+    assert row["vector"].dtype == np.float32 and row["vector"].tolist() == np.asarray(want["vector"], dtype=np.float32).tolist()
     window = TimeWindow(since="2026-10-01")
     assert all(held.timestamps[held.offset[i]] >= "2026-10-01" for i in held.nearest(vector, 10, window))
     assert held.nearest(vector, 10, TimeWindow(since="9999")) == [] and held.full_rows([]) == []
