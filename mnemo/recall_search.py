@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from mnemo.documents import normalize_name
-from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, tune_search
+from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, tune_search, vector_matrix
 
 ROW_COLUMNS = ["vector", "id", "doc_id", "position", "path", "title", "heading", "kind", "text", "timestamp", "prev_id", "next_id", "metadata"]
 _WORD = re.compile(r"[\w']+", re.UNICODE)
@@ -45,23 +46,19 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow) -> list[dict
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)
-    return arrow_rows(search.to_arrow())
+    return vector_rows(search.to_arrow())
 
 
-def arrow_rows(data: Any) -> list[dict[str, Any]]:
+def vector_rows(data: Any) -> list[dict[str, Any]]:
     """The rows of an Arrow table as dicts, with `vector` (a fixed-size list column) as a NumPy row
     instead of a list of Python floats: scoring needs arrays, and making 384 floats a row only to
     turn them back cost eager recall ~10 ms at p95 on a 10k store."""
-    import pyarrow as pa
-
     if "vector" not in data.column_names or data.num_rows == 0 or data["vector"].null_count \
             or not pa.types.is_fixed_size_list(data["vector"].type):
         return data.to_pylist()
-    column = data["vector"].combine_chunks()
-    vectors = column.flatten().to_numpy(zero_copy_only=False).reshape(len(column), -1)
     first = data.column_names[0] == "vector"
     rows = data.drop_columns(["vector"]).to_pylist()
-    return [{"vector": v, **r} if first else {**r, "vector": v} for r, v in zip(rows, vectors)]
+    return [{"vector": v, **r} if first else {**r, "vector": v} for r, v in zip(rows, vector_matrix(data["vector"]))]
 
 
 class HeldChunks:
@@ -75,9 +72,7 @@ class HeldChunks:
         self.data = data.combine_chunks()
         self.ids = data["id"].to_pylist()
         self.offset = {row_id: n for n, row_id in enumerate(self.ids)}
-        column = self.data["vector"]
-        vectors = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()  # no copy of the buffer
-        self.vectors = vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
+        self.vectors = vector_matrix(self.data["vector"])
         norms = np.linalg.norm(self.vectors, axis=1)
         self.norms = np.where(norms > 0, norms, 1.0)
         self.prev = data["prev_id"].to_pylist()
@@ -98,7 +93,7 @@ class HeldChunks:
     def full_rows(self, ids: list[str]) -> list[dict[str, Any]]:
         """The whole rows (ROW_COLUMNS) of the given ids, in the order given (missing ids are absent)."""
         found = [self.offset[i] for i in ids if i in self.offset]
-        return arrow_rows(self.data.take(found)) if found else []
+        return vector_rows(self.data.take(found)) if found else []
 
     def nearest(self, vector: np.ndarray, limit: int, window: TimeWindow) -> list[str]:
         """Ids of the `limit` rows nearest the vector by cosine, inside the window (exact search)."""
@@ -124,7 +119,7 @@ def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow, hel
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)
-    return arrow_rows(search.to_arrow())
+    return vector_rows(search.to_arrow())
 
 
 def rows_by_id(table: Any, ids: list[str], columns: list[str] = ROW_COLUMNS) -> dict[str, dict[str, Any]]:
@@ -132,7 +127,7 @@ def rows_by_id(table: Any, ids: list[str], columns: list[str] = ROW_COLUMNS) -> 
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
         part = ids[start:start + 500]
-        rows = arrow_rows(table.search().where(id_filter(part)).select(columns).limit(None).to_arrow())
+        rows = vector_rows(table.search().where(id_filter(part)).select(columns).limit(None).to_arrow())
         found.update({r["id"]: r for r in rows})
     return found
 

@@ -94,16 +94,16 @@ def test_rows_around_walks_prev_and_next_links_without_returning_the_hits(tmp_pa
 
 
 def test_rows_read_from_lancedb_hold_their_vectors_as_arrays_with_the_same_values(tmp_path: Path) -> None:
-    """`arrow_rows` gives what LanceDB's `to_list` gives, but each vector as a float32 array (what
+    """`vector_rows` gives what LanceDB's `to_list` gives, but each vector as a float32 array (what
     scoring needs); a table with a missing vector is read as `to_list` reads it."""
-    from mnemo.recall_search import arrow_rows, rows_by_id
+    from mnemo.recall_search import vector_rows, rows_by_id
 
     rng = np.random.default_rng(3)
     data = [{"id": f"c{i}", "vector": rng.standard_normal(8).astype(np.float32).tolist(), "text": f"chunk {i}",
              "prev_id": f"c{i - 1}" if i else ""} for i in range(5)]
     table = lancedb.connect(tmp_path).create_table("chunks", data=data)
     query = table.search().select(["vector", "id", "text", "prev_id"]).limit(None)
-    listed, arrayed = query.to_list(), arrow_rows(query.to_arrow())
+    listed, arrayed = query.to_list(), vector_rows(query.to_arrow())
     assert [list(r) for r in arrayed] == [list(r) for r in listed]  # the same keys, in the same order
     for plain, fast in zip(listed, arrayed):
         assert isinstance(fast["vector"], np.ndarray) and fast["vector"].dtype == np.float32
@@ -111,10 +111,10 @@ def test_rows_read_from_lancedb_hold_their_vectors_as_arrays_with_the_same_value
         assert {k: v for k, v in fast.items() if k != "vector"} == {k: v for k, v in plain.items() if k != "vector"}
     assert sorted(rows_by_id(table, ["c3", "c1", "nope"], ["id", "vector"])) == ["c1", "c3"]
     assert rows_by_id(table, ["c3"], ["id", "vector"])["c3"]["vector"].tolist() == arrayed[3]["vector"].tolist()
-    assert arrow_rows(query.to_arrow().slice(0, 0)) == []
+    assert vector_rows(query.to_arrow().slice(0, 0)) == []
     import pyarrow as pa
 
     holed = pa.table({"id": ["a", "b"], "vector": pa.array([[1.0, 2.0], None], type=pa.list_(pa.float32(), 2))})
-    assert arrow_rows(holed) == holed.to_pylist()  # no array rows to make where one is missing
+    assert vector_rows(holed) == holed.to_pylist()  # no array rows to make where one is missing
     ragged = pa.table({"id": ["a", "b"], "vector": pa.array([[1.0, 2.0], [3.0]], type=pa.list_(pa.float32()))})
-    assert arrow_rows(ragged) == ragged.to_pylist()  # nor from a column of lists of any length
+    assert vector_rows(ragged) == ragged.to_pylist()  # nor from a column of lists of any length

@@ -101,6 +101,13 @@ def refresh_vector_index(table: Any, settings: VectorIndexConfig) -> str:
     return "current"
 
 
+def vector_matrix(column: Any) -> np.ndarray:
+    """A fixed-size list column (Arrow) as one 2-D NumPy array, a row per list (a column of one
+    chunk is not copied)."""
+    vectors = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    return vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
+
+
 class VectorStore:
     """LanceDB tables of one namespace, in its own directory."""
 
