@@ -66,3 +66,21 @@ def test_a_safetensors_file_of_an_unknown_dtype_is_named(tmp_path) -> None:  # n
     path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(4))
     with pytest.raises(ValueError, match="model.safetensors: tensor w has dtype BF16"):
         read_safetensors(path)
+
+
+def test_one_blas_thread_also_limits_a_blas_library_imported_after_its_first_use() -> None:
+    """scipy ships its own OpenBLAS: imported after recall first limited numpy's, it is limited too."""
+    pytest.importorskip("scipy.linalg")
+    code = (
+        "from threadpoolctl import threadpool_info\n"
+        "from mnemo.stores.minilm import one_blas_thread\n"
+        "blas = lambda: sorted((l['filepath'], l['num_threads']) for l in threadpool_info() if l['user_api'] == 'blas')\n"
+        "with one_blas_thread():\n"
+        "    before = blas()\n"
+        "import scipy.linalg\n"
+        "with one_blas_thread():\n"
+        "    after = blas()\n"
+        "print(len(before), len(after), sorted({n for _, n in after}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "2", "[1]"], out.stdout + out.stderr

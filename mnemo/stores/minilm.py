@@ -8,9 +8,9 @@ exact GELU, LayerNorm eps 1e-12) read from the package's own `model.safetensors`
 on torch, which is faster per text; the two agree to 1e-6 (tests/test_minilm.py).
 """
 
-import functools
 import json
 import struct
+import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -72,11 +72,22 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarr
     return centered / np.sqrt(var + np.float32(EPS)) * weight + bias
 
 
-@functools.cache
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
+_CONTROLLER: tuple[int, Any] | None = None  # (modules imported when it was made, the controller)
 
-    return ThreadpoolController()
+
+def _blas() -> Any:
+    """threadpoolctl's controller of the BLAS libraries loaded in the process. Making one scans
+    every loaded library (1.3 ms); it is kept until a module is imported, since an import may
+    load another BLAS (scipy ships its own OpenBLAS), which a kept controller would not limit."""
+    global _CONTROLLER
+    imported = len(sys.modules)
+    if _CONTROLLER is None or _CONTROLLER[0] != imported:
+        from threadpoolctl import ThreadpoolController
+
+        controller = ThreadpoolController()
+        _CONTROLLER = (len(sys.modules), controller)  # the first use imports threadpoolctl itself
+        return controller
+    return _CONTROLLER[1]
 
 
 def one_blas_thread() -> AbstractContextManager[Any]:
