@@ -80,13 +80,11 @@ def _blas() -> Any:
     every loaded library (1.3 ms); it is kept until a module is imported, since an import may
     load another BLAS (scipy ships its own OpenBLAS), which a kept controller would not limit."""
     global _CONTROLLER
-    imported = len(sys.modules)
-    if _CONTROLLER is None or _CONTROLLER[0] != imported:
+    if _CONTROLLER is None or _CONTROLLER[0] != len(sys.modules):
         from threadpoolctl import ThreadpoolController
 
         controller = ThreadpoolController()
-        _CONTROLLER = (len(sys.modules), controller)  # the first use imports threadpoolctl itself
-        return controller
+        _CONTROLLER = (len(sys.modules), controller)  # counted after it: the first use imports threadpoolctl
     return _CONTROLLER[1]
 
 
