@@ -174,16 +174,23 @@ def launched(work: Path, config: Path, job: str) -> dict[str, Any]:
 def launched_change(runner: IngestRunner, work: Path, vault: Path, paths: list[str], full: dict[str, Any],
                     sleep_full_s: float | None) -> dict[str, Any]:
     """One more changed note, ingested by a run launched in a fresh process, then (with sleep
-    mode) a launched consolidation; each as a fraction of the full ingest / consolidation."""
-    _edit(vault / paths[len(paths) // 2 + 1], "\n\nAnother thought about the garden, in a launched run.\n")
-    out = {"ingest": launched(work, runner.config_path, "ingest_job")}
-    out["ingest"]["job_fraction_of_full"] = out["ingest"]["job_s"] / full["wall_s"]
-    out["ingest"]["wall_fraction_of_full"] = out["ingest"]["wall_s"] / full["wall_s"]
-    if sleep_full_s:
-        out["sleep"] = launched(work, runner.config_path, "sleep_mode_job")
-        out["sleep"]["job_fraction_of_full"] = out["sleep"]["job_s"] / sleep_full_s
-        out["sleep"]["wall_fraction_of_full"] = out["sleep"]["wall_s"] / sleep_full_s
-    return out
+    mode) a launched consolidation; each as a fraction of the full ingest / consolidation.
+    `CHANGED_SAMPLES` times, a different note each time (one launch moves with the machine's file
+    caches by a factor of two): the median run of each job, with every sample's job seconds."""
+    middle = len(paths) // 2
+    notes = [middle + 1, *(middle + 1 + CHANGED_SAMPLES + k for k in range(CHANGED_SAMPLES - 1))]  # none `incremental` changes
+    runs: dict[str, list[dict[str, Any]]] = {"ingest": [], "sleep": []}
+    for i in notes:
+        _edit(vault / paths[i], "\n\nAnother thought about the garden, in a launched run.\n")
+        runs["ingest"].append(_launched_share(work, runner.config_path, "ingest_job", full["wall_s"]))
+        if sleep_full_s:
+            runs["sleep"].append(_launched_share(work, runner.config_path, "sleep_mode_job", sleep_full_s))
+    return {job: median_sample(samples, "job_s") for job, samples in runs.items() if samples}
+
+
+def _launched_share(work: Path, config: Path, job: str, full_s: float) -> dict[str, Any]:
+    run = launched(work, config, job)
+    return {**run, "job_fraction_of_full": run["job_s"] / full_s, "wall_fraction_of_full": run["wall_s"] / full_s}
 
 
 def _edit(path: Path, text: str) -> None:

@@ -29,3 +29,35 @@ def test_the_median_sample_is_reported_with_every_sample() -> None:
     assert median_sample(runs, "wall_s") == {"wall_s": 5.2, "tag": "a", "samples_s": [5.2, 4.8, 6.1]}
     assert median_sample(runs[:2], "wall_s")["tag"] == "b"  # the lower middle of an even count
     assert median_sample(runs[:1], "wall_s") == runs[0]  # one run: as it is
+
+
+def test_launched_changes_are_sampled_on_notes_the_in_process_reruns_leave_alone(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Each sample edits another note, none of those `incremental` changes; the median launch of
+    each job is reported with every sample's job seconds and its share of the full run."""
+    from benchmarks import measure
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    paths = [f"note {i}.md" for i in range(20)]
+    for name in paths:
+        (vault / name).write_text("# A note\n", encoding="utf-8")
+    job_seconds = iter([9.0, 3.0, 6.0, 2.0, 7.0, 1.0])  # ingest, sleep, ingest, sleep, ingest, sleep
+    launches = []
+
+    def fake_launch(work: Path, config: Path, job: str) -> dict[str, float]:
+        launches.append((job, sorted(p.name for p in vault.iterdir() if "launched run" in p.read_text(encoding="utf-8"))))
+        return {"import_s": 1.0, "job_s": next(job_seconds), "wall_s": 12.0}
+
+    monkeypatch.setattr(measure, "launched", fake_launch)
+    runner = type("Runner", (), {"config_path": tmp_path / "mnemo.yaml"})()
+    out = measure.launched_change(runner, tmp_path, vault, paths, {"wall_s": 300.0}, sleep_full_s=20.0)
+    edited = launches[-1][1]
+    assert [job for job, _ in launches] == ["ingest_job", "sleep_mode_job"] * 3
+    assert len(edited) == 3 and len({len(names) for _, names in launches[::2]}) == 3  # a new note before each ingest
+    middle = len(paths) // 2
+    in_process = {paths[middle], *(paths[middle + 2 + k] for k in range(measure.CHANGED_SAMPLES - 1))}
+    assert not in_process & set(edited)
+    assert out["ingest"]["job_s"] == 7.0 and out["ingest"]["samples_s"] == [9.0, 6.0, 7.0]
+    assert out["ingest"]["job_fraction_of_full"] == 7.0 / 300.0 and out["ingest"]["wall_fraction_of_full"] == 12.0 / 300.0
+    assert out["sleep"]["job_s"] == 2.0 and out["sleep"]["samples_s"] == [3.0, 2.0, 1.0]
+    assert out["sleep"]["job_fraction_of_full"] == 2.0 / 20.0
