@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,18 @@ from resources import default_resources
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def interruptible() -> None:
+    """A test process started with SIGINT ignored (a shell's background job) handles it as Python
+    does by default. Dagster gives SIGTERM SIGINT's handler around an in-process run and leaves it
+    so: with SIGINT ignored, SIGTERM ends up ignored too, the `tail -F` processes its compute-log
+    capture starts afterwards inherit that, and they outlive the tests (it stops them with SIGTERM)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+interruptible()
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_VAULT = REPO / "examples" / "vault"

@@ -13,6 +13,9 @@ configuration.
 """
 
 import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -104,3 +107,29 @@ def test_a_second_graph_writer_waits_for_the_first_then_succeeds(tmp_path: Path,
 def _ingest_run(instance: dg.DagsterInstance) -> str | None:
     runs = [r for r in instance.get_runs() if r.job_name == "ingest_job"]
     return runs[0].run_id if runs else None
+
+
+def test_a_child_started_after_an_in_process_run_stops_on_sigterm_in_a_background_job() -> None:
+    """A process started with SIGINT ignored (a shell's background job) runs a Dagster job in
+    process, as the tests do, then starts a child: the child still stops on SIGTERM (Dagster's
+    compute-log tails are stopped that way; with SIGTERM ignored they outlived the test run)."""
+    code = (
+        "import subprocess, sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "import conftest  # the test session's setup\n"
+        "import dagster as dg\n"
+        "@dg.asset\n"
+        "def nothing() -> None: ...\n"
+        "assert dg.materialize([nothing]).success\n"
+        "child = subprocess.Popen(['sleep', '60'])\n"
+        "child.terminate()\n"
+        "try:\n"
+        "    print(child.wait(10))\n"
+        "except subprocess.TimeoutExpired:\n"
+        "    child.kill()\n"
+        "    print('SIGTERM ignored')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == str(-signal.SIGTERM), done.stdout
