@@ -14,7 +14,7 @@ from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vectors import VectorStore
+from mnemo.stores.vectors import VectorStore, vectors_by_id
 
 _ORIGIN_RANK = {"note": 0, "llm": 1, "link": 2}
 
@@ -58,8 +58,7 @@ def entity_vectors(store: VectorStore | None) -> dict[str, np.ndarray]:
     table = store.table("entities") if store is not None else None
     if table is None:
         return {}
-    rows = table.search().select(["id", "vector"]).limit(None).to_arrow().to_pylist()
-    return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+    return vectors_by_id(table.search().select(["id", "vector"]).limit(None).to_arrow())
 
 
 def _canonical_first(pair: PairScore, facts: GraphFacts, degree: dict[str, int]) -> tuple[str, str]:

@@ -108,6 +108,11 @@ def vector_matrix(column: Any) -> np.ndarray:
     return vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
 
 
+def vectors_by_id(data: Any) -> dict[str, np.ndarray]:
+    """Id -> vector of an Arrow table with `id` and a fixed-size `vector` column (rows of one matrix)."""
+    return dict(zip(data["id"].to_pylist(), vector_matrix(data["vector"]).astype(np.float32, copy=False))) if data.num_rows else {}
+
+
 class VectorStore:
     """LanceDB tables of one namespace, in its own directory."""
 
@@ -234,8 +239,7 @@ def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
     found: dict[str, np.ndarray] = {}
     for start in range(0, len(ids), 1000):
         part = ids[start:start + 1000]
-        rows = table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow().to_pylist()
-        found.update({r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows})
+        found.update(vectors_by_id(table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow()))
     return found
 
 
