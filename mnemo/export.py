@@ -33,7 +33,7 @@ from mnemo.extract.facts import GraphFacts
 from mnemo.locks import namespace_lock
 from mnemo.stores.files import NamespaceFiles, write_parquet
 from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
 from ontology import Ontology
 
 FORMAT = "mnemo-export"
@@ -147,9 +147,7 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
 
 
 def _load_vectors(folder: Path, store: VectorStore) -> None:
-    import lancedb
-
-    db = lancedb.connect(str(store.path))
+    db = import_lancedb().connect(str(store.path))
     for path in sorted((folder / "vectors").glob("*.parquet")):
         table = db.create_table(path.stem, data=pq.read_table(path), mode="overwrite")
         if TEXT_COLUMN in table.schema.names:

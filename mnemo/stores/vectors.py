@@ -20,6 +20,7 @@ from mnemo import faults
 from mnemo.bulk import keep_out_of_collections
 from mnemo.config import VectorIndexConfig
 from mnemo.documents import content_hash
+from mnemo.imports import defer_package_init
 from mnemo.locks import writer
 from mnemo.stores.embedders import Embedder
 
@@ -101,6 +102,24 @@ def refresh_vector_index(table: Any, settings: VectorIndexConfig) -> str:
     return "current"
 
 
+def import_lancedb() -> Any:
+    """The `lancedb` module, imported by the runs that use vectors, not by every run. LanceDB
+    imports the models of the Lance namespace REST client, whose package `__init__` also loads
+    every API module of it (0.6 s of a 1.1-1.4 s import; LanceDB's local tables use none): that
+    `__init__` is put off until a name of it is used (`defer_package_init`)."""
+    first = "lancedb" not in sys.modules
+    if first:
+        defer_package_init("lance_namespace_urllib3_client")
+    import lancedb
+
+    if first:
+        keep_out_of_collections()  # the library lives as long as the process: full collections skip it
+    # index statistics without the IVF centroids (only row counts are read here); unset,
+    # LanceDB warns on every statistics call that the default is about to change
+    os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
+    return lancedb
+
+
 def vector_matrix(column: Any) -> np.ndarray:
     """A fixed-size list column (Arrow) as one 2-D NumPy array, a row per list (a column of one
     chunk is not copied)."""
@@ -127,17 +146,7 @@ class VectorStore:
         connection per call re-read the ANN index each query: 570 ms at 1M rows against 18."""
         self.path.mkdir(parents=True, exist_ok=True)
         if self._connection is None:
-            first = "lancedb" not in sys.modules
-            import lancedb  # ~0.8 s: imported by the runs that use vectors, not by every run
-
-            if first:
-                keep_out_of_collections()  # the library lives as long as the process: full collections skip it
-
-            # index statistics without the IVF centroids (only row counts are read here); unset,
-            # LanceDB warns on every statistics call that the default is about to change
-            os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
-
-            self._connection = lancedb.connect(str(self.path))
+            self._connection = import_lancedb().connect(str(self.path))
         return self._connection
 
     def table(self, name: str) -> Any | None:
