@@ -25,7 +25,11 @@ def defer_package_init(name: str) -> bool:
         with _LOCK:
             if package.__dict__.get("__getattr__") is __getattr__:
                 del package.__dict__["__getattr__"]
-                spec.loader.exec_module(package)  # type: ignore[union-attr]
+                try:
+                    spec.loader.exec_module(package)  # type: ignore[union-attr]
+                except BaseException:
+                    sys.modules.pop(name, None)  # as a failed import leaves it: the next import tries again
+                    raise
         return getattr(package, attr)
 
     package.__getattr__ = __getattr__  # type: ignore[attr-defined]

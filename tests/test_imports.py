@@ -74,3 +74,13 @@ def test_lancedb_loads_without_the_namespace_clients_api_modules_and_works(tmp_p
     assert seen["nearest"] == "a" and seen["count"] == 2
     assert seen["before"] == []
     assert seen["after"] > 0 and seen["client"] == "ApiClient"
+
+
+def test_a_failing_package_init_raises_and_leaves_the_package_unimported(package: str, tmp_path: Path) -> None:
+    (tmp_path / "deferme" / "__init__.py").write_text("raise RuntimeError('broken install')\n")
+    assert defer_package_init(package)
+    import deferme
+
+    with pytest.raises(RuntimeError, match="broken install"):
+        deferme.anything  # noqa: B018
+    assert package not in sys.modules
