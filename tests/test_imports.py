@@ -1,20 +1,16 @@
-"""A package's `__init__` put off until a name of it is used, and LanceDB imported that way."""
+"""A package's `__init__` put off until a name of it is used (LanceDB is imported that way: test_lazy_imports)."""
 
-import json
-import subprocess
 import sys
-import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mnemo.imports import defer_package_init
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture
-def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A package `deferme` whose `__init__` imports a heavy submodule, with a light one beside it."""
     folder = tmp_path / "deferme"
     folder.mkdir()
@@ -51,29 +47,6 @@ def test_only_a_package_not_yet_imported_is_deferred(package: str) -> None:
 
     assert not defer_package_init(package)  # already imported: left as it is
     assert deferme.INIT_RAN is True
-
-
-def test_lancedb_loads_without_the_namespace_clients_api_modules_and_works(tmp_path: Path) -> None:
-    """In a fresh interpreter: LanceDB imported by mnemo writes and reads a table without the
-    REST client's API modules; a name of the client's package still loads them."""
-    script = textwrap.dedent(f"""
-        import json, sys
-        from mnemo.stores.vectors import import_lancedb
-        api = lambda: sorted(m for m in sys.modules if m.startswith("lance_namespace_urllib3_client.api."))
-        db = import_lancedb().connect({str(tmp_path / "vectors")!r})
-        table = db.create_table("t", data=[{{"id": "a", "vector": [0.1, 0.2]}}, {{"id": "b", "vector": [0.3, 0.4]}}])
-        rows = table.search([0.1, 0.2]).limit(1).to_list()
-        before = api()
-        from lance_namespace_urllib3_client import ApiClient
-        print(json.dumps({{"nearest": rows[0]["id"], "count": db.open_table("t").count_rows(), "before": before,
-                          "after": len(api()), "client": ApiClient.__name__}}))
-    """)
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["nearest"] == "a" and seen["count"] == 2
-    assert seen["before"] == []
-    assert seen["after"] > 0 and seen["client"] == "ApiClient"
 
 
 def test_a_failing_package_init_raises_and_leaves_the_package_unimported(package: str, tmp_path: Path) -> None:
