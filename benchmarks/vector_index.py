@@ -18,7 +18,7 @@ import lancedb
 import numpy as np
 
 from benchmarks.recall_bench import build_vector_table, percentiles
-from mnemo.stores.vectors import NPROBES, build_vector_index, refine_factor, tune_search
+from mnemo.stores.vectors import NPROBES, REFINE_FACTOR, build_vector_index, tune_search
 
 DIM = 384
 
@@ -43,7 +43,7 @@ def measure(table: Any, queries: np.ndarray, truth: list[set[int]], nprobes: int
     samples, hits = [], 0
     for q, true in zip(queries, truth):
         start = time.perf_counter()
-        search = tune_search(table.search(q.tolist(), query_type="vector").metric("cosine").select(["id"]), k, nprobes, refine)
+        search = tune_search(table.search(q.tolist(), query_type="vector").metric("cosine").select(["id"]).limit(k), nprobes, refine)
         rows = search.to_list()
         samples.append(time.perf_counter() - start)
         hits += len(true & {int(r["id"].removeprefix("chunk_")) for r in rows})
@@ -54,7 +54,7 @@ def ann_quality(path: Path, vectors: np.ndarray, count: int) -> dict[str, float]
     """recall@10 of the vector search recall makes (index settings included) against exact
     search, for `count` noisy copies of stored vectors."""
     queries = noisy_queries(vectors, count, 0.5, seed=5)
-    return measure(lancedb.connect(str(path)).open_table("chunks"), queries, exact_top(vectors, queries, 10), NPROBES, refine_factor(10))
+    return measure(lancedb.connect(str(path)).open_table("chunks"), queries, exact_top(vectors, queries, 10), NPROBES, REFINE_FACTOR)
 
 
 def main() -> None:

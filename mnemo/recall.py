@@ -51,9 +51,10 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
 
     vector = embedder.encode([query])[0]
     rows = (
-        tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector), k)
+        tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))
         .text(query)
         .rerank(RRFReranker())
+        .limit(k)
         .to_list()
     )
     return [

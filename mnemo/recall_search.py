@@ -115,7 +115,7 @@ def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow, hel
     """Nearest chunks by cosine distance, best first (exactly, from `held` when given)."""
     if held is not None:
         return held.full_rows(held.nearest(vector, limit, window))
-    search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]), limit)
+    search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]).limit(limit))
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)

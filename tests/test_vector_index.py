@@ -26,7 +26,7 @@ def _rows(count: int, seed: int, prefix: str) -> list[dict[str, str]]:
 
 def nearest(store, embedder, text):
     """The vector half of recall alone (no full-text), and whether its plan went through the ANN index."""
-    search = tune_search(store.table("chunks").search(embedder.encode([text])[0].tolist()).metric("cosine"), 3)
+    search = tune_search(store.table("chunks").search(embedder.encode([text])[0].tolist()).metric("cosine").limit(3))
     return search.to_list()[0]["id"], "ANNSubIndex" in search.explain_plan()
 
 
@@ -66,18 +66,6 @@ def test_index_built_used_and_kept_current(tmp_path, embedder):
     hits = [item.chunk_id for item in recall_chunks(store, embedder, rows[250]["text"], k=10)]
     assert rows[250]["id"] not in hits
     assert recall_chunks(store, embedder, rows[42]["text"], k=3)[0].chunk_id == rows[42]["id"]
-
-
-def test_a_search_reranks_the_same_number_of_candidates_whatever_its_limit(tmp_path, embedder):
-    """The index's candidates re-ranked by exact distance are `RERANKED` (a search for more rows
-    re-ranks its own rows): recall's pool of 50 re-ranks 300, not 500, and a search for 3, 300, not 30."""
-    store = VectorStore(tmp_path / "lance", VectorIndexConfig(min_rows=256))
-    store.sync("chunks", _rows(300, 4, "note"), embedder)
-    table, vector = store.table("chunks"), embedder.encode(["river garden"])[0].tolist()
-    for limit, reranked in ((3, 300), (50, 300), (120, 360), (400, 400)):
-        plan = tune_search(table.search(vector).metric("cosine"), limit).explain_plan()
-        assert f"ANNSubIndex: name=vector_idx, k={reranked}," in plan, (limit, plan)
-        assert len(tune_search(table.search(vector).metric("cosine"), limit).to_list()) == min(limit, 300)
 
 
 def test_index_config_key(tmp_path):

@@ -106,7 +106,8 @@ class LanceEntityNeighbours:
         vectors = self.embedder.encode(texts)
         found = []
         for vector in vectors:
-            rows = tune_search(self.table.search(vector).distance_type("cosine").select(["id", "_distance"]), k).to_list()
+            search = self.table.search(vector).distance_type("cosine").select(["id", "_distance"]).limit(k)
+            rows = tune_search(search).to_list()
             found.append([(r["id"], 1.0 - float(r["_distance"])) for r in rows])
         return found
 

@@ -6,7 +6,6 @@ longer wanted are deleted. A second sync with the same rows embeds and writes no
 """
 
 import json
-import math
 import os
 import sys
 import warnings
@@ -29,11 +28,9 @@ TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
 EMBED_BATCH = 512  # texts per encode call of a sync
 # Query-time settings of the ANN index, measured with benchmarks/vector_index.py (docs/SCALING.md):
-# probe this many IVF partitions, then re-rank at least this many candidates by exact distance
-# (LanceDB re-ranks refine_factor * limit: 300 kept recall@k >= 0.999 for k from 10 to 100 on
-# MiniLM vectors, where 1,000 for a pool of 100 cost twice the time at 1M rows).
+# probe this many IVF partitions, then re-rank refine_factor * k candidates by exact distance.
 NPROBES = 20
-RERANKED = 300
+REFINE_FACTOR = 10
 _KEYS = ("id", "embed_hash", "meta_hash")
 
 
@@ -75,15 +72,9 @@ def build_vector_index(table: Any, kind: str) -> None:
     table.create_index(VECTOR_COLUMN, config=config, replace=True)
 
 
-def refine_factor(limit: int) -> int:
-    """The refine factor that re-ranks `RERANKED` candidates (or `limit`, when more) for a query of `limit` rows."""
-    return max(1, math.ceil(RERANKED / max(1, limit)))
-
-
-def tune_search(search: Any, limit: int, nprobes: int = NPROBES, refine: int | None = None) -> Any:
-    """A vector (or hybrid) query for `limit` rows with the ANN settings (`refine` overrides the
-    factor `refine_factor` gives); LanceDB ignores them on a table without an index."""
-    return search.limit(limit).nprobes(nprobes).refine_factor(refine or refine_factor(limit))
+def tune_search(search: Any, nprobes: int = NPROBES, refine_factor: int = REFINE_FACTOR) -> Any:
+    """A vector (or hybrid) query with the ANN settings; LanceDB ignores them on a table without an index."""
+    return search.nprobes(nprobes).refine_factor(refine_factor)
 
 
 def vector_index_state(table: Any) -> tuple[int, int] | None:
