@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -15,8 +17,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from benchmarks.measure import peak_rss_mib, warm  # noqa: E402
 from benchmarks.recall_bench import queries, vector_scale  # noqa: E402
 from benchmarks.synth import Entity  # noqa: E402
-from benchmarks.vector_index import ann_quality  # noqa: E402
+from benchmarks.vector_index import ann_quality, ann_text_quality  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
+from mnemo.recall import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 
 
@@ -32,8 +35,11 @@ def main() -> None:
     embedder = build_embedder(EmbedderConfig(kind=args.embedder))
     warm(embedder)
     names = [Entity("project", f"Project {w}", "Projects") for w in ("Heron", "Lantern", "Compass", "Garden", "Signal")]
-    result = vector_scale(args.work, args.rows, embedder, queries(names, args.queries), args.exact_queries)
-    result["ann"] = ann_quality(args.work / f"scale-{args.rows}", result.pop("vectors"), args.queries)
+    texts = queries(names, args.queries)
+    result = vector_scale(args.work, args.rows, embedder, texts, args.exact_queries)
+    vectors, path = result.pop("vectors"), args.work / f"scale-{args.rows}"
+    result["ann"] = ann_quality(path, vectors, args.queries)
+    result["ann_text"] = ann_text_quality(path, vectors, np.asarray(embedder.encode(texts), dtype=np.float32), RecallSettings().pool)
     result.update({"embedder": embedder.name, "peak_rss_mib": peak_rss_mib()})
     args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
 

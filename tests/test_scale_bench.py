@@ -61,3 +61,23 @@ def test_launched_changes_are_sampled_on_notes_the_in_process_reruns_leave_alone
     assert out["ingest"]["job_fraction_of_full"] == 7.0 / 300.0 and out["ingest"]["wall_fraction_of_full"] == 12.0 / 300.0
     assert out["sleep"]["job_s"] == 2.0 and out["sleep"]["samples_s"] == [3.0, 2.0, 1.0]
     assert out["sleep"]["job_fraction_of_full"] == 2.0 / 20.0
+
+
+def test_the_index_is_measured_for_text_queries_at_the_pool_size_and_reported(tmp_path: Path) -> None:
+    """recall@k against exact search for embedded queries: on a table with no index the search is
+    exact, so every true neighbour is found (an id mapped to the wrong row would find none)."""
+    import numpy as np
+
+    from benchmarks.recall_bench import build_vector_table
+    from benchmarks.report import recall_tables
+    from benchmarks.vector_index import ann_text_quality
+
+    vectors = build_vector_table(tmp_path / "scale", 600, 32, fts=False, keep=True)["vectors"]
+    queries = np.random.default_rng(9).standard_normal((8, 32)).astype(np.float32) * 3.0  # not unit length: normalized inside
+    quality = ann_text_quality(tmp_path / "scale", vectors, queries, 50)
+    assert (quality["k"], quality["recall_at_k"], quality["n"]) == (50, 1.0, 8)
+    older = {"nprobes": 20, "refine_factor": 10, "recall_at_10": 0.999, "p50_ms": 3.0, "p95_ms": 4.0}  # a run before "k"
+    scale = [{"rows": 600, "embedder": "e", "eager": {"p50_ms": 1.0, "p95_ms": 2.0, "p99_ms": 3.0, "n": 8}, "ann": older, "ann_text": quality}]
+    rendered = "\n".join(recall_tables([], scale))
+    assert "noisy copies of stored vectors" in rendered and "0.999 @10" in rendered
+    assert "the text queries, embedded" in rendered and "1.000 @50" in rendered
