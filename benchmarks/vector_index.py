@@ -43,7 +43,7 @@ def measure(table: Any, queries: np.ndarray, truth: list[set[int]], nprobes: int
     samples, hits = [], 0
     for q, true in zip(queries, truth):
         start = time.perf_counter()
-        search = tune_search(table.search(q.tolist(), query_type="vector").metric("cosine").select(["id"]).limit(k), nprobes, refine)
+        search = tune_search(table.search(q.tolist(), query_type="vector").metric("cosine").select(["id", "_distance"]).limit(k), nprobes, refine)
         rows = search.to_list()
         samples.append(time.perf_counter() - start)
         hits += len(true & {int(r["id"].removeprefix("chunk_")) for r in rows})
