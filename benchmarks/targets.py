@@ -21,7 +21,7 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     rows: list[list[Any]] = []
 
     def add(name: str, limit: float, value: float | None, where: str = at, note: str = "") -> None:
-        shown = "-" if value is None else round(value, 3)
+        shown = "-" if value is None else round(value, 4)
         rows.append([name, limit, shown, where, _verdict(value, limit) + (f" ({note})" if note else "")])
 
     add("pipeline / raw encode", 1.25, big["ratio_pipeline_raw"])
@@ -68,9 +68,17 @@ def _larger_without_model(runs: list[dict[str, Any]], notes: int) -> list[list[A
         ("deliberate recall p95 ms (hashing query embedding)", 300, big["recall_deliberate"].get("p95_ms")),
         ("peak RSS GiB (no model loaded)", 4, big["ingest"]["peak_rss_mib"] / 1024),
     ):
-        rows.append([name, limit, "-" if value is None else round(value, 3), where, _verdict(value, limit)])
+        rows.append([name, limit, "-" if value is None else round(value, 4), where, _verdict(value, limit)])
     return rows
 
 
 def targets_table(rows: list[list[Any]]) -> list[str]:
-    return [table("Targets (default embedder, largest size of this run)", ["target", "limit", "measured", "at", "verdict"], rows)]
+    """The judged rows as a table; shares of a full run (limits below 1) as percentages with two
+    decimals, so a share just over its limit does not print as the limit itself."""
+    shown = [[name, *(_percent(v) if limit < 1 else v for v in (limit, value)), where, verdict]
+             for name, limit, value, where, verdict in rows]
+    return [table("Targets (default embedder, largest size of this run)", ["target", "limit", "measured", "at", "verdict"], shown)]
+
+
+def _percent(share: Any) -> Any:
+    return f"{share * 100:.2f} %" if isinstance(share, float) else share

@@ -81,3 +81,16 @@ def test_the_index_is_measured_for_text_queries_at_the_pool_size_and_reported(tm
     rendered = "\n".join(recall_tables([], scale))
     assert "noisy copies of stored vectors" in rendered and "0.999 @10" in rendered
     assert "the text queries, embedded" in rendered and "1.000 @50" in rendered
+
+
+def test_shares_in_the_targets_table_show_past_the_limit() -> None:
+    """A launched re-run at 2.01 % of the full ingest printed as 0.020 against a limit of 0.020."""
+    from benchmarks.targets import targets_table
+
+    rows = [["one changed note / full ingest, launched job", 0.02, 0.0201, "10000 notes", "missed"],
+            ["eager recall p95 ms (MemoryClient.recall)", 50, 55.9, "10000 notes", "missed"],
+            ["consolidation re-run / full", 0.05, "-", "10000 notes", "not measured"]]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in targets_table(rows)[0].splitlines() if line.startswith("| ")]
+    assert cells[1:] == [["one changed note / full ingest, launched job", "2.00 %", "2.01 %", "10000 notes", "missed"],
+                         ["eager recall p95 ms (MemoryClient.recall)", "50", "55.9", "10000 notes", "missed"],
+                         ["consolidation re-run / full", "5.00 %", "-", "10000 notes", "not measured"]]
