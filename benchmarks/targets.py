@@ -5,6 +5,10 @@ from typing import Any
 from benchmarks.report import get_path, table
 
 
+def _measured(value: float | None) -> float | str:
+    return "-" if value is None else round(value, 4)
+
+
 def _verdict(value: float | None, limit: float) -> str:
     if value is None:
         return "not measured"
@@ -21,8 +25,7 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     rows: list[list[Any]] = []
 
     def add(name: str, limit: float, value: float | None, where: str = at, note: str = "") -> None:
-        shown = "-" if value is None else round(value, 4)
-        rows.append([name, limit, shown, where, _verdict(value, limit) + (f" ({note})" if note else "")])
+        rows.append([name, limit, _measured(value), where, _verdict(value, limit) + (f" ({note})" if note else "")])
 
     add("pipeline / raw encode", 1.25, big["ratio_pipeline_raw"])
     add("pipeline / raw encode, CPU time", 1.25, big["cpu_ratio_pipeline_raw"])
@@ -68,7 +71,7 @@ def _larger_without_model(runs: list[dict[str, Any]], notes: int) -> list[list[A
         ("deliberate recall p95 ms (hashing query embedding)", 300, big["recall_deliberate"].get("p95_ms")),
         ("peak RSS GiB (no model loaded)", 4, big["ingest"]["peak_rss_mib"] / 1024),
     ):
-        rows.append([name, limit, "-" if value is None else round(value, 4), where, _verdict(value, limit)])
+        rows.append([name, limit, _measured(value), where, _verdict(value, limit)])
     return rows
 
 
