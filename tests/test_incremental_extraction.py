@@ -72,6 +72,10 @@ def test_incremental_extraction_equals_a_full_one_after_each_kind_of_edit(tmp_pa
         lambda: (vault / "Notes").mkdir(exist_ok=True),
         lambda: (vault / "Notes" / "Café Lusitano.md").write_text("---\ntype: place\naliases: [Lusitano]\n---\nCoffee.\n", encoding="utf-8"),
         lambda: _edit(dana, "aliases: [DK]", "aliases: [DK, Dana]"),
+        # a second page of the same entity merges with the first, then leaves it alone again
+        lambda: (vault / "Notes" / "Dana Kim.md").write_text("---\ntype: person\naliases: [Danny]\n---\nMet again.\n", encoding="utf-8"),
+        lambda: _edit(vault / "Notes" / "Dana Kim.md", "aliases: [Danny]", "aliases: [Danny, DK]\nrole: Advisor"),
+        lambda: (vault / "Notes" / "Dana Kim.md").unlink(),
         lambda: _edit(dana, 'lives_in: "[[Lisbon]]"', 'lives_in: "[[Porto]]"\nknows: "[[Priya Nair]]"'),
         lambda: (vault / "People" / "Bob Martins.md").rename(vault / "People" / "Robert Martins.md"),
         lambda: (vault / "People" / "Carla Duarte.md").unlink(),

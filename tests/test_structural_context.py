@@ -149,3 +149,17 @@ def test_chat_speakers_are_entities_and_i_me_in_own_turns_is_the_self() -> None:
     assert day == ["2026-09-04"]
     timeline = sorted((r["src"], r["dst"]) for r in facts.edges[("NEXT", "Day", "Day")].values())
     assert timeline == [("2026-09-03", "2026-09-04")]  # the chat's day and the day it mentions, one chain
+
+
+def test_two_pages_of_one_entity_make_one_entity_with_every_alias(tmp_path: Path) -> None:
+    docs, chunks = _vault(tmp_path, {
+        "People/Dana Kim.md": "---\ntype: person\naliases: [DK]\n---\nVP Engineering.\n",
+        "Archive/Dana Kim.md": "---\ntype: person\naliases: [Danny]\nrole: Advisor\n---\nMet again.\n",
+    })
+    facts = StructuralExtractor(ONTOLOGY, "t").extract(docs, chunks)
+    first = next(d.id for d in docs if d.path == "Archive/Dana Kim.md")  # pages are read in path order
+    dana = facts.nodes["Entity"]["person_dana_kim"]
+    assert dana["aliases"] == ["DK", "Danny"] and dana["doc_id"] == first
+    assert json.loads(dana["properties"]) == {}  # the later page's own values
+    assert {r["src"] for r in facts.edges[("PAGE_OF", "Note", "Entity")].values()} == {d.id for d in docs}
+    assert {r["name"] for r in facts.nodes["Alias"].values()} == {"DK", "Danny"}

@@ -12,9 +12,9 @@ form one NEXT timeline.
 """
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from mnemo.bulk import collections_paused
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
@@ -29,6 +29,7 @@ from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 
 EXTRACTOR = "structural"
+F = TypeVar("F", GraphFacts, Fragment)
 _RESERVED = {"aliases", "alias", "tags", "tag", "title", "cssclasses", "cssclass", "publish", "mnemo"}
 
 
@@ -119,9 +120,15 @@ class StructuralExtractor:
         keys = {doc.id: document_key(doc, by_doc[doc.id]) for doc in docs}
         for doc in docs:
             absorb(facts, cache.get("note", doc.id, keys[doc.id], lambda: self._note(doc, by_doc[doc.id])))
+        pages = Counter(entity_of.values())
         for doc in docs:
-            if doc.id in entity_of:
-                self._entity(facts, doc, kinds[doc.id][0], entity_of[doc.id])
+            if doc.id not in entity_of:
+                continue
+            kind, eid = kinds[doc.id][0], entity_of[doc.id]
+            if pages[eid] > 1:  # notes of one entity merge their rows, in order: made each run
+                self._entity(facts, doc, kind, eid)
+            else:
+                absorb(facts, cache.get("entity", doc.id, content_hash(keys[doc.id], kind), lambda: self._entity(Fragment(), doc, kind, eid)))
         context = _LinkContext(index, kinds, entity_of, dict(facts.nodes["Entity"]))
         for doc in docs:
             targets = cache.get("targets", doc.id, keys[doc.id], lambda: _link_targets(doc, by_doc[doc.id]))
@@ -206,8 +213,10 @@ class StructuralExtractor:
                 part.add_edge("NEXT", "Chunk", "Chunk", edge("NEXT", chunk.id, chunk.next_id, doc.id))
         return part
 
-    def _entity(self, facts: GraphFacts, doc: Document, kind: str, eid: str) -> None:
-        existing = facts.nodes["Entity"].get(eid)
+    def _entity(self, facts: F, doc: Document, kind: str, eid: str) -> F:
+        """The rows of an entity note (its entity merged with the one `facts` holds from an
+        earlier note of the same entity), added to `facts`, which are returned."""
+        existing = facts.nodes.get("Entity", {}).get(eid)
         aliases = sorted(set(doc.aliases) | set(existing["aliases"] if existing else []))
         facts.add_node("Entity", {
             "id": eid, "kind": kind, "name": doc.title, "aliases": aliases,
@@ -219,6 +228,7 @@ class StructuralExtractor:
             alias_id = "alias_" + content_hash(eid, alias)
             facts.add_node("Alias", {"id": alias_id, "name": alias, "norm": normalize_name(alias), "entity_id": eid, "doc_id": doc.id})
             facts.add_edge("ALIAS_OF", "Alias", "Entity", edge("ALIAS_OF", alias_id, eid, doc.id))
+        return facts
 
     def _target(self, part: Fragment, link_target: str, context: "_LinkContext") -> _Target:
         doc = context.index.find(link_target)

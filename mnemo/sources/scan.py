@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from mnemo.config import SourceConfig
 from mnemo.documents import Document
@@ -44,9 +43,6 @@ class ManifestEntry:
     size: int
     file_hash: str
     doc_ids: tuple[str, ...]
-
-    def to_row(self) -> dict[str, Any]:
-        return {**self.__dict__, "doc_ids": list(self.doc_ids)}
 
 
 @dataclass

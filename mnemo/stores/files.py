@@ -38,9 +38,12 @@ CHUNK_SCHEMA = {
 }
 
 
+PARQUET_ZSTD_LEVEL = 1  # against zstd's default 3: the 10k store's edges file written in 0.10 s, not 0.16, and 6 % smaller
+
+
 def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     """Write via a temp file in the same folder and an atomic rename: never a half file."""
-    _replace(path, frame.write_parquet)
+    _replace(path, lambda tmp: frame.write_parquet(tmp, compression="zstd", compression_level=PARQUET_ZSTD_LEVEL))
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -241,7 +244,9 @@ class NamespaceFiles:
         return [ManifestEntry(**{**r, "doc_ids": tuple(r["doc_ids"])}) for r in rows]
 
     def write_manifest(self, entries: list[ManifestEntry]) -> None:
-        write_parquet(pl.DataFrame([e.to_row() for e in entries], schema=MANIFEST_SCHEMA), self._table("manifest"))
+        columns = {name: [getattr(e, name) for e in entries] for name in MANIFEST_SCHEMA}
+        columns["doc_ids"] = [list(ids) for ids in columns["doc_ids"]]
+        write_parquet(pl.DataFrame(columns, schema=MANIFEST_SCHEMA), self._table("manifest"))
 
     def read_chunks(self) -> list[Chunk]:
         return _read_parsed(self._table("chunks"), lambda: self._read("chunks", CHUNK_SCHEMA), _chunk_from_row)
