@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import SourceError
-from mnemo.sources.scan import MAX_FILE_BYTES, PARSERS, scan_namespace
+from mnemo.sources import scan as scan_module
+from mnemo.sources.scan import MAX_FILE_BYTES, PARSERS, Problem, scan_namespace, walk_files
 from mnemo.config import SourceConfig
 
 FUZZ_EXAMPLES = int(os.environ.get("MNEMO_FUZZ_EXAMPLES", "300"))
@@ -153,6 +154,38 @@ def test_paths_leaving_the_vault_are_never_followed(tmp_path: Path) -> None:
     assert "outside the source folder" in problems["link.md"] and "outside the source folder" in problems["abs.md"]
     assert not any("secret" in d.body for d in docs.values() if d.path != "note.md")
     assert {link.target for link in docs["note.md"].links} >= {"../outside/secret", "/etc/passwd"}
+
+
+def test_files_are_walked_in_path_order_a_folders_files_before_its_subfolders(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    for rel in ("b.md", "a.md", "z/c.md", "A/d.md", "A/B/e.md", "A/f.md", ".obsidian/g.md", "A/.trash/h.md", "A/~$i.md", "j.txt"):
+        write(vault, rel, b"# Note\n")
+    (vault / "A" / "link to z").symlink_to(vault / "z", target_is_directory=True)
+    (vault / "A" / "broken.md").symlink_to(vault / "gone.md")
+    problems: list[Problem] = []
+    walked = list(walk_files(vault, (".md",), ("z/c.md",), problems))
+    assert [rel for rel, _, _ in walked] == ["a.md", "b.md", "A/d.md", "A/f.md", "A/B/e.md"]
+    assert [(p, os.stat(p).st_mtime_ns, os.stat(p).st_size) for _, p, _ in walked] == \
+        [(str(vault / rel), stat.st_mtime_ns, stat.st_size) for rel, _, stat in walked]
+    assert [(p.path, p.fatal) for p in problems] == [("A/broken.md", True)] and "broken symlink" in problems[0].reason
+
+
+def test_a_folder_that_cannot_be_listed_is_a_problem_and_the_rest_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "ok.md", b"# Fine\n")
+    write(vault, "Private/secret.md", b"# Hidden\n")
+    write(vault, "Public/open.md", b"# Open\n")
+    listing = os.scandir
+
+    def refusing(path: str) -> object:
+        if Path(path).name == "Private":
+            raise PermissionError(13, "Permission denied")
+        return listing(path)
+
+    monkeypatch.setattr(scan_module.os, "scandir", refusing)  # root may list any folder: the refusal is made
+    docs, problems = scan(vault)
+    assert set(docs) == {"ok.md", "Public/open.md"}
+    assert problems == {"Private": "cannot list folder (Permission denied; its files were skipped)"}
 
 
 def test_odd_file_names_are_ingested_as_data(tmp_path: Path) -> None:

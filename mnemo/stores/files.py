@@ -7,7 +7,8 @@ import tempfile
 from operator import itemgetter
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 from typing import Any, Generic, TypeVar
 
 import polars as pl
@@ -66,6 +67,16 @@ def _replace(path: Path, write: Callable[[str], Any]) -> None:
 
 EDGE_KEY = ("table", "from_table", "to_table")
 EDGE_SCHEMA = {**{c: pl.String for c in EDGE_KEY}, **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
+
+
+def string_lists(name: str, values: list[Sequence[str]]) -> pl.Series:
+    """A list-of-strings column, made through Arrow from the flat strings and their offsets
+    (polars took 0.09 s to make the manifest's 10,500 lists from Python lists, Arrow 0.006)."""
+    import pyarrow as pa  # loaded by the vector store anyway; not by every reader of these files
+
+    offsets = pa.array([0, *accumulate(map(len, values))], pa.int64())
+    flat = pa.array([v for strings in values for v in strings], pa.string())
+    return pl.Series(name, pa.LargeListArray.from_arrays(offsets, flat)).cast(pl.List(pl.String))
 
 
 def _node_schema(table: str) -> dict[str, Any]:
@@ -244,8 +255,8 @@ class NamespaceFiles:
         return [ManifestEntry(**{**r, "doc_ids": tuple(r["doc_ids"])}) for r in rows]
 
     def write_manifest(self, entries: list[ManifestEntry]) -> None:
-        columns = {name: [getattr(e, name) for e in entries] for name in MANIFEST_SCHEMA}
-        columns["doc_ids"] = [list(ids) for ids in columns["doc_ids"]]
+        columns: dict[str, Any] = {name: [getattr(e, name) for e in entries] for name in MANIFEST_SCHEMA}
+        columns["doc_ids"] = string_lists("doc_ids", columns["doc_ids"])
         write_parquet(pl.DataFrame(columns, schema=MANIFEST_SCHEMA), self._table("manifest"))
 
     def read_chunks(self) -> list[Chunk]:
