@@ -172,7 +172,7 @@ def launched(work: Path, config: Path, job: str) -> dict[str, Any]:
 
 
 def launched_change(runner: IngestRunner, work: Path, vault: Path, paths: list[str], full: dict[str, Any],
-                    sleep_full_s: float | None) -> dict[str, Any]:
+                    sleep_full_s: float | None, sleep_full_cpu_s: float | None = None) -> dict[str, Any]:
     """One more changed note, ingested by a run launched in a fresh process, then (with sleep
     mode) a launched consolidation; each as a fraction of the full ingest / consolidation.
     `CHANGED_SAMPLES` times, a different note each time (one launch moves with the machine's file
@@ -182,15 +182,20 @@ def launched_change(runner: IngestRunner, work: Path, vault: Path, paths: list[s
     runs: dict[str, list[dict[str, Any]]] = {"ingest": [], "sleep": []}
     for i in notes:
         _edit(vault / paths[i], "\n\nAnother thought about the garden, in a launched run.\n")
-        runs["ingest"].append(_launched_share(work, runner.config_path, "ingest_job", full["wall_s"]))
+        runs["ingest"].append(_launched_share(work, runner.config_path, "ingest_job", full["wall_s"], full.get("cpu_s")))
         if sleep_full_s:
-            runs["sleep"].append(_launched_share(work, runner.config_path, "sleep_mode_job", sleep_full_s))
+            runs["sleep"].append(_launched_share(work, runner.config_path, "sleep_mode_job", sleep_full_s, sleep_full_cpu_s))
     return {job: median_sample(samples, "job_s") for job, samples in runs.items() if samples}
 
 
-def _launched_share(work: Path, config: Path, job: str, full_s: float) -> dict[str, Any]:
+def _launched_share(work: Path, config: Path, job: str, full_s: float, full_cpu_s: float | None = None) -> dict[str, Any]:
+    """A launched run's times as shares of the full run's: wall, and CPU when the full run's is known
+    (CPU time moves less with whatever else the machine runs)."""
     run = launched(work, config, job)
-    return {**run, "job_fraction_of_full": run["job_s"] / full_s, "wall_fraction_of_full": run["wall_s"] / full_s}
+    shares = {"job_fraction_of_full": run["job_s"] / full_s, "wall_fraction_of_full": run["wall_s"] / full_s}
+    if full_cpu_s:
+        shares["job_cpu_fraction_of_full"] = run["job_cpu_s"] / full_cpu_s
+    return {**run, **shares}
 
 
 def _edit(path: Path, text: str) -> None:

@@ -60,6 +60,7 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
                                _samples(inc.get("samples_s"))])
         for job, run in r.get("launched", {}).items():
             launches.append([r["embedder"], r["notes"], job, run["import_s"], run["job_s"], run["job_fraction_of_full"],
+                             run.get("job_cpu_s", ""), run.get("job_cpu_fraction_of_full", ""),
                              run["wall_s"], run["wall_fraction_of_full"], _samples(run.get("samples_s"))])
     return [
         table("1-2, 6. Full ingest, raw encode and the plain-RAG peer",
@@ -69,7 +70,8 @@ def ingest_tables(runs: list[dict[str, Any]]) -> list[str]:
         table("3. Incremental re-runs (with several samples: the median one)",
               ["embedder", "notes", "change", "s", "of full", "CPU s", "CPU of full", "samples s"], increments),
         table("3, 5. One more changed note, each job launched in a fresh process (as the run launcher does; the median of the samples)",
-              ["embedder", "notes", "job", "import s", "job s", "job of full", "process s", "process of full", "samples job s"], launches),
+              ["embedder", "notes", "job", "import s", "job s", "job of full", "job CPU s", "job CPU of full", "process s", "process of full",
+               "samples job s"], launches),
     ]
 
 

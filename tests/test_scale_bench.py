@@ -46,11 +46,12 @@ def test_launched_changes_are_sampled_on_notes_the_in_process_reruns_leave_alone
 
     def fake_launch(work: Path, config: Path, job: str) -> dict[str, float]:
         launches.append((job, sorted(p.name for p in vault.iterdir() if "launched run" in p.read_text(encoding="utf-8"))))
-        return {"import_s": 1.0, "job_s": next(job_seconds), "wall_s": 12.0}
+        seconds = next(job_seconds)
+        return {"import_s": 1.0, "job_s": seconds, "job_cpu_s": seconds / 2, "wall_s": 12.0}
 
     monkeypatch.setattr(measure, "launched", fake_launch)
     runner = type("Runner", (), {"config_path": tmp_path / "mnemo.yaml"})()
-    out = measure.launched_change(runner, tmp_path, vault, paths, {"wall_s": 300.0}, sleep_full_s=20.0)
+    out = measure.launched_change(runner, tmp_path, vault, paths, {"wall_s": 300.0, "cpu_s": 280.0}, sleep_full_s=20.0, sleep_full_cpu_s=25.0)
     edited = launches[-1][1]
     assert [job for job, _ in launches] == ["ingest_job", "sleep_mode_job"] * 3
     assert len(edited) == 3 and len({len(names) for _, names in launches[::2]}) == 3  # a new note before each ingest
@@ -61,6 +62,7 @@ def test_launched_changes_are_sampled_on_notes_the_in_process_reruns_leave_alone
     assert out["ingest"]["job_fraction_of_full"] == 7.0 / 300.0 and out["ingest"]["wall_fraction_of_full"] == 12.0 / 300.0
     assert out["sleep"]["job_s"] == 2.0 and out["sleep"]["samples_s"] == [3.0, 2.0, 1.0]
     assert out["sleep"]["job_fraction_of_full"] == 2.0 / 20.0
+    assert out["ingest"]["job_cpu_fraction_of_full"] == 3.5 / 280.0 and out["sleep"]["job_cpu_fraction_of_full"] == 1.0 / 25.0
 
 
 def test_the_index_is_measured_for_text_queries_at_the_pool_size_and_reported(tmp_path: Path) -> None:
