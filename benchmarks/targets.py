@@ -33,8 +33,6 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     add("one changed note / full ingest, CPU time", 0.02, get_path(big, "incremental", "one_changed", "cpu_fraction_of_full"))
     add("one changed note / full ingest, launched job", 0.02, get_path(big, "launched", "ingest", "job_fraction_of_full"),
         at, "" if "launched" in big else "not run")
-    add("one changed note / full ingest, launched job, CPU time", 0.02,
-        get_path(big, "launched", "ingest", "job_cpu_fraction_of_full"), at, "" if "launched" in big else "not run")
     full = big.get("recall_eager_full", {})
     add("eager recall p95 ms (MemoryClient.recall)", 50, full.get("p95_ms"), at, "" if "p95_ms" in full else "not run")
     add("eager search p95 ms (vector + full-text only)", 50, big["recall_eager"]["p95_ms"])
@@ -51,8 +49,6 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     rerun = sleep["after_change_s"] / sleep["full_s"] if sleep.get("full_s") and sleep.get("after_change_s") else None
     add("consolidation re-run / full", 0.05, rerun, at, "" if rerun is not None else sleep["status"])
     add("consolidation re-run / full, launched job", 0.05, get_path(big, "launched", "sleep", "job_fraction_of_full"),
-        at, "" if get_path(big, "launched", "sleep") else "not run")
-    add("consolidation re-run / full, launched job, CPU time", 0.05, get_path(big, "launched", "sleep", "job_cpu_fraction_of_full"),
         at, "" if get_path(big, "launched", "sleep") else "not run")
     add("peak RSS GiB", 4, big["ingest"]["peak_rss_mib"] / 1024)
     add("mnemo ingest / plain-RAG ingest", 1.3, big["ingest"]["wall_s"] / big["baseline"]["ingest_s"])
