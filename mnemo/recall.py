@@ -240,9 +240,10 @@ class RecallEngine:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
         from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
         s = self.settings
-        lexical_rows = self._background().submit(lexical, table, query, size, window)
+        held = self._held_chunks(table)  # the rows of a small table, for both searches' hits
+        lexical_rows = self._background().submit(lexical, table, query, size, window, held)
         vector = self.embedder.encode([query])[0]
-        semantic_rows = semantic(table, vector, size, window, self._held_chunks(table) if s.exact_vectors else None)
+        semantic_rows = semantic(table, vector, size, window, held if s.exact_vectors else None)
         lexical_rows = lexical_rows.result()
         if s.feedback_docs:
             first = Pool(s.rrf_k)

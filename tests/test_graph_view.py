@@ -15,7 +15,7 @@ from mnemo.client import MemoryClient
 from mnemo.graph_view import current_view, drop_views
 from mnemo.recall import RecallEngine, RecallSettings
 from mnemo.recall_graph import Hydration, hydrate_from_graph
-from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, names_in
+from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, lexical, names_in
 from tests.conftest import Workspace
 
 QUERIES = ["Who is Alice Chen?", "What does Alice Chen work on?", "Project Heron launch", "dinner with Dana Kim",
@@ -149,6 +149,22 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     small.recall("Alice Chen")
     assert small.engine._held is not None and small.engine._held[1] is None
 
+
+
+def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace) -> None:
+    client = MemoryClient("test", config=ingested.config_path)
+    table = client.vectors.table("chunks")
+    held = HeldChunks(table)
+    windows = [TimeWindow(), TimeWindow(since="2026-10-01"), TimeWindow(until="2026-09-30")]
+    compared = 0
+    for query, window in [(q, w) for q in QUERIES for w in windows]:
+        own, from_memory = lexical(table, query, 20, window), lexical(table, query, 20, window, held)
+        assert [list(r) for r in from_memory] == [list(r) for r in own], query  # the same columns, in order
+        assert [{k: v for k, v in r.items() if k != "vector"} for r in from_memory] == \
+            [{k: v for k, v in r.items() if k != "vector"} for r in own], query
+        assert all(a["vector"].tolist() == b["vector"].tolist() for a, b in zip(from_memory, own))
+        compared += len(own)
+    assert compared > 20 and lexical(table, "?!", 20, TimeWindow(), held) == []
 
 
 def test_the_name_index_finds_what_names_in_finds() -> None:
