@@ -172,9 +172,10 @@ def launched(work: Path, config: Path, job: str) -> dict[str, Any]:
 
 
 def launched_change(runner: IngestRunner, work: Path, vault: Path, paths: list[str], full: dict[str, Any],
-                    sleep_full_s: float | None, sleep_full_cpu_s: float | None = None) -> dict[str, Any]:
-    """One more changed note, ingested by a run launched in a fresh process, then (with sleep
-    mode) a launched consolidation; each as a fraction of the full ingest / consolidation.
+                    sleep: dict[str, Any]) -> dict[str, Any]:
+    """One more changed note, ingested by a run launched in a fresh process, then (when `sleep`, the
+    sleep-mode figures, has a full run's) a launched consolidation; each as a fraction of the full
+    ingest (`full`) / consolidation.
     `CHANGED_SAMPLES` times, a different note each time (one launch moves with the machine's file
     caches by a factor of two): the median run of each job, with every sample's job seconds."""
     middle = len(paths) // 2
@@ -183,8 +184,8 @@ def launched_change(runner: IngestRunner, work: Path, vault: Path, paths: list[s
     for i in notes:
         _edit(vault / paths[i], "\n\nAnother thought about the garden, in a launched run.\n")
         runs["ingest"].append(_launched_share(work, runner.config_path, "ingest_job", full["wall_s"], full.get("cpu_s")))
-        if sleep_full_s:
-            runs["sleep"].append(_launched_share(work, runner.config_path, "sleep_mode_job", sleep_full_s, sleep_full_cpu_s))
+        if sleep.get("full_s"):
+            runs["sleep"].append(_launched_share(work, runner.config_path, "sleep_mode_job", sleep["full_s"], sleep.get("full_cpu_s")))
     return {job: median_sample(samples, "job_s") for job, samples in runs.items() if samples}
 
 

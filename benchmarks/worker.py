@@ -52,8 +52,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     out["incremental"] = measure.incremental(runner, vault.root, vault.paths, out["ingest"], consolidate_after)
     if after_change:
         out["sleep"].update(measure.median_sample(after_change, "after_change_s", "after_change_samples_s"))
-    out["launched"] = measure.launched_change(runner, work, vault.root, vault.paths, out["ingest"], out["sleep"].get("full_s"),
-                                              out["sleep"].get("full_cpu_s"))
+    out["launched"] = measure.launched_change(runner, work, vault.root, vault.paths, out["ingest"], out["sleep"])
     return out
 
 

@@ -51,7 +51,7 @@ def test_launched_changes_are_sampled_on_notes_the_in_process_reruns_leave_alone
 
     monkeypatch.setattr(measure, "launched", fake_launch)
     runner = type("Runner", (), {"config_path": tmp_path / "mnemo.yaml"})()
-    out = measure.launched_change(runner, tmp_path, vault, paths, {"wall_s": 300.0, "cpu_s": 280.0}, sleep_full_s=20.0, sleep_full_cpu_s=25.0)
+    out = measure.launched_change(runner, tmp_path, vault, paths, {"wall_s": 300.0, "cpu_s": 280.0}, {"full_s": 20.0, "full_cpu_s": 25.0})
     edited = launches[-1][1]
     assert [job for job, _ in launches] == ["ingest_job", "sleep_mode_job"] * 3
     assert len(edited) == 3 and len({len(names) for _, names in launches[::2]}) == 3  # a new note before each ingest

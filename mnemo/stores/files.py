@@ -69,7 +69,7 @@ EDGE_KEY = ("table", "from_table", "to_table")
 EDGE_SCHEMA = {**{c: pl.String for c in EDGE_KEY}, **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
 
 
-def string_lists(name: str, values: list[Sequence[str]]) -> pl.Series:
+def _string_lists(name: str, values: list[Sequence[str]]) -> pl.Series:
     """A list-of-strings column, made through Arrow from the flat strings and their offsets
     (polars took 0.09 s to make the manifest's 10,500 lists from Python lists, Arrow 0.006)."""
     import pyarrow as pa  # loaded by the vector store anyway; not by every reader of these files
@@ -256,7 +256,7 @@ class NamespaceFiles:
 
     def write_manifest(self, entries: list[ManifestEntry]) -> None:
         columns: dict[str, Any] = {name: [getattr(e, name) for e in entries] for name in MANIFEST_SCHEMA}
-        columns["doc_ids"] = string_lists("doc_ids", columns["doc_ids"])
+        columns["doc_ids"] = _string_lists("doc_ids", columns["doc_ids"])
         write_parquet(pl.DataFrame(columns, schema=MANIFEST_SCHEMA), self._table("manifest"))
 
     def read_chunks(self) -> list[Chunk]:
