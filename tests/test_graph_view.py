@@ -15,7 +15,7 @@ from mnemo.client import MemoryClient
 from mnemo.graph_view import current_view, drop_views
 from mnemo.recall import RecallEngine, RecallSettings
 from mnemo.recall_graph import Hydration, hydrate_from_graph
-from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, lexical, names_in
+from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, lexical, names_in, semantic
 from tests.conftest import Workspace
 
 QUERIES = ["Who is Alice Chen?", "What does Alice Chen work on?", "Project Heron launch", "dinner with Dana Kim",
@@ -165,6 +165,27 @@ def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace)
         assert all(a["vector"].tolist() == b["vector"].tolist() for a, b in zip(from_memory, own))
         compared += len(own)
     assert compared > 20 and lexical(table, "?!", 20, TimeWindow(), held) == []
+
+
+def test_recall_ranks_alike_over_a_held_table_and_one_too_large_to_hold(ingested: Workspace) -> None:
+    """Held rows (a small table) and LanceDB queries (a large one: the hits' rows and the turns
+    around them fetched by id) give the same ranking wherever both searches find the same hits."""
+    client = MemoryClient("test", config=ingested.config_path)
+    table = client.vectors.table("chunks")
+    # few candidates, so that most turns around them are not candidates themselves
+    small, unheld = (MemoryClient("test", config=ingested.config_path, settings=RecallSettings(pool=8, hold_rows=n)) for n in (10**6, 0))
+    held, same = HeldChunks(table), 0
+    long_queries = ["What did Alice Chen and Dana Kim decide about the Project Heron launch and the budget?",
+                    "Which team members worked on the robotics demo in Lisbon last month, and what went wrong?",
+                    "Notes from the weekly planning meeting about hiring, deadlines and the next release"]
+    for query in QUERIES + long_queries:  # searched exactly, held or not, but chunks at equal cosine may rank apart
+        vector = client.embedder.encode([query])[0]
+        if [r["id"] for r in semantic(table, vector, 8, TimeWindow(), held)] != [r["id"] for r in semantic(table, vector, 8, TimeWindow())]:
+            continue
+        want, got = small.recall(query).items, unheld.recall(query).items
+        assert got and [(i.id, i.score, i.reasons) for i in got] == [(i.id, i.score, i.reasons) for i in want], query
+        same += 1
+    assert same >= 4 and unheld.engine._held is not None and unheld.engine._held[1] is None
 
 
 def test_the_name_index_finds_what_names_in_finds() -> None:
