@@ -173,7 +173,7 @@ def test_recall_ranks_alike_over_a_held_table_and_one_too_large_to_hold(ingested
     client = MemoryClient("test", config=ingested.config_path)
     table = client.vectors.table("chunks")
     # few candidates, so that most turns around them are not candidates themselves
-    small, unheld = (MemoryClient("test", config=ingested.config_path, settings=RecallSettings(pool=8, hold_rows=n)) for n in (10**6, 0))
+    holding, unheld = (MemoryClient("test", config=ingested.config_path, settings=RecallSettings(pool=8, hold_rows=n)) for n in (10**6, 0))
     held, same = HeldChunks(table), 0
     long_queries = ["What did Alice Chen and Dana Kim decide about the Project Heron launch and the budget?",
                     "Which team members worked on the robotics demo in Lisbon last month, and what went wrong?",
@@ -182,7 +182,7 @@ def test_recall_ranks_alike_over_a_held_table_and_one_too_large_to_hold(ingested
         vector = client.embedder.encode([query])[0]
         if [r["id"] for r in semantic(table, vector, 8, TimeWindow(), held)] != [r["id"] for r in semantic(table, vector, 8, TimeWindow())]:
             continue
-        want, got = small.recall(query).items, unheld.recall(query).items
+        want, got = holding.recall(query).items, unheld.recall(query).items
         assert got and [(i.id, i.score, i.reasons) for i in got] == [(i.id, i.score, i.reasons) for i in want], query
         same += 1
     assert same >= 4 and unheld.engine._held is not None and unheld.engine._held[1] is None
