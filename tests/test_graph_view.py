@@ -150,7 +150,6 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     assert small.engine._held is not None and small.engine._held[1] is None
 
 
-
 def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace) -> None:
     client = MemoryClient("test", config=ingested.config_path)
     table = client.vectors.table("chunks")
@@ -170,16 +169,15 @@ def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace)
 def test_recall_ranks_alike_over_a_held_table_and_one_too_large_to_hold(ingested: Workspace) -> None:
     """Held rows (a small table) and LanceDB queries (a large one: the hits' rows and the turns
     around them fetched by id) give the same ranking wherever both searches find the same hits."""
-    client = MemoryClient("test", config=ingested.config_path)
-    table = client.vectors.table("chunks")
     # few candidates, so that most turns around them are not candidates themselves
     holding, unheld = (MemoryClient("test", config=ingested.config_path, settings=RecallSettings(pool=8, hold_rows=n)) for n in (10**6, 0))
+    table = holding.vectors.table("chunks")
     held, same = HeldChunks(table), 0
     long_queries = ["What did Alice Chen and Dana Kim decide about the Project Heron launch and the budget?",
                     "Which team members worked on the robotics demo in Lisbon last month, and what went wrong?",
                     "Notes from the weekly planning meeting about hiring, deadlines and the next release"]
     for query in QUERIES + long_queries:  # searched exactly, held or not, but chunks at equal cosine may rank apart
-        vector = client.embedder.encode([query])[0]
+        vector = holding.embedder.encode([query])[0]
         if [r["id"] for r in semantic(table, vector, 8, TimeWindow(), held)] != [r["id"] for r in semantic(table, vector, 8, TimeWindow())]:
             continue
         want, got = holding.recall(query).items, unheld.recall(query).items
