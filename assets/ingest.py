@@ -4,7 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, scan_documents, update_facts
+from mnemo.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
@@ -75,7 +75,7 @@ def chunk_vectors(
     """Chunk embeddings and the full-text index in LanceDB; only new or changed chunks are embedded."""
     namespace = context.partition_key
     model = embedder.embedder()
-    stats = vectors.store(namespace).sync("chunks", chunk_rows(mnemo_config.files(namespace).read_chunks()), model)
+    stats = vectors.store(namespace).sync_groups("chunks", chunk_groups(mnemo_config.files(namespace).read_chunks()), model)
     context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
     return dg.MaterializeResult(metadata={
         "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,

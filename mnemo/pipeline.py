@@ -9,6 +9,7 @@ import os
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
-from mnemo.stores.vectors import VectorStore
+from mnemo.stores.vectors import RowGroup, VectorStore
 from mnemo.tombstones import FILE as TOMBSTONES
 from mnemo.tombstones import Tombstones
 from ontology import Ontology
@@ -126,6 +127,29 @@ def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
         }
         for c in chunks
     ]
+
+
+# What a row of the chunks table holds, as `chunk_rows` makes it from a document's chunks: a change
+# to it (or to `embed_text`) changes this, so that the next sync compares every row again.
+CHUNK_ROWS_FORMAT = "1"
+
+
+def chunk_groups(chunks: list[Chunk]) -> list[RowGroup]:
+    """The rows of the chunks table by document, for `VectorStore.sync_groups`. A document's digest
+    covers its chunks' ids in order and the key of the text they were cut from (`doc_key`: the
+    document's content, path and block references) with the chunk size: `build_chunks` keeps a
+    document's chunks as they were while that key is the same, so its rows change only with the
+    digest. A document with a chunk made before chunks carried that key is digested from its rows."""
+    by_doc: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in chunks:
+        by_doc[chunk.doc_id].append(chunk)
+    return [RowGroup(doc_id, _chunks_digest(group), len(group), partial(chunk_rows, group)) for doc_id, group in by_doc.items()]
+
+
+def _chunks_digest(chunks: list[Chunk]) -> str:
+    if all("doc_key" in c.metadata for c in chunks):
+        return content_hash(CHUNK_ROWS_FORMAT, *(f"{c.id}:{c.metadata['doc_key']}:{c.metadata.get('max_words')}" for c in chunks))
+    return content_hash(CHUNK_ROWS_FORMAT, json.dumps(chunk_rows(chunks), sort_keys=True))
 
 
 STRUCTURAL_CACHE = "structural_cache"
@@ -305,7 +329,7 @@ def ingest_namespace(
     """Every ingest step in the order the ingest job runs them, outside Dagster (evaluations)."""
     scan = scan_documents(files, namespace)
     chunks, _ = build_chunks(files, max_words)
-    chunk_stats = vectors.sync("chunks", chunk_rows(chunks), embedder)
+    chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder)
     facts = extract_facts(files, ontology, namespace)
     graph.apply(facts, run_id=run_id)
     vectors.sync("entities", entity_rows(facts), embedder)

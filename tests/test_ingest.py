@@ -2,6 +2,9 @@
 
 from pathlib import Path
 
+import pytest
+
+from mnemo import pipeline
 from mnemo.checks import dangling, relation_violations
 from tests.conftest import Workspace
 
@@ -110,6 +113,24 @@ def test_edit_delete_rename_change_exactly_what_they_should(workspace: Workspace
     assert graph.query("MATCH (e:Entity {id: 'concept_spacing_effect'}) RETURN e.id AS id") == [{"id": "concept_spacing_effect"}]
     assert graph.query("MATCH (e:Entity {id: 'concept_spaced_repetition'}) RETURN e.origin AS o") == [{"o": "link"}]
     assert workspace.vectors().count("chunks") == len(after_chunks)
+
+
+def test_a_re_run_makes_chunk_rows_only_for_changed_notes(workspace: Workspace, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace.ingest()
+    made: list[str] = []
+    real = pipeline.chunk_rows
+    monkeypatch.setattr(pipeline, "chunk_rows", lambda chunks: made.extend(c.path for c in chunks) or real(chunks))
+    heron = vault / "Projects" / "Project Heron.md"
+    heron.write_text(heron.read_text(encoding="utf-8") + "\n## Retro\nThe lifts were the hard part.\n", encoding="utf-8")
+    (vault / "Concepts" / "Spaced repetition.md").rename(vault / "Concepts" / "Spacing effect.md")
+    result = workspace.ingest()
+    assert set(made) == {"Projects/Project Heron.md", "Concepts/Spacing effect.md"}
+    assert workspace.metadata(result, "chunk_vectors")["rows"] == len(workspace.files("test").read_chunks())
+    kept = canonical(workspace)["chunks"]
+    (workspace.files("test").vectors_path / "chunks.groups.json").unlink()  # every row made and compared again
+    made.clear()
+    workspace.ingest()
+    assert len(made) == len(workspace.files("test").read_chunks()) and canonical(workspace)["chunks"] == kept
 
 
 def test_bad_notes_are_reported_and_the_rest_ingested(workspace: Workspace, vault: Path) -> None:

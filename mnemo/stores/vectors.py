@@ -8,7 +8,9 @@ longer wanted are deleted. A second sync with the same rows embeds and writes no
 import json
 import os
 import sys
+import tempfile
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ EMBED_BATCH = 512  # texts per encode call of a sync
 NPROBES = 20
 REFINE_FACTOR = 10
 _KEYS = ("id", "embed_hash", "meta_hash")
+MAX_GROUPS_FILTERED = 1000  # more changed groups than this: the whole table is read (one filter of fewer ids)
 
 
 @dataclass
@@ -170,6 +173,43 @@ class VectorStore:
     @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
+        table = self.table(name)
+        return self._sync_rows(name, table, rows, _current(table), embedder, batch)
+
+    @writer(lambda store: store.path.parent)
+    def sync_groups(
+        self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str = "doc_id", batch: int = EMBED_BATCH,
+    ) -> SyncStats:
+        """`sync` of the groups' rows, following what changed. While the table is as the last
+        `sync_groups` left it (the same version, committed at the same time) and the embedder is the
+        same, only the rows of groups whose digest differs from that sync's are made, and they are
+        compared with the table's rows of those groups and of groups gone since (found by `column`).
+        Otherwise every group's rows are made and compared with the whole table, as `sync` does. The
+        table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`)."""
+        table = self.table(name)
+        record = self.path / f"{name}.groups.json"
+        state = _table_state(table) if table is not None else None
+        known = _recorded_groups(record, state, embedder.name)
+        changed = groups if known is None else [g for g in groups if known.get(g.key) != g.digest]
+        keys = [g.key for g in changed] + ([] if known is None else sorted(known.keys() - {g.key for g in groups}))
+        if known is None or len(keys) > MAX_GROUPS_FILTERED:
+            changed, current = groups, _current(table)
+        else:
+            current = _current(table, f"{column} IN ({', '.join(sql_quote(k) for k in keys)})") if keys else {}
+        stats = self._sync_rows(name, table, [row for group in changed for row in group.rows()], current, embedder, batch)
+        stats.total = sum(g.size for g in groups)
+        written = self.table(name)
+        after = _table_state(written) if written is not None else None
+        if after is not None and (keys or after != state):
+            _write_json(record, {"embedder": embedder.name, "table": after, "groups": {g.key: g.digest for g in groups}})
+        return stats
+
+    def _sync_rows(
+        self, name: str, table: Any | None, rows: list[dict[str, Any]], current: dict[str, tuple[str, str]],
+        embedder: Embedder, batch: int,
+    ) -> SyncStats:
+        """Make the table's `current` rows (id -> hashes: all of them, or those of the groups being
+        synced) the given `rows`."""
         stats = SyncStats(total=len(rows))
         desired = {}
         for row in rows:
@@ -177,8 +217,6 @@ class VectorStore:
             row["embed_hash"] = content_hash(embedder.name, row[TEXT_COLUMN])
             row["meta_hash"] = content_hash(json.dumps({k: v for k, v in row.items() if k != "embed_hash"}, sort_keys=True, default=str))
             desired[row["id"]] = row
-        table = self.table(name)
-        current = _current(table)
         doomed = [i for i in current if i not in desired]
         to_embed = [r for i, r in desired.items() if i not in current or current[i][0] != r["embed_hash"]]
         to_update = [r for i, r in desired.items() if i in current and current[i][0] == r["embed_hash"] and current[i][1] != r["meta_hash"]]
@@ -237,11 +275,59 @@ class VectorStore:
         return sorted((i, e, m) for i, (e, m) in _current(self.table(name)).items())
 
 
-def _current(table: Any | None) -> dict[str, tuple[str, str]]:
+def _current(table: Any | None, where: str | None = None) -> dict[str, tuple[str, str]]:
+    """Id -> (embed hash, meta hash) of the table's rows (those `where` selects, when given)."""
     if table is None:
         return {}
-    data = table.search().select(list(_KEYS)).limit(None).to_arrow().to_pylist()
+    search = table.search().select(list(_KEYS))
+    data = (search.where(where) if where else search).limit(None).to_arrow().to_pylist()
     return {r["id"]: (r["embed_hash"], r["meta_hash"]) for r in data}
+
+
+@dataclass
+class RowGroup:
+    """Rows of a table that change together (a document's chunks): `digest` changes whenever
+    they may, and `rows()` makes them, called only when the digest differs from the last sync's.
+    Each row's id belongs to one group, the one its group column names (a chunk's id digests its
+    document's id)."""
+
+    key: str
+    digest: str
+    size: int
+    rows: Callable[[], list[dict[str, Any]]]
+
+
+def _table_state(table: Any) -> list[Any]:
+    """The table's version and when it was committed: what tells that someone wrote it since."""
+    latest = table.list_versions()[-1]
+    return [latest["version"], str(latest["timestamp"])]
+
+
+def _recorded_groups(record: Path, state: list[Any] | None, embedder: str) -> dict[str, str] | None:
+    """Group -> digest as the last `sync_groups` left the table, when the table is still in the
+    state it left (`_table_state`) and that sync used the same embedder; else None."""
+    if state is None or not record.exists():
+        return None
+    try:
+        kept = json.loads(record.read_text(encoding="utf-8"))
+    except ValueError:
+        return None  # unreadable: every row is compared
+    if not isinstance(kept, dict) or kept.get("embedder") != embedder or kept.get("table") != state:
+        return None
+    groups = kept.get("groups")
+    return groups if isinstance(groups, dict) else None
+
+
+def _write_json(path: Path, value: Any) -> None:
+    """Write via a temp file and an atomic rename: never a half file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(value, out)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
