@@ -299,8 +299,8 @@ class RowGroup:
 
 def _table_state(table: Any) -> list[Any]:
     """The table's version and when it was committed: what tells that someone wrote it since."""
-    latest = table.list_versions()[-1]
-    return [latest["version"], str(latest["timestamp"])]
+    version = table.version
+    return [version, next((str(v["timestamp"]) for v in table.list_versions() if v["version"] == version), None)]
 
 
 def _recorded_groups(record: Path, state: list[Any] | None, embedder: str) -> dict[str, str] | None:
