@@ -3,12 +3,13 @@
 `sync` reconciles a table with the desired rows: only rows whose embedded text changed are
 embedded again, rows whose other fields changed keep their vector, and rows that are no
 longer wanted are deleted. A second sync with the same rows embeds and writes nothing.
+`sync_groups` does the same for rows in groups (a document's chunks) and, while the table is as
+its last run left it, makes and compares only the rows of groups that changed.
 """
 
 import json
 import os
 import sys
-import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from mnemo.documents import content_hash
 from mnemo.imports import defer_package_init
 from mnemo.locks import writer
 from mnemo.stores.embedders import Embedder
+from mnemo.stores.files import write_text_atomic
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
@@ -34,7 +36,7 @@ EMBED_BATCH = 512  # texts per encode call of a sync
 NPROBES = 20
 REFINE_FACTOR = 10
 _KEYS = ("id", "embed_hash", "meta_hash")
-MAX_GROUPS_FILTERED = 1000  # more changed groups than this: the whole table is read (one filter of fewer ids)
+MAX_GROUPS_FILTERED = 1000  # a sync with more changed or gone groups reads every row's hashes, not a filter naming each group
 
 
 @dataclass
@@ -201,7 +203,7 @@ class VectorStore:
         written = self.table(name)
         after = _table_state(written) if written is not None else None
         if after is not None and (keys or after != state):
-            _write_json(record, {"embedder": embedder.name, "table": after, "groups": {g.key: g.digest for g in groups}})
+            write_text_atomic(record, json.dumps({"embedder": embedder.name, "table": after, "groups": {g.key: g.digest for g in groups}}))
         return stats
 
     def _sync_rows(
@@ -316,18 +318,6 @@ def _recorded_groups(record: Path, state: list[Any] | None, embedder: str) -> di
         return None
     groups = kept.get("groups")
     return groups if isinstance(groups, dict) else None
-
-
-def _write_json(path: Path, value: Any) -> None:
-    """Write via a temp file and an atomic rename: never a half file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(value, out)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
