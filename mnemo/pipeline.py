@@ -30,7 +30,7 @@ from mnemo.memories import inbox_dir, inbox_source
 from mnemo.segments import block_index, chunk_segments, referenced
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.files import NamespaceFiles, read_json_object
 from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
 from mnemo.stores.vectors import RowGroup, VectorStore
 from mnemo.tombstones import FILE as TOMBSTONES
@@ -203,7 +203,7 @@ def update_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespace
         files.file_digest("documents.parquet", "chunks.parquet", TOMBSTONES),
         _extraction_salt(ontology, files.namespace, speakers),
     )
-    state = _read_state(files.root / FACTS_STATE)
+    state = read_json_object(files.root / FACTS_STATE)
     if state.get("inputs") == inputs and state.get("outputs") == files.folder_stats("facts"):
         return FactsSummary(state["counts"], state["relations"], state["preview"], reused=True)
     facts = extract_facts(files, ontology, namespace)
@@ -215,13 +215,6 @@ def update_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespace
              "relations": summary.relations, "preview": summary.preview}
     _write_state(files.root / FACTS_STATE, state)
     return summary
-
-
-def _read_state(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except ValueError:
-        return {}  # a damaged state only costs a recomputation
 
 
 def _write_state(path: Path, state: dict[str, Any]) -> None:

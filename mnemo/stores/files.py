@@ -52,6 +52,16 @@ def write_text_atomic(path: Path, text: str) -> None:
     _replace(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
+def read_json_object(path: Path) -> dict[str, Any]:
+    """A JSON object kept between runs (a state or record file); {} when it is absent or damaged:
+    such a file only saves work, and without it the work is done again."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _replace(path: Path, write: Callable[[str], Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -26,7 +26,7 @@ from mnemo.documents import content_hash
 from mnemo.imports import defer_package_init
 from mnemo.locks import writer
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.files import write_text_atomic
+from mnemo.stores.files import read_json_object, write_text_atomic
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
@@ -308,13 +308,8 @@ def _table_state(table: Any) -> list[Any]:
 def _recorded_groups(record: Path, state: list[Any] | None, embedder: str) -> dict[str, str] | None:
     """Group -> digest as the last `sync_groups` left the table, when the table is still in the
     state it left (`_table_state`) and that sync used the same embedder; else None."""
-    if state is None or not record.exists():
-        return None
-    try:
-        kept = json.loads(record.read_text(encoding="utf-8"))
-    except ValueError:
-        return None  # unreadable: every row is compared
-    if not isinstance(kept, dict) or kept.get("embedder") != embedder or kept.get("table") != state:
+    kept = read_json_object(record)  # {} when absent or unreadable: every row is compared
+    if state is None or kept.get("embedder") != embedder or kept.get("table") != state:
         return None
     groups = kept.get("groups")
     return groups if isinstance(groups, dict) else None
