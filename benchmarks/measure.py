@@ -25,7 +25,7 @@ from mnemo.sleep.merges import canonical_facts
 from mnemo.sources.scan import PARSERS
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN, length_batches
+from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN, embedding_windows
 from resources import default_resources
 
 NAMESPACE = "bench"
@@ -153,7 +153,8 @@ def full_ingest(runner: IngestRunner) -> dict[str, Any]:
 def raw_encode(runner: IngestRunner, embedder: Embedder) -> dict[str, Any]:
     """The physical limit: exactly the `encode` calls the vector sync makes on a first ingest
     (same texts, same batches, same order), and nothing else."""
-    calls = [[r[TEXT_COLUMN] for r in part] for rows in embedded_rows(runner.files) for part in length_batches(rows, EMBED_BATCH)]
+    calls = [[part[i][TEXT_COLUMN] for i in call] for rows in embedded_rows(runner.files)
+             for part, order in embedding_windows(rows, EMBED_BATCH) for call in order]
     (seconds, cpu), _ = timed(lambda: [embedder.encode(texts) for texts in calls])
     texts = sum(len(c) for c in calls)
     return {"texts": texts, "calls": len(calls), "encode_s": seconds, "cpu_s": cpu, "texts_per_s": texts / seconds if seconds else 0.0}

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.recall_search import HeldChunks, rows_by_id
+from mnemo.recall_search import HeldChunks, rows_by_id, rows_near
 
 NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
 
@@ -80,13 +80,20 @@ def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
 
 def rows_around(table: Any, hits: list[dict[str, Any]], hops: int, held: HeldChunks | None = None) -> dict[str, dict[str, Any]]:
     """The turns or passages up to `hops` away from the hits that are not hits themselves,
-    with only what scoring reads (id, vector, prev/next ids); from `held` when given."""
+    with only what scoring reads (id, vector, prev/next ids); from `held` when given, else from
+    the rows beside the hits in the table (`rows_near`), and by id for any not found there."""
     known = {r["id"] for r in hits}
+    near = rows_near(table, hits, hops, NEIGHBOUR_COLUMNS) if held is None else {}
     found: dict[str, dict[str, Any]] = {}
     frontier = hits
     for _ in range(hops):
         wanted = [i for i in neighbour_ids(frontier) if i not in known]
-        rows = held.rows(wanted) if held is not None else rows_by_id(table, wanted, NEIGHBOUR_COLUMNS)
+        if held is not None:
+            rows = held.rows(wanted)
+        else:
+            rows = {i: near[i] for i in wanted if i in near}
+            missing = [i for i in wanted if i not in near]
+            rows |= rows_by_id(table, missing, NEIGHBOUR_COLUMNS) if missing else {}
         known |= set(rows)
         found |= rows
         frontier = list(rows.values())

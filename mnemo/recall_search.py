@@ -45,7 +45,7 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow, held: "HeldC
     if not text:
         return []
     columns = ["id", "_score"] if held is not None else [*ROW_COLUMNS, "_score"]
-    search = table.search(text, query_type="fts", fts_columns=TEXT_COLUMN).select(columns).limit(limit)
+    search = table.search(text, query_type="fts", fts_columns=TEXT_COLUMN).select(columns).with_row_id(held is None).limit(limit)
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)
@@ -119,14 +119,36 @@ class HeldChunks:
 
 
 def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow, held: HeldChunks | None = None) -> list[dict[str, Any]]:
-    """Nearest chunks by cosine distance, best first (exactly, from `held` when given)."""
+    """Nearest chunks by cosine distance, best first (exactly, from `held` when given); each row
+    from the index keeps its address (`_rowid`) for `rows_near`."""
     if held is not None:
         return held.full_rows(held.nearest(vector, limit, window))
-    search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"]).limit(limit))
+    search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"])
+                         .with_row_id(True).limit(limit))
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)
     return vector_rows(search.to_arrow())
+
+
+def rows_at(table: Any, addresses: list[int], columns: list[str]) -> dict[str, dict[str, Any]]:
+    """Id -> row of the rows at the given addresses (`_rowid` as searches return it) in this
+    version of the table; addresses that hold no row (deleted, or past a fragment's end) are
+    skipped. Callers look rows up by id, so a row at an address that another writer has since
+    changed is never taken for the one they wanted. A read by address takes a fraction of a
+    lookup by id: at 1M chunks, 200 rows in 9.5 ms against 32 for 187 ids."""
+    if not addresses:
+        return {}
+    return {r["id"]: r for r in vector_rows(table.take_row_ids(sorted(set(addresses))).select(columns).to_arrow())}
+
+
+def rows_near(table: Any, hits: list[dict[str, Any]], reach: int, columns: list[str]) -> dict[str, dict[str, Any]]:
+    """Id -> row of the rows up to `reach` addresses before and after each hit that has one. A
+    sync writes a document's chunks next to each other (`embedding_windows`), so these are
+    mostly the hits' neighbouring chunks: one read by address instead of a lookup by id per hop."""
+    hit_addresses = {h["_rowid"] for h in hits if h.get("_rowid") is not None}
+    near = {a + step for a in hit_addresses for step in range(-reach, reach + 1) if step and a + step >= 0}
+    return rows_at(table, list(near - hit_addresses), columns)
 
 
 def rows_by_id(table: Any, ids: list[str], columns: list[str] = ROW_COLUMNS) -> dict[str, dict[str, Any]]:
