@@ -158,6 +158,7 @@ def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace)
     compared = 0
     for query, window in [(q, w) for q in QUERIES for w in windows]:
         own, from_memory = lexical(table, query, 20, window), lexical(table, query, 20, window, held)
+        assert all(isinstance(r.pop("_rowid"), int) for r in own)  # the table's rows carry their address (rows_near)
         assert [list(r) for r in from_memory] == [list(r) for r in own], query  # the same columns, in order
         assert [{k: v for k, v in r.items() if k != "vector"} for r in from_memory] == \
             [{k: v for k, v in r.items() if k != "vector"} for r in own], query
