@@ -66,12 +66,9 @@ def embedding_windows(rows: list[dict[str, Any]], batch: int) -> list[tuple[list
 
 def encode_window(embedder: Embedder, part: list[dict[str, Any]], calls: list[list[int]]) -> np.ndarray:
     """The vectors of a window's rows, in the rows' order, from its encode calls (`embedding_windows`)."""
-    vectors = np.empty((0, 0), dtype=np.float32)
-    for call in calls:
-        encoded = np.asarray(embedder.encode([part[i][TEXT_COLUMN] for i in call]), dtype=np.float32)
-        if not vectors.size:
-            vectors = np.empty((len(part), encoded.shape[1]), dtype=np.float32)
-        vectors[call] = encoded
+    encoded = np.concatenate([np.asarray(embedder.encode([part[i][TEXT_COLUMN] for i in call]), dtype=np.float32) for call in calls])
+    vectors = np.empty_like(encoded)
+    vectors[[i for call in calls for i in call]] = encoded
     return vectors
 
 
