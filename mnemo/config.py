@@ -89,9 +89,11 @@ class ChunkingConfig(_Strict):
 
 
 class VectorIndexConfig(_Strict):
-    """When a vector table gets an approximate (ANN) index; below `min_rows` search stays exact."""
+    """When a vector table gets an approximate (ANN) index; below `min_rows` search stays exact.
+    The default matches recall's `hold_rows`: up to that size recall holds the chunks table in
+    memory and searches it exactly, so an index there would be built and never read."""
 
-    min_rows: int = Field(default=20_000, ge=256)
+    min_rows: int = Field(default=50_000, ge=256)
     kind: Literal["IVF_HNSW_SQ", "IVF_PQ"] = "IVF_HNSW_SQ"
 
 

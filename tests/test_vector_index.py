@@ -6,7 +6,7 @@ import random
 import pytest
 
 from mnemo.config import EmbedderConfig, VectorIndexConfig, parse_config
-from mnemo.recall import recall_chunks
+from mnemo.recall import RecallSettings, recall_chunks
 from mnemo.stores.embedders import build_embedder
 from mnemo.stores.vectors import VectorStore, tune_search, vector_index_state
 
@@ -71,7 +71,8 @@ def test_index_built_used_and_kept_current(tmp_path, embedder):
 def test_index_config_key(tmp_path):
     config = parse_config({"vector_index": {"min_rows": 5000, "kind": "IVF_PQ"}}, tmp_path / "mnemo.yaml")
     assert (config.vector_index.min_rows, config.vector_index.kind) == (5000, "IVF_PQ")
-    assert parse_config({}, tmp_path / "mnemo.yaml").vector_index.min_rows == 20_000
+    # by default the index starts where recall stops holding the chunks table (below, it would go unread)
+    assert parse_config({}, tmp_path / "mnemo.yaml").vector_index.min_rows == RecallSettings().hold_rows == 50_000
 
 
 def test_lookups_by_id_use_an_index_that_follows_every_sync(tmp_path, embedder):
