@@ -1,7 +1,7 @@
 """Recall latency: eager (and deliberate, when it exists) at vault scale, eager at vector scale.
 
 The vector-scale tables hold generated unit vectors and generated text in exactly the
-columns the `chunks` table has, so the measured call is mnemo's own `recall_chunks`.
+columns the `chunks` table has, so the measured calls are mnemo's own recall.
 """
 
 import importlib.util
@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from benchmarks.synth import WORDS, Entity
-from mnemo.recall import RecallEngine, recall_chunks
+from mnemo.recall import RecallEngine
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, refresh_vector_index
@@ -57,7 +57,11 @@ def latency(call: Callable[[str], Any], texts: list[str], warmup: int = 5) -> di
 
 
 def eager(store: VectorStore, embedder: Embedder, k: int = 10) -> Callable[[str], Any]:
-    return lambda query: recall_chunks(store, embedder, query, k)
+    """The search step of eager recall alone (`RecallEngine.search`: the query embedded, the
+    vector and full-text searches fused), as an assistant's recall runs it: exactly over held
+    vectors up to `hold_rows` chunks, through the ANN index above."""
+    engine = RecallEngine(store.path.parent, store, GraphStore(store.path.parent / "graph.kuzu", load_ontology()), embedder)
+    return lambda query: engine.search(query, k)
 
 
 def deliberate(config_path: Path, namespace: str, texts: list[str], k: int = 10) -> dict[str, Any]:

@@ -168,6 +168,19 @@ class RecallEngine:
         with one_blas_thread():  # the full-text search runs beside the vector math (`_search`)
             return self._recall(query, context, k, mode, as_of, since, until)
 
+    def search(self, query: str, k: int = 10) -> list[str]:
+        """Ids of the k chunks the first step of eager recall ranks best: its vector and
+        full-text searches, fused, before the graph, the neighbouring turns and salience."""
+        if not query.strip():
+            raise ValueError("the query is empty")
+        table = self.vectors.table("chunks")
+        if table is None:
+            return []
+        pool = Pool(self.settings.rrf_k)
+        with one_blas_thread():
+            self._search(table, pool, query, self.settings.pool, TimeWindow(None, None))
+        return pool.best(k)
+
     def _recall(
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
         until: str | None,

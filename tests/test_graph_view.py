@@ -196,3 +196,17 @@ def test_the_name_index_finds_what_names_in_finds() -> None:
     for _ in range(300):
         query = " ".join(rng.choices(words + ["—", "Alice-Chen", "HERON!", "about"], k=rng.randint(0, 8)))
         assert index.find(query) == names_in(query, names), query
+
+
+def test_the_search_step_alone_ranks_a_chunks_own_text_first_held_or_not(ingested: Workspace) -> None:
+    holding, unheld = (MemoryClient("test", config=ingested.config_path, settings=RecallSettings(hold_rows=n)) for n in (10**6, 0))
+    rows = holding.vectors.table("chunks").search().select(["id", "embed_text"]).limit(None).to_list()
+    picked = [r for r in rows if len(r["embed_text"].split()) > 12][:5]
+    assert picked
+    for row in picked:
+        for client in (holding, unheld):
+            found = client.engine.search(row["embed_text"], k=5)
+            assert found[0] == row["id"] and len(found) == 5 and len(set(found)) == 5
+    assert holding.engine._held[1] is not None and unheld.engine._held[1] is None
+    with pytest.raises(ValueError, match="empty"):
+        holding.engine.search("  ")
