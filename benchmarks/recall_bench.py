@@ -17,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from benchmarks.synth import WORDS, Entity
-from mnemo.recall import RecallEngine
+from mnemo.config import VectorIndexConfig
+from mnemo.recall import RecallEngine, RecallSettings
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, refresh_vector_index
@@ -56,11 +57,11 @@ def latency(call: Callable[[str], Any], texts: list[str], warmup: int = 5) -> di
     return percentiles(samples)
 
 
-def eager(store: VectorStore, embedder: Embedder, k: int = 10) -> Callable[[str], Any]:
+def eager(store: VectorStore, embedder: Embedder, k: int = 10, settings: RecallSettings | None = None) -> Callable[[str], Any]:
     """The search step of eager recall alone (`RecallEngine.search`: the query embedded, the
-    vector and full-text searches fused), as an assistant's recall runs it: exactly over held
-    vectors up to `hold_rows` chunks, through the ANN index above."""
-    engine = RecallEngine(store.path.parent, store, GraphStore(store.path.parent / "graph.kuzu", load_ontology()), embedder)
+    vector and full-text searches fused), as an assistant's recall runs it: by default exactly
+    over held vectors up to `hold_rows` chunks, through LanceDB (and its ANN index) above."""
+    engine = RecallEngine(store.path.parent, store, GraphStore(store.path.parent / "graph.kuzu", load_ontology()), embedder, settings)
     return lambda query: engine.search(query, k)
 
 
@@ -145,18 +146,22 @@ def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: in
 
 
 def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[str], exact_queries: int = 20) -> dict[str, Any]:
-    """Eager recall latency over `rows` generated chunks (mnemo's recall, unchanged): exact
-    search on a few queries, then the ANN index the vector sync would build, and all queries.
-    The generated vectors come back under "vectors" (for recall@10 against exact search)."""
+    """Eager recall latency over `rows` generated chunks (mnemo's recall, unchanged): its search
+    step through LanceDB, exact on a few queries, then through the ANN index the vector sync
+    builds (here whatever the size: at most `hold_rows` chunks recall would search held vectors
+    instead), on all queries; then the whole call. The generated vectors come back under
+    "vectors" (for recall@10 against exact search)."""
     path = work / f"scale-{rows}"
     build = build_vector_table(path, rows, embedder.dim, keep=True)
-    store = VectorStore(path)
-    out: dict[str, Any] = {"rows": rows, **build, "exact": latency(eager(store, embedder), query_texts[:exact_queries], warmup=2)}
+    store = VectorStore(path, VectorIndexConfig(min_rows=256))
+    through_lancedb = RecallSettings(hold_rows=0)
+    out: dict[str, Any] = {"rows": rows, **build,
+                           "exact": latency(eager(store, embedder, settings=through_lancedb), query_texts[:exact_queries], warmup=2)}
     table = store.table("chunks")
     start = time.perf_counter()
     out["index"] = refresh_vector_index(table, store.index)
     out["index_s"], out["index_kind"] = time.perf_counter() - start, store.index.kind
-    out["eager"] = latency(eager(store, embedder), query_texts)
+    out["eager"] = latency(eager(store, embedder, settings=through_lancedb), query_texts)
     out["eager_full"] = latency(whole_call(work, store, embedder), query_texts)
     return out
 
