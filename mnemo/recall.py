@@ -169,8 +169,9 @@ class RecallEngine:
             return self._recall(query, context, k, mode, as_of, since, until)
 
     def search(self, query: str, k: int = 10) -> list[str]:
-        """Ids of the k chunks the first step of eager recall ranks best: its vector and
-        full-text searches, fused, before the graph, the neighbouring turns and salience."""
+        """Ids of the k chunks best ranked by eager recall's two searches alone (vector and
+        full-text, run as recall runs them), fused by reciprocal rank: no turns around the hits,
+        graph or salience."""
         if not query.strip():
             raise ValueError("the query is empty")
         table = self.vectors.table("chunks")
@@ -178,7 +179,9 @@ class RecallEngine:
             return []
         pool = Pool(self.settings.rrf_k)
         with one_blas_thread():
-            self._search(table, pool, query, self.settings.pool, TimeWindow(None, None))
+            _, lexical_rows, semantic_rows = self._hits(table, query, self.settings.pool, TimeWindow())
+        pool.ranked(lexical_rows, self.settings.lexical_weight, "lexical")
+        pool.ranked(semantic_rows, self.settings.semantic_weight, "semantic")
         return pool.best(k)
 
     def _recall(
@@ -253,11 +256,7 @@ class RecallEngine:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
         from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
         s = self.settings
-        held = self._held_chunks(table)  # the rows of a small table, for both searches' hits
-        lexical_rows = self._background().submit(lexical, table, query, size, window, held)
-        vector = self.embedder.encode([query])[0]
-        semantic_rows = semantic(table, vector, size, window, held if s.exact_vectors else None)
-        lexical_rows = lexical_rows.result()
+        vector, lexical_rows, semantic_rows = self._hits(table, query, size, window)
         if s.feedback_docs:
             first = Pool(s.rrf_k)
             first.ranked(lexical_rows, s.lexical_weight, "lexical")
@@ -270,6 +269,15 @@ class RecallEngine:
             return
         pool.ranked(lexical_rows, s.lexical_weight, "lexical")
         pool.ranked(semantic_rows, s.semantic_weight, "semantic")
+
+    def _hits(self, table: Any, query: str, size: int, window: TimeWindow) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]:
+        """The query's vector, then its full-text and vector hits, best first: the full-text search
+        runs on a worker thread while the query is embedded and searched by vector here."""
+        held = self._held_chunks(table)  # the rows of a small table, for both searches' hits
+        lexical_rows = self._background().submit(lexical, table, query, size, window, held)
+        vector = self.embedder.encode([query])[0]
+        semantic_rows = semantic(table, vector, size, window, held if self.settings.exact_vectors else None)
+        return vector, lexical_rows.result(), semantic_rows
 
     def _add_scored(self, table: Any, pool: Pool, query: str, vector: np.ndarray,
                     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
