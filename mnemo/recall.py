@@ -177,12 +177,9 @@ class RecallEngine:
         table = self.vectors.table("chunks")
         if table is None:
             return []
-        pool = Pool(self.settings.rrf_k)
         with one_blas_thread():
             _, lexical_rows, semantic_rows = self._hits(table, query, self.settings.pool, TimeWindow())
-        pool.ranked(lexical_rows, self.settings.lexical_weight, "lexical")
-        pool.ranked(semantic_rows, self.settings.semantic_weight, "semantic")
-        return pool.best(k)
+        return self._fuse(Pool(self.settings.rrf_k), lexical_rows, semantic_rows).best(k)
 
     def _recall(
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
@@ -258,17 +255,20 @@ class RecallEngine:
         s = self.settings
         vector, lexical_rows, semantic_rows = self._hits(table, query, size, window)
         if s.feedback_docs:
-            first = Pool(s.rrf_k)
-            first.ranked(lexical_rows, s.lexical_weight, "lexical")
-            first.ranked(semantic_rows, s.semantic_weight, "semantic")
+            first = self._fuse(Pool(s.rrf_k), lexical_rows, semantic_rows)
             top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.feedback_docs)]
             moved = vector + s.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
         if s.fusion == "scored":
             self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
             return
-        pool.ranked(lexical_rows, s.lexical_weight, "lexical")
-        pool.ranked(semantic_rows, s.semantic_weight, "semantic")
+        self._fuse(pool, lexical_rows, semantic_rows)
+
+    def _fuse(self, pool: Pool, lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> Pool:
+        """The pool with both searches' hits added by weighted reciprocal rank."""
+        pool.ranked(lexical_rows, self.settings.lexical_weight, "lexical")
+        pool.ranked(semantic_rows, self.settings.semantic_weight, "semantic")
+        return pool
 
     def _hits(self, table: Any, query: str, size: int, window: TimeWindow) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]:
         """The query's vector, then its full-text and vector hits, best first: the full-text search
