@@ -166,6 +166,14 @@ def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[st
     return out
 
 
+def served_latency(work: Path, rows: int, embedder: Embedder, query_texts: list[str]) -> dict[str, Any]:
+    """Eager recall over the table `vector_scale` built in `work`, timed as there (the search step
+    through LanceDB, then the whole call), in a process that has done nothing but open it."""
+    store = VectorStore(work / f"scale-{rows}", VectorIndexConfig(min_rows=256))
+    return {"eager": latency(eager(store, embedder, settings=RecallSettings(hold_rows=0)), query_texts),
+            "eager_full": latency(whole_call(work, store, embedder), query_texts)}
+
+
 def whole_call(work: Path, store: VectorStore, embedder: Embedder) -> Any:
     """The whole eager recall (`RecallEngine.recall`: both searches, the scored ranking with
     neighbouring turns, sleep shaping) over a namespace that has chunks but no graph."""

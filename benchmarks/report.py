@@ -86,7 +86,9 @@ def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> li
     ann = []
     for s in scale:
         for mode, e in (("eager, exact search", s.get("exact")), (f"eager, {s.get('index_kind', 'exact')} index", s["eager"]),
-                        ("eager whole call (no graph)", s.get("eager_full"))):
+                        ("eager whole call (no graph)", s.get("eager_full")),
+                        ("eager, index, fresh process", get_path(s, "served", "eager")),
+                        ("eager whole call, fresh process", get_path(s, "served", "eager_full"))):
             if e:
                 rows.append([s["embedder"], f"{s['rows']} chunks", mode, e["p50_ms"], e["p95_ms"], e["p99_ms"], e["n"]])
         for key, queries in (("ann", "noisy copies of stored vectors"), ("ann_text", "the text queries, embedded")):

@@ -38,10 +38,12 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     add("eager search p95 ms (vector + full-text only)", 50, big["recall_eager"]["p95_ms"])
     largest = max(scale, key=lambda s: s["rows"]) if scale else None
     at_million = largest if largest and largest["rows"] >= 1_000_000 else None
-    add("eager recall p95 ms at 1M chunks (whole call, no graph)", 150, get_path(at_million or {}, "eager_full", "p95_ms"),
-        f"{largest['rows']} chunks" if largest else "-", "" if at_million or not largest else f"largest run: {largest['rows']} chunks")
-    add("eager search p95 ms at 1M chunks", 150, at_million["eager"]["p95_ms"] if at_million else None,
-        f"{largest['rows']} chunks" if largest else "-", "" if at_million or not largest else f"largest run: {largest['rows']} chunks")
+    scale_at = f"{largest['rows']} chunks" if largest else "-"
+    scale_note = "" if at_million or not largest else f"largest run: {largest['rows']} chunks"
+    for process, where in (("", ()), (", fresh process", ("served",))):
+        add(f"eager recall p95 ms at 1M chunks (whole call, no graph{process})", 150,
+            get_path(at_million or {}, *where, "eager_full", "p95_ms"), scale_at, scale_note)
+        add(f"eager search p95 ms at 1M chunks{process}", 150, get_path(at_million or {}, *where, "eager", "p95_ms"), scale_at, scale_note)
     deliberate = big.get("recall_deliberate", {"status": "not run (light)"})
     add("deliberate recall p95 ms", 300, deliberate.get("p95_ms"), at, "" if "p95_ms" in deliberate else deliberate["status"])
     sleep = big.get("sleep", {"status": "not run (light)"})

@@ -96,3 +96,35 @@ def test_shares_in_the_targets_table_show_past_the_limit() -> None:
     assert cells[1:] == [["one changed note / full ingest, launched job", "2.00 %", "2.01 %", "10000 notes", "missed"],
                          ["eager recall p95 ms (MemoryClient.recall)", "50", "55.9", "10000 notes", "missed"],
                          ["consolidation re-run / full", "5.00 %", "-", "10000 notes", "not measured"]]
+
+
+def test_recall_at_scale_is_timed_again_in_a_fresh_process_and_judged_both_ways(tmp_path: Path) -> None:
+    """`benchmarks.scale` times recall in the process that built the table, then in one that only
+    opens it (`served`); the targets judge both, and the report lists both."""
+    import json
+    import subprocess
+    import sys
+
+    from benchmarks.report import recall_tables
+    from benchmarks.targets import judge
+
+    out = tmp_path / "result.json"
+    subprocess.run([sys.executable, "-m", "benchmarks.scale", str(tmp_path / "work"), "--rows", "300", "--embedder", "hashing",
+                    "--queries", "8", "--exact-queries", "2", "--json", str(out)], check=True, capture_output=True,
+                   cwd=Path(__file__).parent.parent)
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["index_kind"] == "IVF_HNSW_SQ" and result["index"] == "built"
+    for where in (result, result["served"]):
+        assert where["eager"]["n"] == where["eager_full"]["n"] == 8
+        assert 0 < where["eager_full"]["p50_ms"] <= where["eager_full"]["p95_ms"]
+    assert result["served"]["peak_rss_mib"] > 0
+    big = {**result, "rows": 1_000_000}  # judged as if it were the 1M run
+    run = {"embedder": "e", "notes": 10, "ratio_pipeline_raw": 1.0, "cpu_ratio_pipeline_raw": 1.0, "recall_eager": {"p95_ms": 1.0},
+           "ingest": {"peak_rss_mib": 1.0, "wall_s": 1.0, "cpu_s": 1.0}, "baseline": {"ingest_s": 1.0, "cpu_s": 1.0}}
+    judged = {row[0]: row for row in judge([run], [big], "e")}
+    fresh = judged["eager recall p95 ms at 1M chunks (whole call, no graph, fresh process)"]
+    assert fresh[2] == round(result["served"]["eager_full"]["p95_ms"], 4) and fresh[4] == "met"
+    assert judged["eager search p95 ms at 1M chunks, fresh process"][2] == round(result["served"]["eager"]["p95_ms"], 4)
+    assert judged["eager recall p95 ms at 1M chunks (whole call, no graph)"][2] == round(result["eager_full"]["p95_ms"], 4)
+    rendered = "\n".join(recall_tables([], [result]))
+    assert "eager whole call, fresh process" in rendered and "eager, index, fresh process" in rendered
