@@ -34,8 +34,17 @@ CHAT_KINDS = ("jsonl", "chatgpt", "claude")
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident set size so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak resident set size so far, in MiB: the kernel's high-water mark of its
+    memory (`VmHWM`). `ru_maxrss` is not used where that can be read: Linux carries it over from
+    the parent through fork and exec, so a fresh process started by a large one reported the
+    parent's peak."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def chat_kind() -> str | None:

@@ -128,3 +128,21 @@ def test_recall_at_scale_is_timed_again_in_a_fresh_process_and_judged_both_ways(
     assert judged["eager recall p95 ms at 1M chunks (whole call, no graph)"][2] == round(result["eager_full"]["p95_ms"], 4)
     rendered = "\n".join(recall_tables([], [result]))
     assert "eager whole call, fresh process" in rendered and "eager, index, fresh process" in rendered
+
+
+def test_a_fresh_process_reports_its_own_peak_memory_not_its_parents() -> None:
+    """Started by a process holding 400 MiB, a fresh Python process reports its own peak (Linux
+    carries `ru_maxrss` over through fork and exec)."""
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    from benchmarks.measure import peak_rss_mib
+
+    held = np.ones(400 * 1024 * 1024 // 8)  # touched, so resident
+    assert peak_rss_mib() > 400
+    child = subprocess.run([sys.executable, "-c", "from benchmarks.measure import peak_rss_mib; print(peak_rss_mib())"],
+                           check=True, capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert 0 < float(child.stdout) < 200, child.stdout
+    del held
