@@ -151,7 +151,7 @@ def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[st
     builds (here whatever the size: at most `hold_rows` chunks recall would search held vectors
     instead), on all queries; then the whole call. The generated vectors come back under
     "vectors" (for recall@10 against exact search)."""
-    path = work / f"scale-{rows}"
+    path = scale_path(work, rows)
     build = build_vector_table(path, rows, embedder.dim, keep=True)
     store = VectorStore(path, VectorIndexConfig(min_rows=256))
     through_lancedb = RecallSettings(hold_rows=0)
@@ -161,15 +161,18 @@ def vector_scale(work: Path, rows: int, embedder: Embedder, query_texts: list[st
     start = time.perf_counter()
     out["index"] = refresh_vector_index(table, store.index)
     out["index_s"], out["index_kind"] = time.perf_counter() - start, store.index.kind
-    out["eager"] = latency(eager(store, embedder, settings=through_lancedb), query_texts)
-    out["eager_full"] = latency(whole_call(work, store, embedder), query_texts)
-    return out
+    return {**out, **recall_latency(work, store, embedder, query_texts)}
 
 
-def served_latency(work: Path, rows: int, embedder: Embedder, query_texts: list[str]) -> dict[str, Any]:
-    """Eager recall over the table `vector_scale` built in `work`, timed as there (the search step
-    through LanceDB, then the whole call), in a process that has done nothing but open it."""
-    store = VectorStore(work / f"scale-{rows}", VectorIndexConfig(min_rows=256))
+def scale_path(work: Path, rows: int) -> Path:
+    """Where `vector_scale` writes its table of `rows` chunks."""
+    return work / f"scale-{rows}"
+
+
+def recall_latency(work: Path, store: VectorStore, embedder: Embedder, query_texts: list[str]) -> dict[str, Any]:
+    """Eager recall over a generated table: its search step through LanceDB ("eager"), then the
+    whole call ("eager_full"). `vector_scale` times it in the process that built the table; a
+    fresh process that only opens it (`benchmarks.scale --served`) times it as a server would."""
     return {"eager": latency(eager(store, embedder, settings=RecallSettings(hold_rows=0)), query_texts),
             "eager_full": latency(whole_call(work, store, embedder), query_texts)}
 

@@ -23,12 +23,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from benchmarks.measure import peak_rss_mib, warm  # noqa: E402
-from benchmarks.recall_bench import queries, served_latency, vector_scale  # noqa: E402
+from benchmarks.recall_bench import queries, recall_latency, scale_path, vector_scale  # noqa: E402
 from benchmarks.synth import Entity  # noqa: E402
 from benchmarks.vector_index import ann_quality, ann_text_quality  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.recall import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
+from mnemo.stores.vectors import VectorStore  # noqa: E402
 
 
 def main() -> None:
@@ -47,12 +48,12 @@ def main() -> None:
     names = [Entity("project", f"Project {w}", "Projects") for w in ("Heron", "Lantern", "Compass", "Garden", "Signal")]
     texts = queries(names, args.queries)
     if args.served:
-        result: dict[str, Any] = served_latency(args.work, args.rows, embedder, texts)
+        result: dict[str, Any] = recall_latency(args.work, VectorStore(scale_path(args.work, args.rows)), embedder, texts)
         result["peak_rss_mib"] = peak_rss_mib()
         args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
         return
     result = vector_scale(args.work, args.rows, embedder, texts, args.exact_queries)
-    vectors, path = result.pop("vectors"), args.work / f"scale-{args.rows}"
+    vectors, path = result.pop("vectors"), scale_path(args.work, args.rows)
     result["ann"] = ann_quality(path, vectors, args.queries)
     result["ann_text"] = ann_text_quality(path, vectors, np.asarray(embedder.encode(texts), dtype=np.float32), RecallSettings().pool)
     result.update({"embedder": embedder.name, "peak_rss_mib": peak_rss_mib()})
