@@ -213,6 +213,12 @@ def _edit(path: Path, text: str) -> None:
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
+def change_one(vault: Path, paths: list[str], index: int | None = None) -> None:
+    """The suite's one changed note: a line added to the note at `index` of `paths` (by default the
+    middle one, the first the incremental re-runs change)."""
+    _edit(vault / paths[len(paths) // 2 if index is None else index], "\n\nA new thought about the garden and the budget.\n")
+
+
 CHANGED_SAMPLES = 3  # the re-run after one changed note is timed this many times (a different note each time)
 
 
@@ -225,7 +231,7 @@ def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[
     changed = [middle, *(middle + 2 + k for k in range(CHANGED_SAMPLES - 1))]  # middle + 1 is the launched run's note
     steps: list[tuple[str, Callable[[], None]]] = [
         ("unchanged", lambda: None),
-        *(("one_changed", lambda i=i: _edit(vault / paths[i], "\n\nA new thought about the garden and the budget.\n")) for i in changed),
+        *(("one_changed", lambda i=i: change_one(vault, paths, i)) for i in changed),
         ("one_added", lambda: (vault / "Notes" / "Bench added note.md").write_text("# Added\n\nA note written just now.\n", encoding="utf-8")),
         ("one_deleted", lambda: (vault / paths[len(paths) // 3]).unlink()),
     ]

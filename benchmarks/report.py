@@ -139,13 +139,16 @@ def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
 
 
 def profile_tables(profile: dict[str, Any]) -> list[str]:
-    """Top functions and packages of an ingest profile, and of the consolidation profile after it."""
+    """Top functions and packages of an ingest profile, of the consolidation profile after it, and
+    of the consolidation again after one changed note."""
     parts = []
-    for what, data in (("ingest", profile), ("consolidation", profile.get("sleep"))):
+    for what, data, wall in (("ingest", profile, "wall_s"), ("consolidation", profile.get("sleep"), "full_s"),
+                             ("consolidation after one changed note", profile.get("sleep_again"), "after_change_s")):
         if not data or "top" not in data:
             continue
         rows = [[p["function"][:90], p["self_s"], p["share"]] for p in data["top"]]
-        parts.append(table(f"Profile, {what}, {profile['embedder']}, {profile['notes']} notes: top functions by self time",
+        took = f" ({data[wall]:.2f} s profiled)" if wall in data else ""
+        parts.append(table(f"Profile, {what}, {profile['embedder']}, {profile['notes']} notes{took}: top functions by self time",
                            ["function", "self s", "share"], rows))
         libraries = [[name, seconds] for name, seconds in list(data["libraries"].items())[:12]]
         parts.append(table(f"Profile, {what}, {profile['embedder']}: self time by package", ["package", "self s"], libraries))

@@ -59,7 +59,7 @@ def _options() -> argparse.Namespace:
                         help="sizes for the model embedders (all but hashing); default: --sizes")
     parser.add_argument("--vector-scale", type=int, nargs="*", default=[100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--profile", action="store_true", help="also profile one full ingest per embedder")
+    parser.add_argument("--profile", action="store_true", help="also profile one full ingest per embedder, the consolidation after it, and its re-run after one changed note")
     parser.add_argument("--profile-notes", type=int, default=None, help="size of the profiled vault (default: the largest)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--render", type=Path, nargs="+", help="only print the tables of saved results (partial ones too), merged")

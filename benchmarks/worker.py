@@ -70,7 +70,9 @@ def _profiled(work: Path, name: str, fn: Any, top: int) -> tuple[Any, dict[str, 
 
 
 def profile_size(work: Path, notes: int, embedder_kind: str, seed: int, top: int) -> dict[str, Any]:
-    """pyinstrument profiles of one full ingest and of the consolidation after it."""
+    """pyinstrument profiles of one full ingest, of the consolidation after it, and of the
+    consolidation again after one changed note (the note the suite changes first, re-ingested
+    outside the profile)."""
     vault = generate(work / "src", notes, seed)
     runner = measure.IngestRunner(measure.write_config(work, vault.root, embedder_kind, work / "src" / "chats"))
     measure.warm(runner.embedder())
@@ -79,6 +81,10 @@ def profile_size(work: Path, notes: int, embedder_kind: str, seed: int, top: int
     if sleep_bench.sleep_job_name(runner):
         sleep, profile = _profiled(work, "sleep", lambda: sleep_bench.first_run(runner), top)
         out["sleep"] = {**sleep, **profile}
+        measure.change_one(vault.root, vault.paths)
+        runner.run()
+        again, profile = _profiled(work, "sleep-again", lambda: sleep_bench.after_change(runner), top)
+        out["sleep_again"] = {**again, **profile}
     return out
 
 
@@ -89,7 +95,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="minilm")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--profile", action="store_true", help="profile one full ingest instead of measuring")
+    parser.add_argument("--profile", action="store_true", help="profile one full ingest and the consolidations after it instead of measuring")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--light", action="store_true", help="only ingest, raw encode, the plain-RAG peer and eager recall")
     parser.add_argument("--json", type=Path, required=True, help="where to write the result")

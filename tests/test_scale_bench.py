@@ -147,3 +147,22 @@ def test_a_fresh_process_reports_its_own_peak_memory_not_its_parents() -> None:
                            check=True, capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert 0 < float(child.stdout) < 400, child.stdout
     del held
+
+
+def test_the_profile_covers_the_ingest_the_consolidation_and_its_rerun_after_one_changed_note(tmp_path: Path) -> None:
+    """`--profile` profiles a real full ingest, the consolidation after it and the consolidation
+    again after the suite's one changed note; the report shows each one's top functions."""
+    from benchmarks.report import profile_tables
+    from benchmarks.worker import profile_size
+
+    out = profile_size(tmp_path, 40, "hashing", 7, 10)
+    again = out["sleep_again"]
+    for data in (out, out["sleep"], again):
+        assert 0 < len(data["top"]) <= 10 and data["libraries"]
+        assert all(0 <= frame["share"] <= 1 for frame in data["top"])
+    assert "consolidate" in again["report"]  # the profiled re-run ran the sleep steps
+    assert again["after_change_s"] > 0 and out["sleep"]["full_s"] > 0
+    assert (tmp_path / "sleep-again.html").exists()
+    titles = [part.strip().splitlines()[0] for part in profile_tables({"embedder": "hashing", "notes": 40, **out})]
+    assert sum("consolidation after one changed note" in t for t in titles) == 2, titles
+    assert any(t.startswith("### Profile, consolidation after one changed note, hashing, 40 notes (") for t in titles), titles
