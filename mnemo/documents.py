@@ -13,6 +13,7 @@ DocumentKind = Literal["note", "journal", "chat"]
 # Block structure only: chunking needs headings and block line ranges, not inline markup.
 _MD = MarkdownIt("commonmark").disable("inline")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_NAME_WORD = re.compile(r"[a-z0-9]+")
 
 
 def content_hash(*parts: str) -> str:
@@ -36,7 +37,7 @@ def entity_id(kind: str, name: str) -> str:
 def normalize_name(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form of a name, for alias matching."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return " ".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+    return " ".join(_NAME_WORD.findall(ascii_text.lower()))
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
