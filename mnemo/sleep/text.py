@@ -37,17 +37,18 @@ def mmr(candidates: list[Sentence], k: int, diversity: float = 0.5) -> list[Sent
     """Pick k sentences by maximal marginal relevance (word overlap as the similarity)."""
     pool = sorted(candidates, key=lambda s: (-s.relevance, s.chunk_id, s.text))
     chosen: list[Sentence] = []
-    bags = {id(s): words(s.text) for s in pool}
-    while pool and len(chosen) < k:
-        def gain(s: Sentence) -> float:
-            overlap = max((len(bags[id(s)] & bags[id(c)]) / max(1, len(bags[id(s)] | bags[id(c)])) for c in chosen), default=0.0)
-            return (1 - diversity) * s.relevance - diversity * overlap
-        best = max(pool, key=gain)
-        if chosen and max(len(bags[id(best)] & bags[id(c)]) / max(1, len(bags[id(best)] | bags[id(c)])) for c in chosen) > 0.8:
-            pool.remove(best)
+    bags = [words(s.text) for s in pool]
+    overlap = [0.0] * len(pool)  # each candidate's largest overlap with a chosen sentence, kept as they are chosen
+    left = list(range(len(pool)))
+    while left and len(chosen) < k:
+        best = max(left, key=lambda i: (1 - diversity) * pool[i].relevance - diversity * overlap[i])
+        left.remove(best)
+        if chosen and overlap[best] > 0.8:
             continue
-        chosen.append(best)
-        pool.remove(best)
+        chosen.append(pool[best])
+        bag = bags[best]
+        for i in left:
+            overlap[i] = max(overlap[i], len(bags[i] & bag) / max(1, len(bags[i] | bag)))
     return chosen
 
 
