@@ -162,18 +162,29 @@ def _abbreviation(a: EntityRecord, b: EntityRecord) -> str:
     'contained' (Tool / Whiteboard tool) or ''."""
     for x in a.names:
         for y in b.names:
-            nx, ny = normalize_name(x.rsplit("/", 1)[-1]), normalize_name(y.rsplit("/", 1)[-1])
-            short, long = sorted((nx, ny), key=len)
+            short, long = sorted((_tail(x), _tail(y)), key=len)
             if not short or short == long:
                 continue
             if short.replace(" ", "") == initials(long) and len(short) >= 2:
                 return "acronym"
             if " " not in short and len(short) >= 3 and any(
-                    len(w) >= 3 and (w.startswith(short) or short.startswith(w)) for w in long.split()):
+                    len(w) >= 3 and (w.startswith(short) or short.startswith(w)) for w in _name_words(long)):
                 return "prefix"
-            if set(short.split()) < set(long.split()):
+            if frozenset(_name_words(short)) < frozenset(_name_words(long)):
                 return "contained"
     return ""
+
+
+@lru_cache(maxsize=_NAMES_KEPT)
+def _tail(name: str) -> str:
+    """The normal form of a name's last path segment."""
+    return normalize_name(name.rsplit("/", 1)[-1])
+
+
+@lru_cache(maxsize=_NAMES_KEPT)
+def _name_words(name: str) -> tuple[str, ...]:
+    """The words of a name's normal form."""
+    return tuple(normalize_name(name).split())
 
 
 @lru_cache(maxsize=_NAMES_KEPT)
@@ -199,6 +210,8 @@ def _name_similarity(a: EntityRecord, b: EntityRecord) -> tuple[float, str]:
 def _without_shared_namespace(x: str, y: str) -> tuple[str, str]:
     """'Bar/Bold toggle' and 'Bar/Italic toggle' are compared as 'Bold toggle' and 'Italic toggle':
     siblings in one namespace share their path, not their identity."""
+    if "/" not in x or "/" not in y:
+        return x, y
     px, py = x.lower().split("/"), y.lower().split("/")
     shared = 0
     while shared < min(len(px), len(py)) - 1 and px[shared] == py[shared]:
@@ -211,7 +224,7 @@ def _without_shared_namespace(x: str, y: str) -> tuple[str, str]:
 def _without_shared_frame(x: str, y: str) -> tuple[str, str]:
     """'Project Blue Heron' and 'Project Iron Garden' are compared as 'blue heron' and 'iron garden':
     a leading word both names share is their frame, not their identity."""
-    wx, wy = normalize_name(x).split(), normalize_name(y).split()
+    wx, wy = _name_words(x), _name_words(y)
     while len(wx) > 1 and len(wy) > 1 and wx[0] == wy[0]:
         wx, wy = wx[1:], wy[1:]
     return " ".join(wx), " ".join(wy)
@@ -279,7 +292,7 @@ def _name_match_score(a: EntityRecord, b: EntityRecord, match: str, two_notes: b
 def _siblings(x: str, y: str) -> bool:
     """'Project Iron Engine' / 'Project Iron Heron', 'Vera Oliveira' / 'Yara Oliveira': the same frame with
     one word swapped for an unlike one names a sibling, not the same thing (a typo keeps the words alike)."""
-    wx, wy = normalize_name(x).split(), normalize_name(y).split()
+    wx, wy = _name_words(x), _name_words(y)
     if len(wx) != len(wy) or len(wx) < 2:
         return False
     differ = [(p, q) for p, q in zip(wx, wy) if p != q]
