@@ -11,8 +11,8 @@ reach the merge band with context or evidence, never on string or cosine alone.
 import math
 import re
 from collections import defaultdict
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -306,11 +306,13 @@ def _numbers(record: EntityRecord) -> frozenset[str]:
 
 @lru_cache(maxsize=_NAMES_KEPT)
 def _numbers_in(names: tuple[str, ...]) -> frozenset[str]:
+    """The numbers among the words of the names."""
     return frozenset(w for n in names for w in normalize_name(n).split() if w.isdigit())
 
 
 @lru_cache(maxsize=_NAMES_KEPT)
 def _normal_forms(names: tuple[str, ...] | frozenset[str]) -> frozenset[str]:
+    """The names' normal forms."""
     return frozenset(normalize_name(n) for n in names)
 
 
