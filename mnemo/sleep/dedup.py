@@ -87,7 +87,7 @@ def name_keys(name: str) -> frozenset[str]:
 
 @lru_cache(maxsize=_NAMES_KEPT)
 def initials(name: str) -> str:
-    words = normalize_name(name).split()
+    words = _name_words(name)
     return "".join(w[0] for w in words) if len(words) >= 2 else ""
 
 
@@ -190,7 +190,7 @@ def _name_words(name: str) -> tuple[str, ...]:
 @lru_cache(maxsize=_NAMES_KEPT)
 def _exact_keys(name: str) -> frozenset[str]:
     """Spellings that are the same name, not merely a related one: full and last path segment."""
-    return frozenset(k for part in {name, name.rsplit("/", 1)[-1]} if (k := " ".join(sorted(normalize_name(part).split()))))
+    return frozenset(k for part in {name, name.rsplit("/", 1)[-1]} if (k := " ".join(sorted(_name_words(part)))))
 
 
 def _name_similarity(a: EntityRecord, b: EntityRecord) -> tuple[float, str]:
@@ -242,8 +242,7 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     if a.kind != b.kind:
         return PairScore(a.id, b.id, 0.0, ("incompatible types",))
     reasons = []
-    if _normal_forms(a.names) & _normal_forms(frozenset(b.display_names)) or \
-            _normal_forms(b.names) & _normal_forms(frozenset(a.display_names)):
+    if _normal_forms(a.names) & _normal_forms(b.display_names) or _normal_forms(b.names) & _normal_forms(a.display_names):
         reasons.append("wikilink display text")
     similarity, match = _name_similarity(a, b)
     shared = len(a.neighbours & b.neighbours) / max(1, len(a.neighbours | b.neighbours))
@@ -307,7 +306,7 @@ def _numbers(record: EntityRecord) -> frozenset[str]:
 @lru_cache(maxsize=_NAMES_KEPT)
 def _numbers_in(names: tuple[str, ...]) -> frozenset[str]:
     """The numbers among the words of the names."""
-    return frozenset(w for n in names for w in normalize_name(n).split() if w.isdigit())
+    return frozenset(w for n in names for w in _name_words(n) if w.isdigit())
 
 
 @lru_cache(maxsize=_NAMES_KEPT)
