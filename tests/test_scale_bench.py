@@ -12,6 +12,7 @@ def test_whole_eager_call_runs_on_generated_chunks(tmp_path: Path) -> None:
     embedder = HashingEmbedder(64)
     build_vector_table(tmp_path / "scale", 120, embedder.dim)
     table = VectorStore(tmp_path / "scale").table("chunks")
+    assert str(table.schema.field("vector").type) == "fixed_size_list<item: float>[64]"  # float32, as the vector sync writes
     row = table.search().where("id = 'chunk_000000041'").limit(1).to_list()[0]
     assert (row["doc_id"], row["position"], row["prev_id"], row["next_id"]) == ("doc_00000002", 1, "chunk_000000040", "chunk_000000042")
     result = whole_call(tmp_path, VectorStore(tmp_path / "scale"), embedder)(row["text"])
