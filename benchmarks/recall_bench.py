@@ -93,11 +93,11 @@ def _text(rng: random.Random) -> str:
 
 def _vectors(generator: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
     """n unit vectors, each a random centre plus as much noise again (cosine to it about 0.7), in
-    float32 as the vector sync stores them (a NumPy float64 scalar in the arithmetic would make the
-    table's column doubles, twice the bytes recall's re-ranking and row reads take)."""
+    float32 as the vector sync stores them: every operand stays float32 (a NumPy float64 scalar
+    would turn the whole table's column into doubles)."""
     picked = centres[generator.integers(0, len(centres), n)]
     vectors = picked + generator.standard_normal(picked.shape, dtype=np.float32) / np.float32(np.sqrt(centres.shape[1]))
-    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
 def _chunk_columns(offset: int, n: int, rows: int) -> dict[str, list[Any]]:
