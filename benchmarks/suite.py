@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import report, targets
+from benchmarks.host import host_speed, speed_line
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -85,15 +86,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     log.write_text("", encoding="utf-8")
     started = time.perf_counter()
     loads = [_load()]
+    speeds = [host_speed()]  # the same fixed work before the first step and after each one
     runs: list[dict[str, Any]] = []
     scale: list[dict[str, Any]] = []
     profiles: list[dict[str, Any]] = []
     result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
               "load_average_1m": loads, "suite_s": 0.0, "args": {k: str(v) for k, v in vars(args).items()},
-              "runs": runs, "vector_scale": scale, "profiles": profiles}
+              "host_speed": speeds, "runs": runs, "vector_scale": scale, "profiles": profiles}
 
     def save() -> None:  # after every step, so an interrupted run still has its results
         loads.append(_load())
+        speeds.append(host_speed())
         result["suite_s"] = time.perf_counter() - started
         (args.out / "partial.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
 
@@ -119,8 +122,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Several saved results as one: runs, scales and profiles together, loads and times added up."""
     merged = dict(results[0])
-    for key in ("runs", "vector_scale", "profiles", "load_average_1m"):
-        merged[key] = [item for result in results for item in result[key]]
+    for key in ("runs", "vector_scale", "profiles", "load_average_1m", "host_speed"):
+        merged[key] = [item for result in results for item in result.get(key, [])]
     merged["suite_s"] = sum(result["suite_s"] for result in results)
     return merged
 
@@ -137,6 +140,9 @@ def render(result: dict[str, Any]) -> str:
     loads = result["load_average_1m"]
     parts.append(f"\n{result['cpus']} cores; 1-minute load average during the run: {min(loads):.1f} to {max(loads):.1f}; "
                  f"suite took {result['suite_s'] / 60:.1f} min")
+    speed = speed_line(result.get("host_speed", []))  # absent from runs saved before it was read
+    if speed:
+        parts.append(speed)
     return "\n".join(parts)
 
 

@@ -167,3 +167,19 @@ def test_the_profile_covers_the_ingest_the_consolidation_and_its_rerun_after_one
     titles = [part.strip().splitlines()[0] for part in profile_tables({"embedder": "hashing", "notes": 40, **out})]
     assert sum("consolidation after one changed note" in t for t in titles) == 2, titles
     assert any(t.startswith("### Profile, consolidation after one changed note, hashing, 40 notes (") for t in titles), titles
+
+
+def test_the_suite_reads_the_host_speed_and_reports_its_range() -> None:
+    """Each reading times the same fixed work; the report gives the range over a run's readings,
+    and a run saved before readings were taken renders as before, without the line."""
+    from benchmarks.host import host_speed
+    from benchmarks.suite import merge, render
+
+    reading = host_speed(repeats=1)
+    assert set(reading) == {"python_s", "numpy_s"} and all(0 < seconds < 60 for seconds in reading.values())
+    older = {"cpus": 2, "load_average_1m": [0.5], "suite_s": 60.0, "runs": [], "vector_scale": [], "profiles": []}
+    newer = {**older, "host_speed": [{"python_s": 0.12, "numpy_s": 0.035}, {"python_s": 0.2, "numpy_s": 0.05}]}
+    assert "host speed" not in render(dict(older))
+    lines = render(merge([older, newer])).splitlines()
+    assert lines[-1] == ("host speed (2 readings, best of 3 each, lower is faster): Python pass 0.120–0.200 s, "
+                         "NumPy scan 0.035–0.050 s")
