@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 ROWS, DIM, QUERIES = 100_000, 384, 5
+REPEATS = 3  # each reading is the best of this many runs of each workload
 
 
 def _python_pass() -> None:
@@ -40,7 +41,7 @@ def _best(work: Callable[[], None], repeats: int) -> float:
     return min(times)
 
 
-def host_speed(repeats: int = 3) -> dict[str, float]:
+def host_speed(repeats: int = REPEATS) -> dict[str, float]:
     """Seconds of each workload, the best of `repeats` (lower is faster): `python_s`, a pass over
     200,000 rows in Python; `numpy_s`, an exact scan of 100,000 float32 rows of 384 dimensions by
     five queries."""
@@ -51,10 +52,11 @@ def host_speed(repeats: int = 3) -> dict[str, float]:
 
 
 def speed_line(readings: list[dict[str, Any]]) -> str | None:
-    """The report's line for the readings of one run (None for a run saved before they were taken)."""
+    """The report's line for one run's readings, each taken with the default repeats (None for a run
+    saved before they were taken)."""
     if not readings:
         return None
     python = [r["python_s"] for r in readings]
     scan = [r["numpy_s"] for r in readings]
-    return (f"host speed ({len(readings)} readings, best of 3 each, lower is faster): Python pass {min(python):.3f}–{max(python):.3f} s, "
+    return (f"host speed ({len(readings)} readings, best of {REPEATS} each, lower is faster): Python pass {min(python):.3f}–{max(python):.3f} s, "
             f"NumPy scan {min(scan):.3f}–{max(scan):.3f} s")
