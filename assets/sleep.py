@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
+import time
+
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
@@ -54,6 +56,7 @@ SPECS = {  # sleep step -> the asset it materializes
                         "its size after the last rebuild (Kùzu keeps the pages an update leaves behind); vector tables "
                         "that gained 32+ fragments since their last compaction compacted."),
 }
+SHARED_PHASES = ("read", "view", "graph")  # the run's phases no step owns: reading the facts, indexing them, the graph sync
 COMPACTION_WAIT_SECONDS = 60.0  # for writers outside Dagster (the CLI); past it compaction waits for the next night
 
 
@@ -92,30 +95,43 @@ def _consolidated(
 ) -> Iterator[dg.MaterializeResult]:
     report = consolidate(files, graph, settings.sleep, run_time(context), settings.namespace(context.partition_key).self_name,
                          store, context.run_id, writer_for(settings.llm, settings.sleep.llm), steps=steps)
-    if report.dedup and report.dedup.merges:
+    seconds = dict(report.seconds)
+    if report.dedup and report.dedup.merges:  # the merged entities' vectors, part of dedup's time
+        start = time.perf_counter()
         store.sync("entities", entity_rows(canonical_entities(files)), embedder.embedder())
+        seconds["dedup"] = round(seconds.get("dedup", 0.0) + time.perf_counter() - start, 3)
+    shared = dg.MetadataValue.json({phase: report.seconds[phase] for phase in SHARED_PHASES if phase in report.seconds})
     for step in steps:
         owned = STEP_TABLES.get(step, frozenset()) | (STEP_TABLES["abstractions"] if step == "communities" else frozenset())
         writes = sum(n for t, n in report.table_writes.items() if (t in owned if step != "dedup" else t not in SLEEP_TABLES))
-        metadata = {**METADATA[step](report, files, settings), "graph_writes": writes, "seconds": report.seconds.get(step, 0.0)}
+        metadata = {**METADATA[step](report, files, settings), "graph_writes": writes, "seconds": seconds.get(step, 0.0),
+                    "shared_seconds": shared}
         yield dg.MaterializeResult(asset_key=SPECS[step].key, metadata=metadata)
 
 
 def _compacted(
     context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, vectors: VectorStore, settings: MnemoConfig,
 ) -> dg.MaterializeResult:
-    """The stores compacted when they have grown enough; stores busy past the wait are left for the next run."""
+    """The stores compacted when they have grown enough (`seconds`: the whole step, the size checks
+    included); stores busy past the wait are left for the next run."""
+    start = time.perf_counter()
     try:
         done = compact_stores(files, graph, vectors, settings.sleep.compact_growth, context.run_id, COMPACTION_WAIT_SECONDS)
     except StoreLocked as exc:
         context.log.warning(f"store compaction skipped: {exc}")
-        return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata={"graph_rebuilt": False, "skipped": str(exc)})
+        return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata={"graph_rebuilt": False, "skipped": str(exc),
+                                                                                     "seconds": _since(start)})
     mb = 1024 * 1024
     metadata = {"graph_rebuilt": done.rebuilt, "graph_mb": round(done.size / mb, 1), "graph_after_mb": round(done.size_after / mb, 1),
                 "graph_base_mb": round(done.base / mb, 1), "graph_growth": done.growth, "rebuild_at_growth": settings.sleep.compact_growth,
                 "rebuild_seconds": done.seconds, "vector_tables_compacted": dg.MetadataValue.json(
-                    {name: {"fragments": before, "fragments_after": after} for name, (before, after) in done.tables.items()})}
+                    {name: {"fragments": before, "fragments_after": after} for name, (before, after) in done.tables.items()}),
+                "seconds": _since(start)}
     return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata=metadata)
+
+
+def _since(start: float) -> float:
+    return round(time.perf_counter() - start, 3)
 
 
 def _merges(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:

@@ -4,6 +4,7 @@ ones after its consolidation, on the graph it still holds open (one opening of t
 for the sync and the checks), each from the stores, independently of what the step computed."""
 
 import functools
+import time
 from collections.abc import Callable, Collection, Iterator
 from datetime import date
 
@@ -65,9 +66,11 @@ def check_results(
     selected: Collection[dg.AssetCheckKey],
 ) -> Iterator[dg.AssetCheckResult]:
     """The `selected` checks, in the order above, each over the run's namespace (every known one
-    outside a partitioned run)."""
+    outside a partitioned run), with the seconds each took."""
     namespaces = _namespaces(context)
     for key in sorted(selected, key=lambda k: list(CHECKS).index(k.name)):
+        start = time.perf_counter()
         problems = [p for ns in namespaces for p in CHECKS[key.name][2](config, graph, ns, today)]
         yield dg.AssetCheckResult(asset_key=key.asset_key, check_name=key.name, passed=not problems,
-                                  metadata={"problems": len(problems), "examples": "\n".join(problems[:20])})
+                                  metadata={"problems": len(problems), "examples": "\n".join(problems[:20]),
+                                            "seconds": round(time.perf_counter() - start, 3)})

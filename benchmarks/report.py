@@ -103,20 +103,35 @@ def recall_tables(runs: list[dict[str, Any]], scale: list[dict[str, Any]]) -> li
     return tables
 
 
+PHASE_NAMES = {"read": "reading the facts", "view": "indexing them", "graph": "graph sync", "checks": "asset checks",
+               "rest": "rest of the job (Dagster, metadata, closing the graph)"}
+
+
 def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
-    rows, assets = [], []
+    rows, phases, assets = [], [], []
     for r in runs:
         sleep = r.get("sleep", {"status": "not run (light)"})
         full, again, idle = sleep.get("full_s"), sleep.get("after_change_s"), sleep.get("unchanged_s")
         rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), idle or "",
                      idle / full if full and idle else "", again or "", sleep.get("after_change_cpu_s", ""),
                      again / full if full and again else "", _samples(sleep.get("after_change_samples_s"))])
-        for name, seconds in sleep.get("full_assets_s", {}).items():
-            assets.append([r["embedder"], r["notes"], name, seconds, sleep.get("after_change_assets_s", {}).get(name, "")])
-    return [table("5. Sleep-mode consolidation (again with nothing changed, then after each changed note was ingested: the median run)",
-                  ["embedder", "notes", "status", "full s", "full CPU s", "unchanged s", "unchanged / full", "again s",
-                   "again CPU s", "again / full", "again samples s"], rows),
-            table("5. Consolidation time per asset", ["embedder", "notes", "asset / check", "full s", "again s"], assets)]
+        by_phase = [sleep.get(f"{run}_phases_s", {}) for run in ("full", "unchanged", "after_change")]
+        for phase in dict.fromkeys(p for seconds in by_phase for p in seconds):
+            full_phase, idle_phase, again_phase = (seconds.get(phase, "") for seconds in by_phase)
+            phases.append([r["embedder"], r["notes"], PHASE_NAMES.get(phase, phase), full_phase, idle_phase, again_phase,
+                           again_phase / full if full and again_phase != "" else ""])
+        if not any(by_phase):  # results saved before the job reported its phases
+            for name, seconds in sleep.get("full_assets_s", {}).items():
+                assets.append([r["embedder"], r["notes"], name, seconds, sleep.get("after_change_assets_s", {}).get(name, "")])
+    tables = [table("5. Sleep-mode consolidation (again with nothing changed, then after each changed note was ingested: the median run)",
+                    ["embedder", "notes", "status", "full s", "full CPU s", "unchanged s", "unchanged / full", "again s",
+                     "again CPU s", "again / full", "again samples s"], rows)]
+    if phases:
+        tables.append(table("5. Consolidation time by phase (the runs above; again / full: the phase's share of the full run)",
+                            ["embedder", "notes", "phase", "full s", "unchanged s", "again s", "again / full"], phases))
+    if assets:
+        tables.append(table("5. Consolidation time per asset", ["embedder", "notes", "asset / check", "full s", "again s"], assets))
+    return tables
 
 
 def growth(runs: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:

@@ -183,3 +183,32 @@ def test_the_suite_reads_the_host_speed_and_reports_its_range() -> None:
     lines = render(merge([older, newer])).splitlines()
     assert lines[-1] == ("host speed (2 readings, best of 3 each, lower is faster): Python pass 0.120–0.200 s, "
                          "NumPy scan 0.035–0.050 s")
+
+
+def test_the_consolidation_is_reported_by_phase_from_the_jobs_own_metadata(tmp_path: Path) -> None:
+    """Each sleep run's wall time is split into the phases its materializations and checks report
+    (`rest` is what they do not time); the report shows them by run, and results saved before the
+    phases existed render their per-asset table as before."""
+    from benchmarks import measure, sleep_bench
+    from benchmarks.report import sleep_table
+    from benchmarks.synth import generate
+
+    vault = generate(tmp_path / "src", 40, 7)
+    runner = measure.IngestRunner(measure.write_config(tmp_path, vault.root, "hashing", tmp_path / "src" / "chats"))
+    runner.run()
+    full = sleep_bench.first_run(runner)
+    measure.change_one(vault.root, vault.paths)
+    runner.run()
+    again = sleep_bench.after_change(runner)
+    for seconds, wall in ((full["full_phases_s"], full["full_s"]), (again["after_change_phases_s"], again["after_change_s"])):
+        assert list(seconds) == list(sleep_bench.PHASES)  # every phase timed, in the order they run
+        assert all(s >= 0 for s in seconds.values()) and seconds["read"] > 0 and seconds["checks"] > 0
+        assert abs(sum(seconds.values()) - wall) < 1e-6  # `rest` closes the sum: nothing counted twice
+    assert full["full_phases_s"]["rest"] < full["full_s"]
+    run = {"embedder": "hashing", "notes": 40, "sleep": {**full, **again}}
+    titles = [part.strip().splitlines()[0] for part in sleep_table([run])]
+    assert titles[1].startswith("### 5. Consolidation time by phase") and len(titles) == 2, titles
+    lines = sleep_table([run])[1].splitlines()
+    assert sum(" reading the facts |" in line for line in lines) == 1
+    older = {"embedder": "hashing", "notes": 40, "sleep": {k: v for k, v in run["sleep"].items() if "phases" not in k}}
+    assert sleep_table([older])[1].strip().startswith("### 5. Consolidation time per asset")

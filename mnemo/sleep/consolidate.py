@@ -172,5 +172,5 @@ def _consolidate(
 def _timed(seconds: dict[str, float], name: str, step: Callable[[], T]) -> T:
     start = time.perf_counter()
     value = step()
-    seconds[name] = round(time.perf_counter() - start, 2)
+    seconds[name] = round(time.perf_counter() - start, 3)
     return value
