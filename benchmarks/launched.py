@@ -3,6 +3,9 @@ definitions, run the job for the bench namespace on an instance kept on disk, pr
 the time to import, the job's wall and CPU time, the per-step times and the whole process's time.
 
 Usage: .venv/bin/python -m benchmarks.launched CONFIG JOB INSTANCE_DIR
+
+With `MNEMO_BENCH_REPLAY_REPORT` naming a pickled `SleepReport`, the sleep job's consolidation is
+replaced by that report (the job with nothing to consolidate: see `sleep_bench.floor`).
 """
 
 import time
@@ -16,6 +19,7 @@ from pathlib import Path  # noqa: E402
 
 CONFIG_ENV = "MNEMO_BENCH_LAUNCH_CONFIG"
 JOB_ENV = "MNEMO_BENCH_LAUNCH_JOB"
+REPLAY_ENV = "MNEMO_BENCH_REPLAY_REPORT"
 
 
 def job():  # noqa: ANN201 - the reconstructable target, found again by name in the run's process
@@ -37,6 +41,10 @@ def main() -> None:
     import resources  # noqa: F401
 
     imported = time.perf_counter() - START
+    if os.environ.get(REPLAY_ENV):
+        from benchmarks.sleep_bench import replaying
+
+        replaying(Path(os.environ[REPLAY_ENV]))
     Path(instance_dir).mkdir(parents=True, exist_ok=True)
     instance = dg.DagsterInstance.local_temp(tempdir=instance_dir)
     if NAMESPACE not in instance.get_dynamic_partitions("namespace"):

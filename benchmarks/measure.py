@@ -6,6 +6,7 @@ the embedder the configuration names.
 """
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -169,12 +170,13 @@ def raw_encode(runner: IngestRunner, embedder: Embedder) -> dict[str, Any]:
     return {"texts": texts, "calls": len(calls), "encode_s": seconds, "cpu_s": cpu, "texts_per_s": texts / seconds if seconds else 0.0}
 
 
-def launched(work: Path, config: Path, job: str) -> dict[str, Any]:
+def launched(work: Path, config: Path, job: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """`job` run in a fresh process (benchmarks/launched.py), as Dagster's run launcher runs it:
-    what that process printed, and `wall_s` from starting it to its exit."""
+    what that process printed, and `wall_s` from starting it to its exit. `env` is added to the
+    process's environment."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "benchmarks.launched", str(config), job, str(work / "launched-instance")],
-                          cwd=ROOT, capture_output=True, text=True)
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, **(env or {})})
     wall = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(f"the launched {job} exited with {done.returncode}:\n{done.stderr[-3000:]}")

@@ -108,18 +108,23 @@ PHASE_NAMES = {"read": "reading the facts", "view": "indexing them", "graph": "g
 
 
 def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
-    rows, phases, assets = [], [], []
+    rows, phases, floors, assets = [], [], [], []
     for r in runs:
         sleep = r.get("sleep", {"status": "not run (light)"})
         full, again, idle = sleep.get("full_s"), sleep.get("after_change_s"), sleep.get("unchanged_s")
         rows.append([r["embedder"], r["notes"], sleep.get("status"), full or "", sleep.get("full_cpu_s", ""), idle or "",
                      idle / full if full and idle else "", again or "", sleep.get("after_change_cpu_s", ""),
                      again / full if full and again else "", _samples(sleep.get("after_change_samples_s"))])
-        by_phase = [sleep.get(f"{run}_phases_s", {}) for run in ("full", "unchanged", "after_change")]
+        floor = r.get("sleep_floor") or {}
+        by_phase = [sleep.get(f"{run}_phases_s", {}) for run in ("full", "unchanged", "after_change")] + [floor.get("phases_s", {})]
         for phase in dict.fromkeys(p for seconds in by_phase for p in seconds):
-            full_phase, idle_phase, again_phase = (seconds.get(phase, "") for seconds in by_phase)
+            full_phase, idle_phase, again_phase, floor_phase = (seconds.get(phase, "") for seconds in by_phase)
             phases.append([r["embedder"], r["notes"], PHASE_NAMES.get(phase, phase), full_phase, idle_phase, again_phase,
-                           again_phase / full if full and again_phase != "" else ""])
+                           again_phase / full if full and again_phase != "" else "", floor_phase])
+        if floor:
+            out = floor["launched"]
+            floors.append([r["embedder"], r["notes"], floor["s"], floor["fraction_of_full"], _samples(floor.get("samples_s")),
+                           out["job_s"], out["job_fraction_of_full"], out["import_s"], _samples(out.get("samples_s"))])
         if not any(by_phase):  # results saved before the job reported its phases
             for name, seconds in sleep.get("full_assets_s", {}).items():
                 assets.append([r["embedder"], r["notes"], name, seconds, sleep.get("after_change_assets_s", {}).get(name, "")])
@@ -127,8 +132,14 @@ def sleep_table(runs: list[dict[str, Any]]) -> list[str]:
                     ["embedder", "notes", "status", "full s", "full CPU s", "unchanged s", "unchanged / full", "again s",
                      "again CPU s", "again / full", "again samples s"], rows)]
     if phases:
-        tables.append(table("5. Consolidation time by phase (the runs above; again / full: the phase's share of the full run)",
-                            ["embedder", "notes", "phase", "full s", "unchanged s", "again s", "again / full"], phases))
+        tables.append(table("5. Consolidation time by phase (the runs above; again / full: the phase's share of the full run; "
+                            "floor: the job with nothing to consolidate)",
+                            ["embedder", "notes", "phase", "full s", "unchanged s", "again s", "again / full", "floor s"], phases))
+    if floors:
+        tables.append(table("5. The floor of a re-run: the sleep job with nothing to consolidate (a finished run's report stands "
+                            "in for the consolidation; the median of the samples)",
+                            ["embedder", "notes", "in process s", "/ full", "samples s", "launched job s", "/ full", "import s",
+                             "launched samples s"], floors))
     if assets:
         tables.append(table("5. Consolidation time per asset", ["embedder", "notes", "asset / check", "full s", "again s"], assets))
     return tables

@@ -1,11 +1,16 @@
 """Sleep-mode consolidation time, measured through its Dagster job once that job exists."""
 
+import dataclasses
+import pickle
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
+import assets.sleep
 from assets.sleep import SHARED_PHASES, SPECS
-from benchmarks.measure import NAMESPACE, IngestRunner, step_times, timed
+from benchmarks.measure import CHANGED_SAMPLES, NAMESPACE, IngestRunner, launched, median_sample, step_times, timed
+from mnemo.sleep.consolidate import SleepReport
 
 # the job's phases in the order they run; `rest` is what the job's own metadata does not time
 PHASES = ("read", "dedup", "view", "communities", "summaries", "salience", "profile", "graph", "checks", "compaction", "rest")
@@ -75,3 +80,41 @@ def after_change(runner: IngestRunner) -> dict[str, Any]:
     run = run_job(runner, name)
     return {"after_change_s": run["s"], "after_change_cpu_s": run["cpu_s"], "after_change_assets_s": run["assets_s"],
             "after_change_phases_s": run["phases_s"]}
+
+
+def replaying(path: Path) -> None:
+    """The sleep job's consolidation replaced, in this process, by the pickled report at `path`."""
+    report = pickle.loads(path.read_bytes())
+    assets.sleep.consolidate = lambda *args, **kwargs: report
+
+
+def floor(runner: IngestRunner, work: Path, sleep: dict[str, Any], samples: int = CHANGED_SAMPLES) -> dict[str, Any]:
+    """The sleep job with nothing to consolidate: what a re-run costs before any consolidation work.
+    A real run (nothing changed since the last) is kept; then its report, with no step timed,
+    stands in for the consolidation (`replaying`) while the job runs `samples` times in process
+    and `samples` times launched in a fresh process: Dagster's run of the step, the checks, the
+    metadata, the compaction's size check, the graph's opening for the checks, the imports."""
+    name = sleep_job_name(runner)
+    if name is None or not sleep.get("full_s"):
+        return {}
+    real, kept = assets.sleep.consolidate, []
+
+    def keeping(*args: Any, **kwargs: Any) -> SleepReport:
+        kept.append(real(*args, **kwargs))
+        return kept[-1]
+
+    assets.sleep.consolidate = keeping
+    try:
+        run_job(runner, name)
+        path = work / "floor-report.pickle"
+        path.write_bytes(pickle.dumps(dataclasses.replace(kept[-1], seconds={})))
+        replaying(path)
+        in_process = [run_job(runner, name) for _ in range(samples)]
+    finally:
+        assets.sleep.consolidate = real
+    middle = median_sample(in_process, "s")
+    out = {**middle, "fraction_of_full": middle["s"] / sleep["full_s"]}
+    jobs = [launched(work, runner.config_path, name, {"MNEMO_BENCH_REPLAY_REPORT": str(path)}) for _ in range(samples)]
+    middle = median_sample(jobs, "job_s")
+    out["launched"] = {**middle, "job_fraction_of_full": middle["job_s"] / sleep["full_s"]}
+    return out

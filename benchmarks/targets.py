@@ -15,6 +15,10 @@ def _verdict(value: float | None, limit: float) -> str:
     return "met" if value <= limit else "missed"
 
 
+def _floor(share: float | None) -> str:
+    return "" if share is None else f"the job with nothing to consolidate: {share:.3f}"
+
+
 def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str = "minilm-l6-v2") -> list[list[Any]]:
     """[target, limit, measured, at, verdict] rows for the default embedder's largest vault."""
     mine = sorted((r for r in runs if r["embedder"] == embedder), key=lambda r: r["notes"])
@@ -49,9 +53,10 @@ def judge(runs: list[dict[str, Any]], scale: list[dict[str, Any]], embedder: str
     sleep = big.get("sleep", {"status": "not run (light)"})
     add("consolidation s", 300, sleep.get("full_s"), at, "" if "full_s" in sleep else sleep["status"])
     rerun = sleep["after_change_s"] / sleep["full_s"] if sleep.get("full_s") and sleep.get("after_change_s") else None
-    add("consolidation re-run / full", 0.05, rerun, at, "" if rerun is not None else sleep["status"])
+    floor, floor_launched = get_path(big, "sleep_floor", "fraction_of_full"), get_path(big, "sleep_floor", "launched", "job_fraction_of_full")
+    add("consolidation re-run / full", 0.05, rerun, at, sleep["status"] if rerun is None else _floor(floor))
     add("consolidation re-run / full, launched job", 0.05, get_path(big, "launched", "sleep", "job_fraction_of_full"),
-        at, "" if get_path(big, "launched", "sleep") else "not run")
+        at, _floor(floor_launched) if get_path(big, "launched", "sleep") else "not run")
     add("peak RSS GiB", 4, big["ingest"]["peak_rss_mib"] / 1024)
     add("mnemo ingest / plain-RAG ingest", 1.3, big["ingest"]["wall_s"] / big["baseline"]["ingest_s"])
     add("mnemo ingest / plain-RAG ingest, CPU time", 1.3, big["ingest"]["cpu_s"] / big["baseline"]["cpu_s"])

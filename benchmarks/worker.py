@@ -53,6 +53,7 @@ def measure_size(work: Path, notes: int, embedder_kind: str, query_count: int, s
     if after_change:
         out["sleep"].update(measure.median_sample(after_change, "after_change_s", "after_change_samples_s"))
     out["launched"] = measure.launched_change(runner, work, vault.root, vault.paths, out["ingest"], out["sleep"])
+    out["sleep_floor"] = sleep_bench.floor(runner, work, out["sleep"])
     return out
 
 

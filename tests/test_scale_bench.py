@@ -205,10 +205,17 @@ def test_the_consolidation_is_reported_by_phase_from_the_jobs_own_metadata(tmp_p
         assert all(s >= 0 for s in seconds.values()) and seconds["read"] > 0 and seconds["checks"] > 0
         assert abs(sum(seconds.values()) - wall) < 1e-6  # `rest` closes the sum: nothing counted twice
     assert full["full_phases_s"]["rest"] < full["full_s"]
-    run = {"embedder": "hashing", "notes": 40, "sleep": {**full, **again}}
+    floor = sleep_bench.floor(runner, tmp_path, full, samples=1)  # the job again, its consolidation a finished run's report
+    assert floor["fraction_of_full"] == floor["s"] / full["full_s"] > 0
+    assert not {"read", "view", "graph"} & set(floor["phases_s"])  # no shared phase ran
+    assert all(floor["phases_s"][step] == 0.0 for step in ("dedup", "communities", "summaries", "salience", "profile"))
+    assert floor["phases_s"]["checks"] > 0 and abs(sum(floor["phases_s"].values()) - floor["s"]) < 1e-6
+    assert floor["launched"]["job_s"] > 0 and floor["launched"]["import_s"] > 0  # and once in a fresh process
+    run = {"embedder": "hashing", "notes": 40, "sleep": {**full, **again}, "sleep_floor": floor}
     titles = [part.strip().splitlines()[0] for part in sleep_table([run])]
-    assert titles[1].startswith("### 5. Consolidation time by phase") and len(titles) == 2, titles
+    assert titles[1].startswith("### 5. Consolidation time by phase") and len(titles) == 3, titles
+    assert titles[2].startswith("### 5. The floor of a re-run"), titles
     lines = sleep_table([run])[1].splitlines()
     assert sum(" reading the facts |" in line for line in lines) == 1
-    older = {"embedder": "hashing", "notes": 40, "sleep": {k: v for k, v in run["sleep"].items() if "phases" not in k}}
+    older = {"embedder": "hashing", "notes": 40, "sleep": {k: v for k, v in run["sleep"].items() if "phases" not in k}}  # no floor
     assert sleep_table([older])[1].strip().startswith("### 5. Consolidation time per asset")
