@@ -72,13 +72,14 @@ def _larger_without_model(runs: list[dict[str, Any]], notes: int) -> list[list[A
     big = max(larger, key=lambda r: r["notes"])
     sleep, where = big["sleep"], f"{big['notes']} notes, {big['embedder']}"
     rows: list[list[Any]] = []
-    for name, limit, value in (
-        ("consolidation s", 300, sleep.get("full_s")),
-        ("consolidation re-run / full", 0.05, sleep["after_change_s"] / sleep["full_s"] if sleep.get("after_change_s") and sleep.get("full_s") else None),
-        ("deliberate recall p95 ms (hashing query embedding)", 300, big["recall_deliberate"].get("p95_ms")),
-        ("peak RSS GiB (no model loaded)", 4, big["ingest"]["peak_rss_mib"] / 1024),
+    for name, limit, value, note in (
+        ("consolidation s", 300, sleep.get("full_s"), ""),
+        ("consolidation re-run / full", 0.05, sleep["after_change_s"] / sleep["full_s"] if sleep.get("after_change_s") and sleep.get("full_s") else None,
+         _floor(get_path(big, "sleep_floor", "fraction_of_full"))),
+        ("deliberate recall p95 ms (hashing query embedding)", 300, big["recall_deliberate"].get("p95_ms"), ""),
+        ("peak RSS GiB (no model loaded)", 4, big["ingest"]["peak_rss_mib"] / 1024, ""),
     ):
-        rows.append([name, limit, _measured(value), where, _verdict(value, limit)])
+        rows.append([name, limit, _measured(value), where, _verdict(value, limit) + (f" ({note})" if note else "")])
     return rows
 
 
