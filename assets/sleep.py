@@ -2,11 +2,10 @@
 step (one read of the facts, one graph sync) that materializes whichever of them are selected
 and evaluates the selected checks on them."""
 
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
-
-import time
 
 import dagster as dg
 
