@@ -9,6 +9,7 @@ import dagster as dg
 
 import assets.sleep
 from assets.sleep import SHARED_PHASES, SPECS
+from benchmarks.launched import REPLAY_ENV
 from benchmarks.measure import CHANGED_SAMPLES, NAMESPACE, IngestRunner, launched, median_sample, step_times, timed
 from mnemo.sleep.consolidate import SleepReport
 
@@ -112,9 +113,7 @@ def floor(runner: IngestRunner, work: Path, sleep: dict[str, Any], samples: int 
         in_process = [run_job(runner, name) for _ in range(samples)]
     finally:
         assets.sleep.consolidate = real
-    middle = median_sample(in_process, "s")
-    out = {**middle, "fraction_of_full": middle["s"] / sleep["full_s"]}
-    jobs = [launched(work, runner.config_path, name, {"MNEMO_BENCH_REPLAY_REPORT": str(path)}) for _ in range(samples)]
-    middle = median_sample(jobs, "job_s")
-    out["launched"] = {**middle, "job_fraction_of_full": middle["job_s"] / sleep["full_s"]}
-    return out
+    here = median_sample(in_process, "s")
+    there = median_sample([launched(work, runner.config_path, name, {REPLAY_ENV: str(path)}) for _ in range(samples)], "job_s")
+    return {**here, "fraction_of_full": here["s"] / sleep["full_s"],
+            "launched": {**there, "job_fraction_of_full": there["job_s"] / sleep["full_s"]}}
