@@ -201,22 +201,36 @@ def _skip_block(tokens: list[Any], i: int) -> int:
 
 
 def _split_long(text: str, max_words: int) -> list[str]:
-    words = text.split()
-    if len(words) <= max_words:
+    """Passages of at most max_words: whole sentences packed together, a sentence longer than
+    the limit cut into windows of max_words words. Linear in the text's size: word counts are
+    kept as sentences are added, and a long sentence is cut in one pass."""
+    if len(text.split()) <= max_words:
         return [text]
-    pieces, current = [], []
+    pieces: list[str] = []
+    current: list[str] = []
+    count = 0
     for sentence in _SENTENCE_END.split(text):
-        if current and len(" ".join(current).split()) + len(sentence.split()) > max_words:
+        words = len(sentence.split())
+        if current and count + words > max_words:
             pieces.append(" ".join(current))
-            current = []
+            current, count = [], 0
         current.append(sentence)
-        while len(" ".join(current).split()) > max_words:
-            flat = " ".join(current).split()
-            pieces.append(" ".join(flat[:max_words]))
-            current = [" ".join(flat[max_words:])]
+        count += words
+        if count > max_words:
+            rest = _cut_windows(" ".join(current).split(), max_words, pieces)
+            current, count = [" ".join(rest)], len(rest)
     if current and " ".join(current).strip():
         pieces.append(" ".join(current))
     return pieces
+
+
+def _cut_windows(words: list[str], max_words: int, pieces: list[str]) -> list[str]:
+    """Append full windows of max_words words to pieces; return the last (1..max_words) words."""
+    start = 0
+    while len(words) - start > max_words:
+        pieces.append(" ".join(words[start:start + max_words]))
+        start += max_words
+    return words[start:]
 
 
 def _merge_sections(sections: list[_Section], max_words: int) -> list[_Section]:

@@ -1,12 +1,13 @@
 """Chunking: heading-aware passages, stable content-addressed ids, prev/next order."""
 
 import re
+import time
 from hashlib import sha256
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemo.documents import Document, chunk_document, content_hash
+from mnemo.documents import Document, _split_long, chunk_document, content_hash
 
 
 def doc(body: str, doc_id: str = "doc_1") -> Document:
@@ -81,3 +82,27 @@ def test_content_hashes_are_the_digest_of_each_part_then_a_separator() -> None:
     assert content_hash("a", "b") == sha256(b"a\x1fb\x1f").hexdigest()[:24] == "023b8059a924f728a2155e4c"
     assert content_hash("ab") != content_hash("a", "b")
     assert content_hash("caf\u00e9", "\ud800") == sha256("caf\u00e9\x1f\ud800\x1f".encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def test_long_text_is_cut_at_sentences_then_in_windows_of_the_limit() -> None:
+    """The boundaries ordinary notes were chunked at (and so their chunk ids) stay as they were."""
+    text = "a b. c d e f g h i. j k."
+    assert _split_long(text, 3) == ["a b.", "c d e", "f g h", "i. j k."]
+    assert _split_long("one two.\nthree", 3) == ["one two.\nthree"]
+
+
+def _best_chunking_seconds(words: int) -> float:
+    body = " ".join(f"word{i}" for i in range(words))  # no sentence end anywhere
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        chunks = chunk_document(doc(body))
+        best = min(best, time.perf_counter() - start)
+    assert sum(len(c.text.split()) for c in chunks) == words
+    return best
+
+
+def test_chunking_time_grows_linearly_with_text_without_sentence_ends() -> None:
+    """Four times the words takes about four times as long (sixteen if it were quadratic)."""
+    ratio = _best_chunking_seconds(160_000) / _best_chunking_seconds(40_000)
+    assert ratio < 8, f"chunking 4x the words took {ratio:.1f}x as long"
