@@ -1,8 +1,9 @@
 """Export a namespace to a portable folder of Parquet files, and import it back.
 
-The format (version 1), documented in README.md:
+The format (version 2), documented in README.md:
 
-    export.json            format, version, namespace, time, row counts, vector dimensions
+    export.json            format, version, namespace, time, row counts, vector dimensions,
+                           and the size and SHA-256 of every other file (`files`)
     graph/<Table>.parquet  every node table of the graph (Note, Chunk, Entity, Alias, Day, ...)
                            with all its columns; `h` is the row's content hash
     graph/edges.parquet    every edge: table, from_table, to_table, src, dst, id, doc_id,
@@ -13,12 +14,17 @@ The format (version 1), documented in README.md:
                            problems), so that an incremental ingest goes on after an import
 
 Nothing in it depends on Kùzu or LanceDB: another graph engine (LadybugDB, Neo4j) loads
-graph/ directly. Import rebuilds both stores from it, with the same ids and hashes.
+graph/ directly. Import checks the whole folder first (`mnemo.export_check`), rebuilds both
+stores from it beside the namespace, with the same ids and hashes, and swaps the result in
+at the end: a failed import leaves the namespace as it was. Version 1 exports (no `files`)
+are still read, with every other check.
 """
 
 import datetime as dt
 import json
+import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,22 +34,20 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from mnemo.config import validate_namespace
-from mnemo.errors import MnemoError
+from mnemo.export_check import ExportError, check_files, check_tables, file_digests
 from mnemo.extract.facts import GraphFacts
 from mnemo.locks import namespace_lock
-from mnemo.stores.files import NamespaceFiles, write_parquet
+from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
 from ontology import Ontology
 
 FORMAT = "mnemo-export"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)
 INDEX = "export.json"
 IMPORT_RUN_ID = "import"
-
-
-class ExportError(MnemoError):
-    """An export cannot be written or read back."""
+__all__ = ["ExportError", "ExportInfo", "export_namespace", "import_namespace", "read_index"]
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,8 @@ def export_namespace(data_dir: Path, namespace: str, ontology: Ontology, dest: P
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
     index = {"format": FORMAT, "version": VERSION, "namespace": namespace, "rows": rows, "dimensions": dims,
-             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-    (dest / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True), encoding="utf-8")
+             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "files": file_digests(dest, INDEX)}
+    write_text_atomic(dest / INDEX, json.dumps(index, indent=1, sort_keys=True))
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
     return ExportInfo(dest, namespace, rows, size, time.perf_counter() - started)
 
@@ -121,8 +125,8 @@ def read_index(folder: Path) -> dict[str, Any]:
         index = json.loads((Path(folder) / INDEX).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ExportError(f"{folder}: not a readable mnemo export ({exc})") from None
-    if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("version") != VERSION:
-        raise ExportError(f"{folder}: not a mnemo export of version {VERSION}")
+    if not isinstance(index, dict) or index.get("format") != FORMAT or index.get("version") not in READABLE:
+        raise ExportError(f"{folder}: not a mnemo export of version {' or '.join(map(str, READABLE))}")
     validate_namespace(str(index.get("namespace")))
     return index
 
@@ -157,21 +161,42 @@ def _load_vectors(folder: Path, store: VectorStore) -> None:
 def import_namespace(
     folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0
 ) -> ExportInfo:
-    """Rebuild a namespace's stores and state from an export folder (replacing it only with force)."""
+    """Rebuild a namespace's stores and state from an export folder (replacing it only with
+    force): the folder is checked whole, the namespace built aside and swapped in at the end."""
     folder = Path(folder)
     index = read_index(folder)
+    if index["version"] >= 2:
+        check_files(folder, index.get("files"), INDEX)
+    check_tables(folder, index)
     files = NamespaceFiles(data_dir, str(index["namespace"]))
     started = time.perf_counter()
+    _refuse_existing(files, force)
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
-        if files.root.exists() and any(files.root.iterdir()):
-            if not force:
-                raise ExportError(f"namespace {files.namespace!r} already has data in {data_dir}; pass --force to replace it")
-            shutil.rmtree(files.root)
-        if (folder / "state").is_dir():
-            shutil.copytree(folder / "state", files.root)
-        graph = GraphStore(files.graph_path, ontology)
-        graph.apply(_read_facts(folder, graph), run_id=IMPORT_RUN_ID)
-        files.vectors_path.mkdir(parents=True, exist_ok=True)
-        _load_vectors(folder, VectorStore(files.vectors_path))
+        _refuse_existing(files, force)
+        staging = Path(tempfile.mkdtemp(dir=files.root.parent, prefix=f".{files.namespace}.import."))
+        try:
+            built = NamespaceFiles(staging, files.namespace)
+            _build(folder, built, ontology)
+            if files.root.exists():
+                os.replace(files.root, staging / "replaced")
+            os.replace(built.root, files.root)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     return ExportInfo(folder, files.namespace, dict(index["rows"]), size, time.perf_counter() - started)
+
+
+def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
+    if not force and files.root.exists() and any(files.root.iterdir()):
+        raise ExportError(f"namespace {files.namespace!r} already has data in {files.root.parent}; pass --force to replace it")
+
+
+def _build(folder: Path, files: NamespaceFiles, ontology: Ontology) -> None:
+    """The namespace's state, graph and vectors from the export, under `files.root`."""
+    if (folder / "state").is_dir():
+        shutil.copytree(folder / "state", files.root)
+    files.root.mkdir(parents=True, exist_ok=True)
+    graph = GraphStore(files.graph_path, ontology)
+    graph.apply(_read_facts(folder, graph), run_id=IMPORT_RUN_ID)
+    files.vectors_path.mkdir(parents=True, exist_ok=True)
+    _load_vectors(folder, VectorStore(files.vectors_path))

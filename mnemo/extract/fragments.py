@@ -8,23 +8,27 @@ computed from; a later run reuses the piece while its key is the same and recomp
 otherwise. Fragments are merged into the facts in the order a full run adds them, with the
 same first-row-wins rule for nodes, so the facts are the same whichever pieces were reused.
 
-The pieces are kept in a few pickle files under the namespace's data directory (written by
-mnemo itself, read only by it); only the files whose pieces changed are rewritten.
+The pieces are kept in a few JSON files under the namespace's data directory: data only, so
+a file from anywhere (an imported export, a restored backup) can at worst be wrong, never run
+code; a file that is not what this version wrote is dropped and its pieces recomputed. Only
+the files whose pieces changed are rewritten.
 """
 
-import os
-import pickle
-import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from mnemo.extract.facts import row_hash
+import orjson
 
-CACHE_VERSION = "1"
+from mnemo.extract.facts import GraphFacts, row_hash
+from mnemo.stores.files import write_bytes_atomic
+
+CACHE_VERSION = "2"
 SHARDS = 16
+SUFFIX = ".json"
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 class Rows(Protocol):
@@ -80,18 +84,22 @@ class FragmentCache:
         self.hits = 0
         self.misses = 0
         if folder is not None:
+            remove_unsafe_files(folder)
             for i in range(SHARDS):
-                self.shards[i] = self._load(folder / f"{i:02d}.pickle")
+                self.shards[i] = self._load(folder / f"{i:02d}{SUFFIX}")
 
     def _load(self, path: Path) -> dict[str, dict[str, tuple[str, Any]]]:
-        if not path.exists():
+        try:
+            stored = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {}  # missing or damaged: it only costs a recomputation
+        if not isinstance(stored, dict) or stored.get("salt") != self.salt or not isinstance(stored.get("entries"), dict):
             return {}
         try:
-            with path.open("rb") as f:
-                stored = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
-            return {}  # a damaged cache only costs a recomputation
-        return stored["entries"] if isinstance(stored, dict) and stored.get("salt") == self.salt else {}
+            return {doc: {step: (key, decode(value)) for step, (key, value) in steps.items()}
+                    for doc, steps in stored["entries"].items()}
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return {}  # not what this version writes: recomputed
 
     @staticmethod
     def _shard(doc_id: str) -> int:
@@ -126,13 +134,50 @@ class FragmentCache:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         for i in sorted(self.dirty):
-            path = self.folder / f"{i:02d}.pickle"
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    pickle.dump({"salt": self.salt, "entries": self.shards[i]}, f, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, path)
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+            entries = {doc: {step: [key, encode(value)] for step, (key, value) in steps.items()}
+                       for doc, steps in self.shards[i].items()}
+            write_bytes_atomic(self.folder / f"{i:02d}{SUFFIX}", orjson.dumps({"salt": self.salt, "entries": entries}, option=_STRICT))
         self.dirty.clear()
+
+
+def remove_unsafe_files(folder: Path) -> None:
+    """Delete pieces kept by older versions in a format that can run code when read (pickle):
+    they are never loaded; their pieces are recomputed."""
+    for path in folder.glob("*.pickle"):
+        path.unlink(missing_ok=True)
+
+
+_STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def encode(value: Any) -> dict[str, Any]:
+    """A kept piece as plain JSON data: a Fragment or GraphFacts (rows per table, edge tables
+    as [table, from, to, rows]) or a list of string pairs."""
+    if isinstance(value, (Fragment, GraphFacts)):
+        kind = "fragment" if isinstance(value, Fragment) else "facts"
+        edges = [[*key, rows if type(rows) is dict else dict(rows)] for key, rows in value.edges.items()]
+        return {"kind": kind, "nodes": value.nodes, "edges": edges}
+    if isinstance(value, list) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        return {"kind": "pairs", "pairs": value}
+    raise TypeError(f"a structural piece of type {type(value).__name__} cannot be kept")
+
+
+def decode(data: dict[str, Any]) -> Any:
+    """The piece `encode` made `data` from (ValueError/KeyError/TypeError on anything else)."""
+    kind = data["kind"]
+    if kind == "pairs":
+        return [(a, b) for a, b in data["pairs"] if isinstance(a, str) and isinstance(b, str)]
+    if kind not in ("fragment", "facts"):
+        raise ValueError(f"unknown piece kind {kind!r}")
+    part: Fragment | GraphFacts = Fragment() if kind == "fragment" else GraphFacts()
+    part.nodes.update(_tables(data["nodes"].items()))
+    part.edges.update(_tables(((t, a, b), rows) for t, a, b, rows in data["edges"]))
+    return part
+
+
+def _tables(tables: Iterable[tuple[K, Any]]) -> Iterator[tuple[K, dict[str, dict[str, Any]]]]:
+    """(name, rows by id) pairs, each checked to be JSON objects of JSON objects."""
+    for name, rows in tables:
+        if not isinstance(rows, dict) or not all(type(row) is dict for row in rows.values()):
+            raise ValueError(f"table {name!r} does not hold rows")
+        yield name, rows
