@@ -84,7 +84,7 @@ def _files_below(root: Path) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             path = Path(folder) / name
-            if not is_ignored(path.relative_to(root).as_posix()) and not path.is_symlink():
+            if not is_ignored(path.relative_to(root).as_posix()) and not path.is_symlink() and path.is_file():
                 found.append(path)
     return found
 

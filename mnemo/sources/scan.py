@@ -10,6 +10,7 @@ import datetime as dt
 import functools
 import hashlib
 import os
+import stat as stat_kind
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -168,7 +169,7 @@ def walk_files(
 
     A source whose path is a single file (a chat export) yields just that file.
     """
-    if root.is_file():
+    if root.is_file():  # a regular file (or a link to one)
         yield root.name, str(root), root.stat()
         return
     real_root = root.resolve()
@@ -203,8 +204,33 @@ def walk_files(
             except OSError as exc:
                 problems.append(Problem(rel, f"cannot stat file ({exc.strerror})", True))
                 continue
+            if not stat_kind.S_ISREG(stat.st_mode):
+                problems.append(Problem(rel, f"{special_kind(stat.st_mode)}, not a regular file (not read)", True))
+                continue
             yield rel, entry.path, stat
         folders.extend(reversed(below))
+
+
+def special_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat_kind.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat_kind.S_ISSOCK(mode):
+        return "a socket"
+    if stat_kind.S_ISCHR(mode) or stat_kind.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+def read_regular(path: str) -> bytes:
+    """A regular file's bytes. Opened without blocking and checked on the open file, so a file
+    replaced by a FIFO or a device after it was listed is refused, never waited on (OSError)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat_kind.S_ISREG(mode):
+            raise OSError(0, f"{special_kind(mode)}, not a regular file")
+        return handle.read()
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
@@ -247,7 +273,7 @@ def scan_source(
             result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {prepared.limit}-byte limit", True))
             continue
         try:
-            data = Path(path).read_bytes()
+            data = read_regular(path)
         except OSError as exc:
             result.problems.append(Problem(rel, f"cannot read file ({exc.strerror})", True))
             continue
