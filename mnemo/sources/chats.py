@@ -152,15 +152,44 @@ def documents_or_error(docs: list[Document], file_problems: list[str], rel: str)
 
 
 def zip_members(data: bytes, rel: str) -> list[tuple[str, bytes]]:
-    """(member path, bytes) of every `conversations.json` in an export archive, size-checked."""
+    """(member path, bytes) of every `conversations.json` in an export archive. The sizes the
+    archive's header gives are checked first, and the real sizes while unpacking: members are
+    inflated a block at a time, and one that passes its header's size or the byte budget is
+    refused there, before it fills memory."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         wanted = [i for i in archive.infolist() if PurePosixPath(i.filename).name.lower() == "conversations.json"]
         if sum(i.file_size for i in wanted) > MAX_EXPORT_BYTES:
             raise SourceError(rel, f"the archive's conversations unpack to more than {MAX_EXPORT_BYTES} bytes")
-        return [(f"{rel}!{i.filename}", archive.read(i)) for i in wanted]
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+        members, budget = [], MAX_EXPORT_BYTES
+        for info in wanted:
+            raw = _inflate(archive, info, budget, rel)
+            budget -= len(raw)
+            members.append((f"{rel}!{info.filename}", raw))
+        return members
+    except (zipfile.LargeZipFile, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise SourceError(rel, f"not a readable zip archive ({exc})") from None
+
+
+ZIP_BLOCK = 1 << 20
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, rel: str) -> bytes:
+    """A member's bytes, read in blocks of ZIP_BLOCK (a plain `read()` inflates a whole member
+    in one call, however much its header understates it)."""
+    parts: list[bytes] = []
+    total = 0
+    try:
+        with archive.open(info) as handle:
+            while block := handle.read(ZIP_BLOCK):
+                total += len(block)
+                if total > min(budget, info.file_size):
+                    raise SourceError(rel, f"{info.filename} unpacks to more than {min(budget, info.file_size)} bytes; refused")
+                parts.append(block)
+    except zipfile.BadZipFile as exc:
+        raise SourceError(rel, f"{info.filename} does not unpack to the {info.file_size} bytes the archive's header "
+                               f"gives (a damaged or crafted archive: {exc}); refused") from None
+    return b"".join(parts)
 
 
 def export_documents(
