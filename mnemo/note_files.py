@@ -24,7 +24,9 @@ from mnemo.errors import MnemoError, WritebackRefused
 TEMP_SUFFIX = ".mnemo-tmp"
 MAX_NOTE_BYTES = 20 * 1024 * 1024
 _NAME_CHARS = 60
-_TEMP_NAME = re.compile(r"^\..+\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
+# `stage`'s temp names: "." + the note's name (cut to _NAME_CHARS) + "." + mkstemp's 8 random
+# characters + TEMP_SUFFIX. Only names of that exact shape are ever swept.
+_TEMP_NAME = re.compile(r"^\..+\.[a-z0-9_]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
 
 def digest(data: bytes) -> str:
@@ -107,15 +109,23 @@ def fsync_folders(folders: set[Path]) -> None:
 
 
 def sweep_temp_files(roots: list[Path]) -> int:
-    """Remove temp files a killed run left behind (dot-files ending in .mnemo-tmp)."""
+    """Remove the temp files a killed write-back left behind (only names `stage` makes); one
+    that cannot be removed is left for a later run."""
     removed = 0
     for root in roots:
         for folder, _, files in os.walk(root):
             for name in files:
-                if _TEMP_NAME.match(name):
-                    os.unlink(os.path.join(folder, name))
+                if _TEMP_NAME.match(name) and _unlinked(os.path.join(folder, name)):
                     removed += 1
     return removed
+
+
+def _unlinked(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
 
 
 @contextmanager

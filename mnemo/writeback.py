@@ -314,7 +314,7 @@ def writeback_namespace(
 ) -> tuple[WritebackPlan, WritebackReport]:
     """Plan the namespace's write-back from its graph and carry it out, one note at a time."""
     with run_lock(NamespaceFiles(config.data_dir, namespace).root):
-        sweep_temp_files([s.path for s in config.namespace(namespace).sources if s.kind in FORMATS and s.path.is_dir()])
+        _sweep(config, namespace)
         plan = plan_namespace(config, namespace, ontology, today)
         return plan, apply_plan(plan, journal_for(config, namespace), run or new_run_id())
 
@@ -323,4 +323,10 @@ def undo_namespace(config: MnemoConfig, namespace: str, run: str) -> WritebackRe
     """Undo one run of the namespace's write-back (by id or unambiguous prefix)."""
     files = NamespaceFiles(config.data_dir, namespace)
     with run_lock(files.root):
+        _sweep(config, namespace)
         return undo_run(journal_for(config, namespace), run)
+
+
+def _sweep(config: MnemoConfig, namespace: str) -> None:
+    """Remove what a killed write-back left in the namespace's note folders."""
+    sweep_temp_files([s.path for s in config.namespace(namespace).sources if s.kind in FORMATS and s.path.is_dir()])

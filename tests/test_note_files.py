@@ -38,7 +38,7 @@ def test_links_and_leftovers(tmp_path: Path) -> None:
         read_note(tmp_path / "Link.md")
     with pytest.raises(WritebackRefused, match="hard links"):
         read_note(tmp_path / "Hard.md")
-    (tmp_path / ".Target.md.abc123.mnemo-tmp").write_bytes(b"half")
+    (tmp_path / ".Target.md.abc123de.mnemo-tmp").write_bytes(b"half")  # mkstemp: 8 random characters
     (tmp_path / "keep.mnemo-tmp.md").write_bytes(b"a note")
     assert sweep_temp_files([tmp_path]) == 1
     assert (tmp_path / "keep.mnemo-tmp.md").exists()
