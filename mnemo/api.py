@@ -5,12 +5,14 @@ made by `mnemo keys create NAMESPACE`: no or an unknown key is 401, a key for an
 namespace is 403, both with no data. Bodies over `max_body` bytes are 413.
 """
 
+import datetime as dt
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from mnemo.activity import timeline
 from mnemo.api_keys import KeyStore
@@ -22,7 +24,22 @@ from mnemo.hooks import before_turn
 MAX_BODY = 64 * 1024
 NS = Annotated[str, PathParam(min_length=1, max_length=64, description="The namespace (must match the key's).")]
 REF = Annotated[str, PathParam(min_length=1, max_length=200, description="An entity reference, e.g. person_id:alice_chen.")]
-TIME = Annotated[str | None, Query(max_length=40, description="ISO date or time.")]
+_YEAR_OR_MONTH = re.compile(r"\d{4}(-(0[1-9]|1[0-2]))?")
+
+
+def iso_time(value: str | None) -> str | None:
+    """`value` if it is an ISO date or time (or a year, or a year and month); else a ValueError,
+    which the API answers with 422 and this message."""
+    if value is None or _YEAR_OR_MONTH.fullmatch(value):
+        return value
+    try:
+        dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO date or time (e.g. 2026-09-01 or 2026-09-01T18:00)") from None
+    return value
+
+
+TIME = Annotated[str | None, Query(max_length=40, description="ISO date or time."), AfterValidator(iso_time)]
 
 
 class RememberBody(BaseModel):
