@@ -11,7 +11,7 @@ from mnemo.commands_extraction import extraction_state, print_extraction_state
 from mnemo.commands_sleep import register as register_sleep_commands
 from mnemo.commands_writeback import writeback
 from mnemo import commands_assist, commands_memory
-from mnemo.config import load_config
+from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
 from mnemo.memories import pending_memories
 from mnemo.stores.files import NamespaceFiles
@@ -46,9 +46,13 @@ def status(
     try:
         settings = load_config(config)
         files = NamespaceFiles(settings.data_dir, namespace)
+        if not files.root.is_dir():
+            _no_data(settings, namespace, config)
+            return
         counts = GraphStore(files.graph_path, load_ontology()).counts()
         vectors = VectorStore(files.vectors_path)
-        chunks, entities = vectors.count("chunks"), vectors.count("entities")
+        present = files.vectors_path.is_dir()  # counting never makes the folder
+        chunks, entities = (vectors.count("chunks"), vectors.count("entities")) if present else (0, 0)
         problems = files.read_problems()
         pending = pending_memories(files.root, files.namespace, {d.id for d in files.read_documents()})
     except MnemoError as exc:
@@ -63,6 +67,15 @@ def status(
     console.print(table)
     for problem in problems:
         console.print(f"[yellow]{problem['path']}[/]: {problem['reason']}")
+
+
+def _no_data(settings: MnemoConfig, namespace: str, config: Path | None) -> None:
+    """A namespace with no folder yet: not configured is an error; configured, nothing ingested yet."""
+    if namespace not in settings.namespaces:
+        known = ", ".join(sorted(settings.namespaces)) or "none"
+        _fail(f"namespace {namespace!r} is not in {resolve_config_path(config)} (configured: {known}) "
+              f"and has no data in {settings.data_dir}")
+    console.print(f"namespace {namespace!r} has no data yet in {settings.data_dir}: run the ingest job")
 
 
 @app.command()
