@@ -166,7 +166,10 @@ def decode(data: dict[str, Any]) -> Any:
     """The piece `encode` made `data` from (ValueError/KeyError/TypeError on anything else)."""
     kind = data["kind"]
     if kind == "pairs":
-        return [(a, b) for a, b in data["pairs"] if isinstance(a, str) and isinstance(b, str)]
+        pairs = [(a, b) for a, b in data["pairs"]]
+        if not all(isinstance(a, str) and isinstance(b, str) for a, b in pairs):
+            raise ValueError("pairs that are not strings")
+        return pairs
     if kind not in ("fragment", "facts"):
         raise ValueError(f"unknown piece kind {kind!r}")
     part: Fragment | GraphFacts = Fragment() if kind == "fragment" else GraphFacts()
