@@ -105,4 +105,4 @@ def _best_chunking_seconds(words: int) -> float:
 def test_chunking_time_grows_linearly_with_text_without_sentence_ends() -> None:
     """Four times the words takes about four times as long (sixteen if it were quadratic)."""
     ratio = _best_chunking_seconds(160_000) / _best_chunking_seconds(40_000)
-    assert ratio < 8, f"chunking 4x the words took {ratio:.1f}x as long"
+    assert ratio < 10, f"chunking 4x the words took {ratio:.1f}x as long"
