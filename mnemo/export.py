@@ -163,13 +163,13 @@ def import_namespace(
 ) -> ExportInfo:
     """Rebuild a namespace's stores and state from an export folder (replacing it only with
     force): the folder is checked whole, the namespace built aside and swapped in at the end."""
+    started = time.perf_counter()
     folder = Path(folder)
     index = read_index(folder)
     if index["version"] >= 2:
         check_files(folder, index.get("files"), INDEX)
     check_tables(folder, index)
     files = NamespaceFiles(data_dir, str(index["namespace"]))
-    started = time.perf_counter()
     _refuse_existing(files, force)
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
         _refuse_existing(files, force)
