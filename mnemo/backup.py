@@ -3,8 +3,8 @@
 A backup is a tar archive of the namespace folder taken while holding the namespace lock
 exclusively, so no writing step runs during the copy (it waits for them, or fails with
 StoreLocked after `wait_seconds`). `backup.json` inside lists every file with its size
-and SHA-256; restore checks each one before anything is replaced, unpacks into a
-temporary folder beside the namespace and swaps it in with a rename.
+and SHA-256; restore unpacks into a temporary folder beside the namespace, checks each
+file and reads every Parquet table whole, and only then swaps it in with a rename.
 """
 
 import datetime as dt
@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
+from mnemo.export_check import ExportError, read_table
 from mnemo.locks import namespace_lock
 
 FORMAT = "mnemo-backup"
@@ -125,6 +126,16 @@ def _unpack(archive: Path, index: dict[str, object], folder: Path) -> None:
         path = folder / "data" / rel
         if path.stat().st_size != meta["bytes"] or _sha256(path) != meta["sha256"]:
             raise BackupError(f"{archive}: {rel} is damaged (checksum mismatch); nothing was restored")
+    _check_tables(archive, folder / "data")
+
+
+def _check_tables(archive: Path, data: Path) -> None:
+    """Every Parquet file read to its last row: checksums recomputed over a damaged file match."""
+    for path in sorted(data.rglob("*.parquet")):
+        try:
+            read_table(path)
+        except ExportError:
+            raise BackupError(f"{archive}: {path.relative_to(data)} is not a readable Parquet file; nothing was restored") from None
 
 
 def restore_namespace(archive: Path, data_dir: Path, force: bool = False, wait_seconds: float = 60.0) -> BackupInfo:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mnemo import faults
-from mnemo.backup import backup_namespace, restore_namespace
+from mnemo.backup import BackupError, backup_namespace, restore_namespace
 from mnemo.canonical import canonical_dump, differences
 from mnemo.export import ExportError, export_namespace, import_namespace
 from ontology import load_ontology
@@ -90,28 +90,27 @@ def test_a_pickle_in_an_imported_export_never_runs(template: Workspace, exported
     assert list((other.files().root / "structural_cache").glob("*.json"))
 
 
-def _add_to_backup(archive: Path, rel: str, data: bytes, out: Path) -> None:
-    """A copy of the backup with one more data file, its checksum recomputed in backup.json."""
+def _forge_backup(archive: Path, rel: str, data: bytes, out: Path) -> None:
+    """A copy of the backup with the data file `rel` replaced or added, its checksum recomputed
+    in backup.json, as a forger would."""
     with tarfile.open(archive) as tar:
         members = [(m, tar.extractfile(m).read() if m.isfile() else b"") for m in tar.getmembers()]  # type: ignore[union-attr]
     index = json.loads(next(d for m, d in members if m.name == "backup.json"))
     index["files"][rel] = {"bytes": len(data), "sha256": _sha(data)}
+    if not any(m.name == "data/" + rel for m, _ in members):
+        members.append((tarfile.TarInfo("data/" + rel), data))
     with tarfile.open(out, "w") as tar:
         for member, content in members:
-            if member.name == "backup.json":
-                content = json.dumps(index).encode()
-                member.size = len(content)
+            content = json.dumps(index).encode() if member.name == "backup.json" else data if member.name == "data/" + rel else content
+            member.size = len(content)
             tar.addfile(member, io.BytesIO(content))
-        extra = tarfile.TarInfo("data/" + rel)
-        extra.size = len(data)
-        tar.addfile(extra, io.BytesIO(data))
 
 
 def test_a_pickle_in_a_restored_backup_never_runs(template: Workspace, tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     archive = backup_namespace(template.config.data_dir, "test", tmp_path / "b.tar").path
     crafted = tmp_path / "crafted.tar"
-    _add_to_backup(archive, "structural_cache/07.pickle", _hostile_pickle(marker), crafted)
+    _forge_backup(archive, "structural_cache/07.pickle", _hostile_pickle(marker), crafted)
     other = _workspace(template, tmp_path / "other", with_data=False)
     restore_namespace(crafted, other.config.data_dir)
     assert (other.files().root / "structural_cache" / "07.pickle").exists()
@@ -190,3 +189,16 @@ def test_an_unlisted_file_in_an_export_is_refused(exported: Path, tmp_path: Path
     with pytest.raises(ExportError, match="state/extra.json: not listed in export.json"):
         import_namespace(exported, tmp_path / "data", load_ontology())
     assert not (tmp_path / "data").exists()
+
+
+def test_a_backup_with_a_damaged_table_and_recomputed_checksums_is_refused(template: Workspace, tmp_path: Path) -> None:
+    archive = backup_namespace(template.config.data_dir, "test", tmp_path / "b.tar").path
+    documents = (template.files().root / "documents.parquet").read_bytes()
+    crafted = tmp_path / "crafted.tar"
+    _forge_backup(archive, "documents.parquet", documents[: len(documents) // 2], crafted)
+    kept = _workspace(template, tmp_path / "kept", with_data=True)
+    before = canonical_dump(kept.config.data_dir, "test", load_ontology())
+    with pytest.raises(BackupError, match="documents.parquet is not a readable Parquet file; nothing was restored"):
+        restore_namespace(crafted, kept.config.data_dir, force=True)
+    assert differences(canonical_dump(kept.config.data_dir, "test", load_ontology()), before) == []
+    assert _leftovers(kept.config.data_dir) == ["test"]
