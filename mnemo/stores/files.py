@@ -52,6 +52,11 @@ def write_text_atomic(path: Path, text: str) -> None:
     _replace(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """`write_parquet`'s guarantee for a file of bytes."""
+    _replace(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object kept between runs (a state or record file); {} when it is absent or damaged:
     such a file only saves work, and without it the work is done again."""

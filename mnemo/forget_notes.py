@@ -1,0 +1,72 @@
+"""Forgetting an entity in its own note: mnemo's write-back block leaves the note, nothing else.
+
+The note that is a forgotten entity's page is the person's file: it is never deleted, and no
+character outside mnemo's block (the `mnemo:` frontmatter key, or Logseq's `mnemo-*::` page
+properties) changes. The block goes the way a write-back writes: through the write-back journal
+(op `forget`), so `mnemo writeback --undo RUN` puts it back, and a note edited meanwhile is
+left alone and reported.
+"""
+
+from pathlib import Path
+
+from mnemo.config import MnemoConfig
+from mnemo.documents import Document
+from mnemo.errors import WritebackRefused
+from mnemo.note_files import digest, read_note, run_lock
+from mnemo.patch_frontmatter import Patch, layout, without_block
+from mnemo.patch_logseq import without_properties
+from mnemo.stores.files import NamespaceFiles
+from mnemo.writeback import FORMATS, NoteChange, Skip, WritebackPlan, WritebackReport, apply_plan, journal_for, new_run_id
+
+
+def difference(old: str, new: str) -> Patch | None:
+    """The one replacement that turns `old` into `new` (None when they are equal)."""
+    if old == new:
+        return None
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[len(old) - 1 - end] == new[len(new) - 1 - end]:
+        end += 1
+    return Patch(start, old[start:len(old) - end], new[start:len(new) - end])
+
+
+def block_removal(text: str, kind: str, key: str) -> Patch | None:
+    """The patch that takes mnemo's block out of a note (None: it has none)."""
+    if FORMATS[kind] == "logseq" and layout(text).yaml_start is None:
+        return difference(text, without_properties(text, key))
+    return difference(text, without_block(text, key))
+
+
+def plan_removals(config: MnemoConfig, namespace: str, pages: list[Document]) -> WritebackPlan:
+    """Read each page note and compute the removal of its mnemo block; nothing is written."""
+    plan = WritebackPlan()
+    sources = {s.label: s for s in config.namespace(namespace).sources if s.kind in FORMATS}
+    for doc in pages:
+        source = sources.get(doc.source)
+        if source is None or not doc.path.lower().endswith(".md"):
+            continue
+        file = Path(source.path) / doc.path
+        try:
+            data = read_note(file)
+            text = data.decode("utf-8")
+            patch = block_removal(text, source.kind, config.writeback.key)
+        except (OSError, UnicodeDecodeError, WritebackRefused) as exc:
+            plan.skipped.append(Skip(doc.path, f"its mnemo block was left in place: {exc}"))
+            continue
+        if patch is None:
+            plan.unchanged += 1
+        else:
+            plan.changes.append(NoteChange(source.label, doc.path, file, digest(data), text, patch))
+    return plan
+
+
+def remove_blocks(config: MnemoConfig, namespace: str, pages: list[Document]) -> WritebackReport | None:
+    """Take mnemo's block out of each page note, journaled as one write-back run (None: no note had one)."""
+    plan = plan_removals(config, namespace, pages)
+    if not plan.changes and not plan.skipped:
+        return None
+    with run_lock(NamespaceFiles(config.data_dir, namespace).root):
+        return apply_plan(plan, journal_for(config, namespace), new_run_id(), op="forget")
