@@ -41,11 +41,12 @@ class ForgetReport(Tombstones):
     dry_run: bool = False
     writeback_run: str | None = None
     notes: list[str] = field(default_factory=list)
+    notes_skipped: list[dict[str, str]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.stored(), "items": self.items, "dry_run": self.dry_run, "writeback_run": self.writeback_run,
-                "notes": self.notes, "seconds": self.seconds}
+                "notes": self.notes, "notes_skipped": self.notes_skipped, "seconds": self.seconds}
 
 
 def entity_pages(graph: GraphStore, entity: str) -> list[str] | None:
@@ -71,7 +72,9 @@ def apply_forget(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStor
             _timed(report, "graph", lambda: compact_stores(files, graph, growth=None, run_id="forget"))
     done = remove_blocks(config, files.namespace, pages)
     if done is not None:
-        report.writeback_run, report.notes = done.run, list(done.written)
+        report.writeback_run = done.run if done.written else None
+        report.notes = list(done.written)
+        report.notes_skipped = [{"path": s.path, "reason": s.reason} for s in done.skipped]
 
 
 def _timed(report: ForgetReport, step: str, action: Callable[[], T]) -> T:
