@@ -93,10 +93,10 @@ def _purge_stores(files: NamespaceFiles, vectors: VectorStore, embedder: Embedde
     before = {c.id: c.doc_id for c in files.read_chunks()}
     facts_changed = purge_files(files, stored)
     chunks = sorted(delta.chunks | {c for c, d in before.items() if d in delta.docs})
-    overlay_rows = purge_sleep(files.root, frozenset(delta.entities | delta.docs | set(chunks)))
+    overlays = purge_sleep(files.root, frozenset(delta.entities | delta.docs | set(chunks)))
     purge_vectors(vectors, chunks, sorted(delta.docs), sorted(delta.entities))
     _resync_entities(files, vectors, embedder, {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
-    return facts_changed or overlay_rows > 0
+    return facts_changed or overlays > 0
 
 
 def _resync_entities(files: NamespaceFiles, vectors: VectorStore, embedder: Embedder, changed: set[str]) -> None:

@@ -73,9 +73,10 @@ def _purge_llm_cache(root: Path, keep_hashes: set[str], gone: set[str]) -> None:
 
 
 def names_any(value: Any, ids: frozenset[str]) -> bool:
-    """Whether a JSON value holds one of `ids` as a string, a key, or inside a list or mapping."""
+    """Whether a JSON value holds one of `ids` as a string, a key, inside a list or mapping, or
+    quoted in a string that is JSON itself (a community's `members`)."""
     if isinstance(value, str):
-        return value in ids
+        return value in ids or ('"' in value and any(f'"{i}"' in value for i in ids))
     if isinstance(value, dict):
         return any(k in ids or names_any(v, ids) for k, v in value.items())
     if isinstance(value, (list, tuple)):
@@ -120,20 +121,21 @@ def purge_overlay(overlay: Overlay, ids: frozenset[str]) -> tuple[Overlay, int]:
 
 
 def purge_sleep(root: Path, ids: frozenset[str]) -> int:
-    """Remove forgotten ids from the namespace's sleep files; returns the overlay rows left out."""
+    """Remove forgotten ids from the namespace's sleep files; returns how many overlays (graph rows
+    sleep adds) changed."""
     sleep = SleepFiles(root)
-    dropped = 0
+    changed = 0
     for path in _json_files(sleep.root / "overlay"):
-        overlay, count = purge_overlay(Overlay.from_json(read_json(path, {})), ids)
-        if count or names_any(read_json(path, {}), ids):
-            write_json(path, overlay.to_json())
-            dropped += count
+        data = read_json(path, {})
+        if names_any(data, ids):
+            write_json(path, purge_overlay(Overlay.from_json(data), ids)[0].to_json())
+            changed += 1
     for path in [*_json_files(sleep.root / "state"), sleep.review_queue]:
         data = read_json(path, None)
         if data is not None and names_any(data, ids):
             write_json(path, without_ids(data, ids))
     _purge_log(sleep.access_log, ids)
-    return dropped
+    return changed
 
 
 def _json_files(folder: Path) -> Iterator[Path]:

@@ -21,6 +21,7 @@ MEMORY_TEXT = "The locker code at the climbing gym is zebra-7731-quokka"
 MEMORY_NEEDLE = "zebra-7731-quokka"
 PAGE = "People/Dana Kim.md"
 PAGE_NEEDLE = "If two teams own it, nobody owns it"  # only in Dana Kim's note
+ENTITY_ID = "person_dana_kim"
 
 
 def cli(workspace: Workspace, *args: str) -> str:
@@ -116,8 +117,11 @@ def test_forget_entity_leaves_no_byte_of_its_page_and_only_mnemos_block_leaves_i
     written = note.read_text(encoding="utf-8")
     assert "mnemo:" in written and written != (EXAMPLE_VAULT / PAGE).read_text(encoding="utf-8")
     _assert_found_before(remembered, PAGE_NEEDLE)
+    root = remembered.files().root
+    assert {"sleep/overlay/communities.json", "sleep/overlay/salience.json"} <= set(holders(root, ENTITY_ID))
     report = json.loads(cli(remembered, "forget", "--entity", "person_id:dana_kim", "-n", "test", "--json"))
     _assert_gone(remembered, PAGE_NEEDLE)
+    assert holders(root, ENTITY_ID) == ["tombstones.json"]  # the id that keeps it out
     assert note.read_bytes() == (EXAMPLE_VAULT / PAGE).read_bytes()  # the person's note, exactly as they wrote it
     assert report["notes"] == [PAGE] and report["writeback_run"]
     remembered.ingest()  # the note is read again: its text is still not kept
