@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mnemo.compaction import compact_stores
-from mnemo.config import MnemoConfig
+from mnemo.config import MnemoConfig, NamespaceConfig
 from mnemo.forget_notes import remove_blocks
 from mnemo.forget_state import purge_files, purge_sleep
 from mnemo.forget_vectors import purge_rows, purge_vectors
@@ -67,7 +67,8 @@ def apply_forget(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStor
     """Persist the tombstones, then remove what they name from every store and file at once."""
     with namespace_lock(files.root, exclusive=True, wait_seconds=FORGET_WAIT):
         pages = [d for d in files.read_documents() if d.id in report.docs]
-        changed = _timed(report, "files", lambda: _purge_stores(files, vectors, embedder, report))
+        namespace = config.namespace(files.namespace)
+        changed = _timed(report, "files", lambda: _purge_stores(files, vectors, graph, embedder, namespace, report))
         if changed and graph.path.exists():  # else the graph, made of those files, holds nothing of it
             _timed(report, "graph", lambda: compact_stores(files, graph, growth=None, run_id="forget"))
     done = remove_blocks(config, files.namespace, pages)
@@ -84,19 +85,21 @@ def _timed(report: ForgetReport, step: str, action: Callable[[], T]) -> T:
     return done
 
 
-def _purge_stores(files: NamespaceFiles, vectors: VectorStore, embedder: Embedder, delta: ForgetReport) -> bool:
+def _purge_stores(files: NamespaceFiles, vectors: VectorStore, graph: GraphStore, embedder: Embedder,
+                  namespace: NamespaceConfig, delta: ForgetReport) -> bool:
     """Tombstones first, then the files, sleep's files and the vector tables; whether anything the
     graph is made of changed."""
     stored = Tombstones.load(files.root)
     stored.merge(delta)
     stored.save(files.root)
     before = {c.id: c.doc_id for c in files.read_chunks()}
-    facts_changed = purge_files(files, stored)
+    left = purge_files(files, stored, graph.ontology, namespace)
     chunks = sorted(delta.chunks | {c for c, d in before.items() if d in delta.docs})
-    overlays = purge_sleep(files.root, frozenset(delta.entities | delta.docs | set(chunks)))
-    purge_vectors(vectors, chunks, sorted(delta.docs), sorted(delta.entities))
+    entities = delta.entities | (left or set())
+    overlays = purge_sleep(files.root, frozenset(entities | delta.docs | set(chunks)))
+    purge_vectors(vectors, chunks, sorted(delta.docs), sorted(entities))
     _resync_entities(files, vectors, embedder, {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
-    return facts_changed or overlays > 0
+    return left is not None or overlays > 0
 
 
 def _resync_entities(files: NamespaceFiles, vectors: VectorStore, embedder: Embedder, changed: set[str]) -> None:

@@ -2,9 +2,9 @@
 
 Every file mnemo derives from the sources drops what a tombstone names: the documents (the
 memory's text, the body of the note that is a forgotten entity's page), the chunks, the
-extraction facts (structural and LLM), the LLM extractor's cached answers for forgotten chunks,
-and the structural extractor's cache (removed whole: it only saves work, the next ingest makes
-it again). In sleep mode's files, a row made from something forgotten goes (a community with a
+structural facts (extracted again from what is left, as the next ingest would: an entity only a
+forgotten memory named goes, and the extractor's cache drops the forgotten documents), the LLM
+facts, and the LLM extractor's cached answers for forgotten chunks. In sleep mode's files, a row made from something forgotten goes (a community with a
 forgotten member, a summary citing a forgotten passage, a salience row), the per-step state
 files stop naming forgotten ids, and so do the review queue and the access log; the next sleep
 recomputes what went. The merge log is left as it is: it names ids only, and rewriting it could
@@ -12,25 +12,29 @@ part entities a person merged.
 """
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
+from mnemo.config import NamespaceConfig
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_run import chunk_hash
 from mnemo.sleep.store import Overlay, SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles, write_bytes_atomic
+from mnemo.pipeline import update_facts
 from mnemo.tombstones import Tombstones
+from ontology import Ontology
 
-FACT_FOLDERS = ("facts", "llm_facts")
-STRUCTURAL_CACHE = "structural_cache"
+STRUCTURAL, LLM = "facts", "llm_facts"
 LLM_CACHE = "llm"
 
 
-def purge_files(files: NamespaceFiles, stored: Tombstones) -> bool:
-    """Drop everything `stored` names from the namespace's Parquet state and caches; whether the
-    extraction facts (what the graph is made of) changed."""
+def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology, namespace: NamespaceConfig) -> set[str] | None:
+    """Drop everything `stored` names from the namespace's Parquet state and caches. Returns the
+    entities no longer in the facts (an entity only a forgotten memory named), or None when the
+    facts (what the graph is made of) did not change."""
     docs = files.read_documents()
     kept = [d for d in docs if d.id not in stored.docs]
     if len(kept) != len(docs):
@@ -38,11 +42,19 @@ def purge_files(files: NamespaceFiles, stored: Tombstones) -> bool:
     every = files.read_chunks()
     chunks = stored.filter_chunks(every)
     files.write_chunks(chunks)
-    changed = [_purge_facts(files, stored, folder) for folder in FACT_FOLDERS if (files.root / folder).is_dir()]
-    shutil.rmtree(files.root / STRUCTURAL_CACHE, ignore_errors=True)
+    before, entities = files.folder_stats(STRUCTURAL), _entity_ids(files)
+    update_facts(files, ontology, namespace)  # as the next ingest would: its cache drops the documents that went
+    changed = files.folder_stats(STRUCTURAL) != before
+    if (files.root / LLM).is_dir():
+        changed = _purge_facts(files, stored, LLM) or changed
     gone = {c.id for c in every} - {c.id for c in chunks}
     _purge_llm_cache(files.root / LLM_CACHE, {chunk_hash(c) for c in chunks}, gone | stored.chunks)
-    return any(changed)
+    return entities - _entity_ids(files) if changed else None
+
+
+def _entity_ids(files: NamespaceFiles) -> set[str]:
+    paths = [files.root / folder / "Entity.parquet" for folder in (STRUCTURAL, LLM)]
+    return {i for path in paths if path.exists() for i in pl.read_parquet(path, columns=["id"])["id"].to_list()}
 
 
 def _purge_facts(files: NamespaceFiles, stored: Tombstones, folder: str) -> bool:

@@ -13,12 +13,14 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo.cli import app
+from mnemo.client import MemoryClient
 from mnemo.stores.vectors import import_lancedb
 from tests.conftest import EXAMPLE_VAULT, Workspace, make_workspace
 
 runner = CliRunner()
 MEMORY_TEXT = "The locker code at the climbing gym is zebra-7731-quokka"
 MEMORY_NEEDLE = "zebra-7731-quokka"
+PROPERTY_NEEDLE = "quokka-5512"  # a property of an entity only the memory names
 PAGE = "People/Dana Kim.md"
 PAGE_NEEDLE = "If two teams own it, nobody owns it"  # only in Dana Kim's note
 ENTITY_ID = "person_dana_kim"
@@ -75,7 +77,8 @@ def remembered(tmp_path: Path) -> Workspace:
     shutil.copytree(EXAMPLE_VAULT, tmp_path / "vault")
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(tmp_path / "vault")}]})
     workspace.ingest()
-    cli(workspace, "remember", MEMORY_TEXT, "-n", "test")
+    MemoryClient("test", workspace.config_path).remember(
+        MEMORY_TEXT, [{"person_id": "locker_buddy", "properties": {"locker": PROPERTY_NEEDLE}}])
     workspace.ingest()
     cli(workspace, "sleep", "-n", "test")
     cli(workspace, "writeback", "-n", "test")
@@ -102,11 +105,13 @@ def _assert_gone(workspace: Workspace, needle: str) -> None:
 
 def test_forget_memory_leaves_no_byte_of_it(remembered: Workspace) -> None:
     _assert_found_before(remembered, MEMORY_NEEDLE)
+    assert "graph.kuzu" in holders(remembered.files().root, PROPERTY_NEEDLE)
     memory = json.loads(cli(remembered, "recall", "climbing gym locker code", "-n", "test", "--json"))["items"][0]
     assert MEMORY_NEEDLE in memory["text"]
     memory_id = next(p.stem for p in (remembered.files().root / "inbox").glob("mem_*.json"))
     assert "forgot" in cli(remembered, "forget", "--memory", memory_id, "-n", "test")
     _assert_gone(remembered, MEMORY_NEEDLE)
+    assert holders(remembered.files().root, PROPERTY_NEEDLE) == []
     remembered.ingest()
     cli(remembered, "sleep", "-n", "test")
     assert holders(remembered.files().root, MEMORY_NEEDLE) == []
@@ -121,7 +126,9 @@ def test_forget_entity_leaves_no_byte_of_its_page_and_only_mnemos_block_leaves_i
     assert {"sleep/overlay/communities.json", "sleep/overlay/salience.json"} <= set(holders(root, ENTITY_ID))
     report = json.loads(cli(remembered, "forget", "--entity", "person_id:dana_kim", "-n", "test", "--json"))
     _assert_gone(remembered, PAGE_NEEDLE)
-    assert holders(root, ENTITY_ID) == ["tombstones.json"]  # the id that keeps it out
+    # The id stays where it keeps the entity out, and in the structural extractor's cache of the other
+    # notes that still link to it (their links, resolved; the tombstone drops them after extraction).
+    assert [h for h in holders(root, ENTITY_ID) if not h.startswith("structural_cache/")] == ["tombstones.json"]
     assert note.read_bytes() == (EXAMPLE_VAULT / PAGE).read_bytes()  # the person's note, exactly as they wrote it
     assert report["notes"] == [PAGE] and report["writeback_run"]
     remembered.ingest()  # the note is read again: its text is still not kept
