@@ -68,7 +68,7 @@ def apply_forget(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStor
     with namespace_lock(files.root, exclusive=True, wait_seconds=FORGET_WAIT):
         pages = [d for d in files.read_documents() if d.id in report.docs]
         namespace = config.namespace(files.namespace)
-        changed = _timed(report, "files", lambda: _purge_stores(files, vectors, graph, embedder, namespace, report))
+        changed = _purge_stores(files, vectors, graph, embedder, namespace, report)
         if changed and graph.path.exists():  # else the graph, made of those files, holds nothing of it
             _timed(report, "graph", lambda: compact_stores(files, graph, growth=None, run_id="forget"))
     done = remove_blocks(config, files.namespace, pages)
@@ -93,11 +93,11 @@ def _purge_stores(files: NamespaceFiles, vectors: VectorStore, graph: GraphStore
     stored.merge(delta)
     stored.save(files.root)
     before = {c.id: c.doc_id for c in files.read_chunks()}
-    left = purge_files(files, stored, graph.ontology, namespace)
+    left = _timed(delta, "state", lambda: purge_files(files, stored, graph.ontology, namespace))
     chunks = sorted(delta.chunks | {c for c, d in before.items() if d in delta.docs})
     entities = delta.entities | (left or set())
-    overlays = purge_sleep(files.root, frozenset(entities | delta.docs | set(chunks)))
-    purge_vectors(vectors, chunks, sorted(delta.docs), sorted(entities))
+    overlays = _timed(delta, "sleep", lambda: purge_sleep(files.root, frozenset(entities | delta.docs | set(chunks))))
+    _timed(delta, "vectors", lambda: purge_vectors(vectors, chunks, sorted(delta.docs), sorted(entities)))
     _resync_entities(files, vectors, embedder, {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
     return left is not None or overlays > 0
 
