@@ -5,10 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.forget_notes import block_removal, difference
+from mnemo.config import MnemoConfig, load_config
+from mnemo.documents import Document
+from mnemo.forget_notes import block_removal, difference, remove_blocks
+from mnemo.note_files import run_lock
+from mnemo.stores.files import NamespaceFiles
 from mnemo.errors import WritebackRefused
 from mnemo.writeback import note_patch
-from tests.conftest import EXAMPLE_VAULT, corpus
+from tests.conftest import EXAMPLE_VAULT, corpus, make_workspace
 
 VALUES = {"about": ["person_id:dana_kim"], "related": ["[[Café Lusitano]]"], "summary": "Coffee once a month.",
           "salience": 0.42, "consolidated": "2026-11-27"}
@@ -48,3 +52,28 @@ def test_difference_is_the_one_replacement_between_two_texts() -> None:
     for old, new in (("a-mnemo-b", "ab"), ("xx", "x"), ("", "abc"), ("aaa", "aa")):
         patch = difference(old, new)
         assert patch is not None and patch.apply(old) == new
+
+
+def _page(workspace_root: Path, text: str) -> tuple[MnemoConfig, Document, Path]:
+    vault = workspace_root / "vault"
+    (vault / "People").mkdir(parents=True)
+    note = vault / "People" / "Dana Kim.md"
+    note.write_text(text, encoding="utf-8")
+    config = load_config(make_workspace(workspace_root, {"test": [{"kind": "obsidian", "path": str(vault)}]}).config_path)
+    label = config.namespace("test").sources[0].label
+    doc = Document(id="doc_dana", namespace="test", source=label, path="People/Dana Kim.md", title="Dana Kim",
+                   kind="note", body="", content_hash="")
+    return config, doc, note
+
+
+def test_a_running_write_back_leaves_the_block_and_the_report_says_so(tmp_path: Path) -> None:
+    original = "---\ntype: person\n---\n# Dana Kim\n"
+    written = note_patch(original, "obsidian", "mnemo", VALUES).apply(original)
+    config, doc, note = _page(tmp_path, written)
+    with run_lock(NamespaceFiles(config.data_dir, "test").root):
+        busy = remove_blocks(config, "test", [doc])
+    assert busy is not None and not busy.written and "another write-back is running" in busy.skipped[0].reason
+    assert note.read_text(encoding="utf-8") == written
+    done = remove_blocks(config, "test", [doc])
+    assert done is not None and done.written == ["People/Dana Kim.md"] and note.read_text(encoding="utf-8") == original
+    assert remove_blocks(config, "test", [doc]) is None  # no block left: nothing to do
