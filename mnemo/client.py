@@ -16,8 +16,8 @@ from typing import Any
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.entity_history import page_observations, property_history
 from mnemo.errors import MnemoError
-from mnemo.forget import ForgetReport, apply_forget, page_docs
-from mnemo.memories import Memory, inbox_dir, memory_doc_id, parse_ref, read_memory, write_memory
+from mnemo.forget import ForgetReport, apply_forget, entity_pages
+from mnemo.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, parse_ref, read_memory, write_memory
 from mnemo.recall import Mode, RecallEngine, RecallResult, RecallSettings
 from mnemo.recall_sleep import record_lookup
 from mnemo.stores.embedders import Embedder, build_embedder
@@ -87,22 +87,24 @@ class MemoryClient:
             if not confirm:
                 report.dry_run = True
                 return report
-        apply_forget(self.files, self.vectors, self.graph, self.embedder, report)
+        apply_forget(self.config, self.files, self.vectors, self.graph, self.embedder, report)
         if memory is not None:
             (inbox_dir(self.files.root) / f"{memory}.json").unlink(missing_ok=True)
         return report
 
     def _plan_memory(self, memory_id: str) -> ForgetReport:
         found = self.memory(memory_id)
-        docs = [memory_doc_id(self.namespace, found.id)]
-        return ForgetReport(docs=set(docs), items=[{"memory": found.id, "text": found.text}])
+        return ForgetReport(docs=set(memory_doc_ids(found)), items=[{"memory": found.id, "text": found.text}])
 
     def _plan_entity(self, ref: str, properties: list[str] | None, relations: list[str] | None) -> ForgetReport:
         entity = parse_ref(ref).entity_id
+        pages = entity_pages(self.graph, entity)
+        if pages is None:
+            raise MnemoError(f"no entity {ref!r} in namespace {self.namespace!r}: nothing was forgotten")
         if properties or relations:
             return ForgetReport(properties={(entity, p) for p in properties or []},
                                 relations={(entity, r) for r in relations or []})
-        return ForgetReport(entities={entity}, docs=set(page_docs(self.graph, entity)), items=[{"entity": ref}])
+        return ForgetReport(entities={entity}, docs=set(pages), items=[{"entity": ref}])
 
     def _plan_query(self, query: str) -> ForgetReport:
         result = self.engine.recall(query, k=50, mode="deliberate")

@@ -117,6 +117,11 @@ def forget(
                   f"{len(report.properties)} properties, {len(report.relations)} relations")
     for item in report.items[:50]:
         console.print(f"  - {item.get('path', '')} {str(item.get('text', item))[:160]}")
+    if report.notes:
+        console.print(f"took mnemo's block out of {', '.join(report.notes)} "
+                      f"(undo: mnemo writeback --undo {report.writeback_run})")
+    for skipped in report.notes_skipped:
+        console.print(f"[yellow]note:[/] {skipped['path']}: {skipped['reason']}")
     if report.dry_run:
         console.print("run again with --yes to forget these")
 

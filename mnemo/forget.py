@@ -1,95 +1,110 @@
-"""Forgetting: record a tombstone, then remove the forgotten things from every store at once.
+"""Forgetting: record a tombstone, then remove the forgotten text from every place mnemo keeps it.
 
-The tombstone is written first, so recall stops returning what was forgotten even before
-the stores are cleaned, and a later ingest of an unchanged source never brings it back.
-Then the chunk and entity rows leave LanceDB (and with them the full-text index), the
-nodes and edges leave Kùzu (parameterized queries only), and the Parquet files between
-ingest steps are filtered the same way.
+The tombstone is written first, so recall stops returning what was forgotten even before the
+stores are cleaned, and a later ingest never brings it back. Then, holding the namespace lock
+alone (no writer runs meanwhile): the files between pipeline steps and the caches drop it
+(`forget_state`), and so do sleep mode's files; the vector tables lose the rows and every file
+and version that held them (`forget_vectors`); the graph is rebuilt from those files into a new
+file that replaces the old one (`compaction`), so its pages keep no bytes of it. Last, the
+forgotten entity's own note loses mnemo's write-back block, journaled (`forget_notes`).
 """
 
-import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from mnemo.compaction import compact_stores
+from mnemo.config import MnemoConfig, NamespaceConfig
+from mnemo.forget_notes import remove_blocks
+from mnemo.forget_state import purge_files, purge_sleep
+from mnemo.forget_vectors import purge_rows, purge_vectors
+from mnemo.locks import namespace_lock
 from mnemo.pipeline import entity_rows
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore, id_filter, sql_quote
+from mnemo.stores.vectors import VectorStore, id_filter
 from mnemo.tombstones import Tombstones
 
+T = TypeVar("T")
 GRAPH_WAIT = 10.0
+FORGET_WAIT = 60.0  # for a running writer to finish; then StoreLocked (HTTP 503)
 
 
 @dataclass
 class ForgetReport(Tombstones):
-    """What a forget removed (or, for a dry run, would remove), and the items it showed."""
+    """What a forget removed (or, for a dry run, would remove), the items it showed, and where it
+    cleaned: the write-back run that took mnemo's block out of the entity's note, and timings."""
 
     items: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
+    writeback_run: str | None = None
+    notes: list[str] = field(default_factory=list)
+    notes_skipped: list[dict[str, str]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.stored(), "items": self.items, "dry_run": self.dry_run}
+        return {**self.stored(), "items": self.items, "dry_run": self.dry_run, "writeback_run": self.writeback_run,
+                "notes": self.notes, "notes_skipped": self.notes_skipped, "seconds": self.seconds}
 
 
-def page_docs(graph: GraphStore, entity: str) -> list[str]:
-    """The notes whose subject is the entity (their content is what only it contributed)."""
+def entity_pages(graph: GraphStore, entity: str) -> list[str] | None:
+    """The notes whose subject is the entity (their content is what only it contributed); None
+    when the graph holds no such entity."""
     if not graph.path.exists():
-        return []
+        return None
+    found = graph.query("MATCH (e:Entity) WHERE e.id = $id RETURN e.id AS id", {"id": entity}, wait_seconds=GRAPH_WAIT)
+    if not found:
+        return None
     rows = graph.query("MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id AND n.present RETURN n.id AS id",
                        {"id": entity}, wait_seconds=GRAPH_WAIT)
     return [r["id"] for r in rows]
 
 
-def apply_forget(files: NamespaceFiles, vectors: VectorStore, graph: GraphStore, embedder: Embedder, report: ForgetReport) -> None:
-    """Persist the tombstones, then clean LanceDB, Kùzu and the Parquet files."""
-    delta: Tombstones = report
+def apply_forget(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
+                 embedder: Embedder, report: ForgetReport) -> None:
+    """Persist the tombstones, then remove what they name from every store and file at once."""
+    with namespace_lock(files.root, exclusive=True, wait_seconds=FORGET_WAIT):
+        pages = [d for d in files.read_documents() if d.id in report.docs]
+        namespace = config.namespace(files.namespace)
+        changed = _purge_stores(files, vectors, graph, embedder, namespace, report)
+        if changed and graph.path.exists():  # else the graph, made of those files, holds nothing of it
+            _timed(report, "graph", lambda: compact_stores(files, graph, growth=None, run_id="forget"))
+    done = remove_blocks(config, files.namespace, pages)
+    if done is not None:
+        report.writeback_run = done.run if done.written else None
+        report.notes = list(done.written)
+        report.notes_skipped = [{"path": s.path, "reason": s.reason} for s in done.skipped]
+
+
+def _timed(report: ForgetReport, step: str, action: Callable[[], T]) -> T:
+    start = time.perf_counter()
+    done = action()
+    report.seconds[step] = round(time.perf_counter() - start, 3)
+    return done
+
+
+def _purge_stores(files: NamespaceFiles, vectors: VectorStore, graph: GraphStore, embedder: Embedder,
+                  namespace: NamespaceConfig, delta: ForgetReport) -> bool:
+    """Tombstones first, then the files, sleep's files and the vector tables; whether anything the
+    graph is made of changed."""
     stored = Tombstones.load(files.root)
     stored.merge(delta)
     stored.save(files.root)
-    _clean_vectors(vectors, delta)
-    if graph.path.exists():
-        _clean_graph(graph, delta)
-    files.write_chunks(stored.filter_chunks(files.read_chunks()))
-    facts = stored.filter_facts(files.read_facts())
-    files.write_facts(facts)
-    changed = {e for e, _ in delta.properties}
-    rows = [r for r in entity_rows(facts) if r["id"] in changed]
+    before = {c.id: c.doc_id for c in files.read_chunks()}
+    left = _timed(delta, "state", lambda: purge_files(files, stored, graph.ontology, namespace))
+    chunks = sorted(delta.chunks | {c for c, d in before.items() if d in delta.docs})
+    entities = delta.entities | (left or set())
+    overlays = _timed(delta, "sleep", lambda: purge_sleep(files.root, frozenset(entities | delta.docs | set(chunks))))
+    _timed(delta, "vectors", lambda: purge_vectors(vectors, chunks, sorted(delta.docs), sorted(entities)))
+    _resync_entities(files, vectors, embedder, {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
+    return left is not None or overlays > 0
+
+
+def _resync_entities(files: NamespaceFiles, vectors: VectorStore, embedder: Embedder, changed: set[str]) -> None:
+    """Entities that lost a property or relation: their vector rows are made again without it."""
+    rows = [r for r in entity_rows(files.read_facts()) if r["id"] in changed]
     if rows and vectors.table("entities") is not None:
-        table = vectors.table("entities")
-        table.delete(id_filter([r["id"] for r in rows]))
-        vectors.sync("entities", entity_rows(facts), embedder)
-
-
-def _clean_vectors(vectors: VectorStore, delta: Tombstones) -> None:
-    chunks = vectors.table("chunks")
-    if chunks is not None:
-        if delta.chunks:
-            chunks.delete(id_filter(sorted(delta.chunks)))
-        if delta.docs:
-            chunks.delete("doc_id IN (" + ", ".join(sql_quote(d) for d in sorted(delta.docs)) + ")")
-    entities = vectors.table("entities")
-    if entities is not None and delta.entities:
-        entities.delete(id_filter(sorted(delta.entities)))
-
-
-def _clean_graph(graph: GraphStore, delta: Tombstones) -> None:
-    with graph.connect(wait_seconds=GRAPH_WAIT) as conn:
-        docs, chunks, entities = sorted(delta.docs), sorted(delta.chunks), sorted(delta.entities)
-        conn.execute("MATCH (c:Chunk) WHERE c.id IN $ids OR c.doc_id IN $docs DETACH DELETE c", {"ids": chunks, "docs": docs})
-        conn.execute("MATCH (n:Note) WHERE n.id IN $docs DETACH DELETE n", {"docs": docs})
-        conn.execute("MATCH (a:Alias) WHERE a.entity_id IN $ids OR a.doc_id IN $docs DETACH DELETE a", {"ids": entities, "docs": docs})
-        conn.execute("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": entities})
-        for entity, prop in sorted(delta.properties):
-            result = conn.execute("MATCH (e:Entity) WHERE e.id = $id RETURN e.properties", {"id": entity})
-            if result.has_next():
-                properties = json.loads(result.get_next()[0] or "{}")
-                properties.pop(prop, None)
-                conn.execute("MATCH (e:Entity) WHERE e.id = $id SET e.properties = $p, e.h = ''",
-                             {"id": entity, "p": json.dumps(properties, sort_keys=True, ensure_ascii=False)})
-        for entity, relation in sorted(delta.relations):
-            for pattern in ("(a:Entity)-[r]->(b:Entity)", "(b:Entity)-[r]->(a:Entity)"):
-                conn.execute(
-                    f"MATCH {pattern} WHERE a.id = $id AND (lower(label(r)) = $rel OR lower(r.role) = $rel) DELETE r",
-                    {"id": entity, "rel": relation.lower()},
-                )
+        purge_rows(vectors, "entities", id_filter([r["id"] for r in rows]))
+        vectors.sync("entities", entity_rows(files.read_facts()), embedder)

@@ -132,6 +132,16 @@ def memory_doc_id(namespace: str, memory_id: str) -> str:
     return "doc_" + content_hash(namespace, INBOX, memory_id)
 
 
+def entity_doc_id(memory: Memory, entity: EntityRef) -> str:
+    """The id of the small document a memory makes for an entity it names."""
+    return "doc_" + content_hash(memory.namespace, INBOX, memory.id, entity.ref)
+
+
+def memory_doc_ids(memory: Memory) -> list[str]:
+    """Every document a memory becomes: its note and one per entity it names."""
+    return [memory_doc_id(memory.namespace, memory.id)] + [entity_doc_id(memory, e) for e in memory.entities]
+
+
 def _entity_document(memory: Memory, entity: EntityRef, source: str, rel: str) -> Document:
     properties: dict[str, Any] = {"type": entity.kind, **entity.properties}
     for relation in entity.relations:
@@ -140,7 +150,7 @@ def _entity_document(memory: Memory, entity: EntityRef, source: str, rel: str) -
         properties[relation["role"]].append(f"[[{target.slug}]]")
     aliases = [str(entity.properties["name"])] if isinstance(entity.properties.get("name"), str) else []
     return Document(
-        id="doc_" + content_hash(memory.namespace, INBOX, memory.id, entity.ref), namespace=memory.namespace,
+        id=entity_doc_id(memory, entity), namespace=memory.namespace,
         source=source, path=f"{rel}#{entity.ref}", title=entity.slug, kind="note", body="",
         content_hash=content_hash(json.dumps(properties, sort_keys=True, default=str)), aliases=aliases,
         properties=properties, links=property_links(properties), created=memory.created, modified=memory.created,

@@ -47,6 +47,8 @@ def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_
     with collections_paused():
         manifest = files.read_manifest()
         result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key)
+        forgotten = Tombstones.load(files.root).docs  # a forgotten note's text is not kept, however often it is read
+        result.documents = [d for d in result.documents if d.id not in forgotten]
         files.write_documents(result.documents)
     problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
     if problems != files.read_problems() or not (files.root / "problems.json").exists():

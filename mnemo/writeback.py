@@ -259,10 +259,10 @@ def _write_all(writes: list[_Write], journal: Journal, report: WritebackReport, 
         _write_batch(writes[start:start + BATCH], journal, report, verb)
 
 
-def apply_plan(plan: WritebackPlan, journal: Journal, run: str) -> WritebackReport:
-    """Write every planned change; a note that cannot be written is reported and skipped."""
+def apply_plan(plan: WritebackPlan, journal: Journal, run: str, op: str = "write") -> WritebackReport:
+    """Write every planned change (journaled as `op`); a note that cannot be written is reported and skipped."""
     report = WritebackReport(run, skipped=list(plan.skipped))
-    _write_all([_as_write(c, c.patch, c.new_text, run, "write") for c in plan.changes], journal, report, "write")
+    _write_all([_as_write(c, c.patch, c.new_text, run, op) for c in plan.changes], journal, report, "write")
     return report
 
 

@@ -104,6 +104,15 @@ def test_remember_recall_entity_forget_round_trip(api: dict[str, str]) -> None:
     assert context.status_code == 200 and "Write the doc before the meeting" in context.json()["context"]
 
 
+def test_forgetting_an_unknown_entity_is_404_and_writes_no_tombstone(api: dict[str, str], assist_workspace: Workspace) -> None:
+    url, headers = api["url"], auth(api["test"])
+    tombstones = assist_workspace.files("test").root / "tombstones.json"
+    before = tombstones.read_bytes() if tombstones.exists() else None
+    response = httpx.delete(f"{url}/v1/test/entities/person_id:victor_stone", headers=headers, timeout=60)
+    assert response.status_code == 404 and "no entity 'person_id:victor_stone'" in response.json()["detail"]
+    assert (tombstones.read_bytes() if tombstones.exists() else None) == before
+
+
 @pytest.mark.parametrize("path", ["/v1/test/recall?q=Dana", "/v1/test/entities/person_id:dana_kim", "/v1/test/context"])
 def test_missing_invalid_and_foreign_keys_get_no_data(api: dict[str, str], path: str) -> None:
     url = api["url"]

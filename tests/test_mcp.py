@@ -40,6 +40,8 @@ async def _session_run(workspace: Workspace, namespace: str) -> dict[str, Any]:
         out["preview"] = _payload(await session.call_tool("forget", {"memory_id": out["remember"]["id"]}))
         out["after_preview"] = _payload(await session.call_tool("forget", {"memory_id": out["remember"]["id"], "confirm": True}))
         out["missing"] = await session.call_tool("get_entity", {"ref": "person_id:nobody_here"})
+        out["forget_missing"] = await session.call_tool("forget", {"entity": "person_id:victor_stone", "confirm": True})
+        out["preview_missing"] = await session.call_tool("forget", {"entity": "person_id:victor_stone"})
         out["bad_depth"] = await session.call_tool("explore", {"ref": "person_id:dana_kim", "depth": 9})
         out["self"] = json.loads((await session.read_resource("mnemo://self")).contents[0].text)
         out["top"] = json.loads((await session.read_resource("mnemo://top-of-mind")).contents[0].text)
@@ -64,6 +66,10 @@ def test_mcp_client_drives_every_tool_and_resource_over_stdio(assist_workspace: 
     assert out["preview"]["dry_run"] and out["preview"]["would_forget"]["text"].startswith("Dana recommended")
     assert not out["after_preview"]["dry_run"] and not (inbox / f"{out['remember']['id']}.json").exists()
     assert out["missing"].is_error and "no entity" in out["missing"].content[0].text
+    for missing in (out["forget_missing"], out["preview_missing"]):
+        assert missing.is_error and "no entity 'person_id:victor_stone'" in missing.content[0].text
+    tombstones = inbox.parent / "tombstones.json"
+    assert not tombstones.exists() or "victor_stone" not in tombstones.read_text(encoding="utf-8")
     assert out["bad_depth"].is_error
     assert out["self"]["self"]["name"] == "Sam Rivera"
     assert out["top"]["source"] == "mentions" and out["top"]["items"]

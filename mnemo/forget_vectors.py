@@ -1,0 +1,97 @@
+"""Forgetting in LanceDB: the rows go, and so do the bytes that held them.
+
+A LanceDB delete only marks rows deleted: the data file keeps their text, every older version of
+the table still returns them (time travel), and compaction rewrites a fragment only when more
+than a tenth of it is deleted. So a forget deletes the rows, then rewrites the rest of each
+fragment that held one (an update of those rows to themselves, which writes them to a new
+fragment: the old one, now wholly deleted, leaves the table), then removes every version but
+the latest and every file no version uses, and rebuilds the full-text and id indexes (their
+files keep the words and ids of rows deleted since they were built).
+
+It runs while the forget holds the namespace lock exclusively, so no writer is between versions.
+A recall reading an older version at that moment can fail once; the next reads the new one.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, id_filter, sql_quote
+
+FRAGMENT_SHIFT = 32  # a row id is its fragment's id shifted left this far, plus its offset in the fragment
+
+
+@dataclass
+class VectorPurge:
+    """What a purge removed: rows per table, and the fragments it rewrote."""
+
+    rows: dict[str, int] = field(default_factory=dict)
+    fragments: dict[str, int] = field(default_factory=dict)
+
+
+def doc_filter(docs: list[str]) -> str:
+    return "doc_id IN (" + ", ".join(sql_quote(d) for d in docs) + ")"
+
+
+def forgotten_filter(ids: list[str], docs: list[str]) -> str | None:
+    """The filter selecting rows by id or by document (None when there is nothing to select)."""
+    parts = ([id_filter(ids)] if ids else []) + ([doc_filter(docs)] if docs else [])
+    return " OR ".join(f"({p})" for p in parts) or None
+
+
+def purge_rows(store: VectorStore, name: str, where: str | None) -> tuple[int, int]:
+    """Delete the rows `where` selects from table `name` so that no file of it holds them any more.
+    Returns (rows deleted, fragments rewritten)."""
+    table = store.table(name)
+    if table is None or where is None:
+        return 0, 0
+    fragments = _fragments_of(table, where)
+    if not fragments:
+        return 0, 0
+    deleted = table.count_rows(where)
+    table.delete(where)
+    for fragment in sorted(fragments):
+        _rewrite_fragment(table, fragment)
+    remove_old_versions(table)
+    return deleted, len(fragments)
+
+
+def _fragments_of(table: Any, where: str) -> set[int]:
+    found = table.search().where(where).with_row_id(True).select(["id"]).limit(None).to_arrow()
+    return {row_id >> FRAGMENT_SHIFT for row_id in found.column("_rowid").to_pylist()}
+
+
+def _rewrite_fragment(table: Any, fragment: int) -> None:
+    """Write the rows left in a fragment to a new one (an update writes the rows it matches anew)."""
+    where = f"_rowid >= {fragment << FRAGMENT_SHIFT} AND _rowid < {(fragment + 1) << FRAGMENT_SHIFT}"
+    if table.count_rows(where):
+        table.update(where=where, values_sql={"id": "id"})
+
+
+def remove_old_versions(table: Any) -> None:
+    """Compact the table, keep only its latest version and delete the files no version uses, then
+    rebuild its text indexes from what it holds now."""
+    with warnings.catch_warnings():  # LanceDB warns that readers of older versions may fail: intended
+        warnings.simplefilter("ignore")
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        _rebuild_text_indexes(table)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)  # the old indexes' files too
+
+
+def _rebuild_text_indexes(table: Any) -> None:
+    for index in table.list_indices():
+        if index.index_type == "FTS":
+            table.create_fts_index(TEXT_COLUMN, replace=True)
+        elif list(index.columns) == ["id"]:
+            table.create_scalar_index("id", replace=True)
+
+
+def purge_vectors(store: VectorStore, chunks: list[str], docs: list[str], entities: list[str]) -> VectorPurge:
+    """Purge forgotten chunks (by id or document) and entities from the vector tables."""
+    report = VectorPurge()
+    for name, where in (("chunks", forgotten_filter(chunks, docs)), ("entities", forgotten_filter(entities, []))):
+        rows, fragments = purge_rows(store, name, where)
+        if rows:
+            report.rows[name], report.fragments[name] = rows, fragments
+    return report
