@@ -135,7 +135,8 @@ def _check_tables(archive: Path, data: Path) -> None:
         try:
             read_table(path)
         except ExportError:
-            raise BackupError(f"{archive}: {path.relative_to(data)} is not a readable Parquet file; nothing was restored") from None
+            rel = path.relative_to(data)
+            raise BackupError(f"{archive}: {rel} is not a readable Parquet file; nothing was restored") from None
 
 
 def restore_namespace(archive: Path, data_dir: Path, force: bool = False, wait_seconds: float = 60.0) -> BackupInfo:

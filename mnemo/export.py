@@ -113,7 +113,8 @@ def export_namespace(data_dir: Path, namespace: str, ontology: Ontology, dest: P
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
     index = {"format": FORMAT, "version": VERSION, "namespace": namespace, "rows": rows, "dimensions": dims,
-             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "files": file_digests(dest, INDEX)}
+             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+             "files": file_digests(dest, INDEX)}
     write_text_atomic(dest / INDEX, json.dumps(index, indent=1, sort_keys=True))
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
     return ExportInfo(dest, namespace, rows, size, time.perf_counter() - started)
@@ -188,7 +189,8 @@ def import_namespace(
 
 def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
     if not force and files.root.exists() and any(files.root.iterdir()):
-        raise ExportError(f"namespace {files.namespace!r} already has data in {files.root.parent}; pass --force to replace it")
+        raise ExportError(
+            f"namespace {files.namespace!r} already has data in {files.root.parent}; pass --force to replace it")
 
 
 def _build(folder: Path, files: NamespaceFiles, ontology: Ontology) -> None:

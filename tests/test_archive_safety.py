@@ -94,14 +94,18 @@ def _forge_backup(archive: Path, rel: str, data: bytes, out: Path) -> None:
     """A copy of the backup with the data file `rel` replaced or added, its checksum recomputed
     in backup.json, as a forger would."""
     with tarfile.open(archive) as tar:
-        members = [(m, tar.extractfile(m).read() if m.isfile() else b"") for m in tar.getmembers()]  # type: ignore[union-attr]
+        members = [(m, tar.extractfile(m).read() if m.isfile() else b"")  # type: ignore[union-attr]
+                   for m in tar.getmembers()]
     index = json.loads(next(d for m, d in members if m.name == "backup.json"))
     index["files"][rel] = {"bytes": len(data), "sha256": _sha(data)}
     if not any(m.name == "data/" + rel for m, _ in members):
         members.append((tarfile.TarInfo("data/" + rel), data))
     with tarfile.open(out, "w") as tar:
         for member, content in members:
-            content = json.dumps(index).encode() if member.name == "backup.json" else data if member.name == "data/" + rel else content
+            if member.name == "backup.json":
+                content = json.dumps(index).encode()
+            elif member.name == "data/" + rel:
+                content = data
             member.size = len(content)
             tar.addfile(member, io.BytesIO(content))
 

@@ -93,7 +93,9 @@ class FragmentCache:
             stored = orjson.loads(path.read_bytes())
         except (OSError, orjson.JSONDecodeError):
             return {}  # missing or damaged: it only costs a recomputation
-        if not isinstance(stored, dict) or stored.get("salt") != self.salt or not isinstance(stored.get("entries"), dict):
+        if not isinstance(stored, dict) or stored.get("salt") != self.salt:
+            return {}
+        if not isinstance(stored.get("entries"), dict):
             return {}
         try:
             return {doc: {step: (key, decode(value)) for step, (key, value) in steps.items()}
@@ -136,7 +138,8 @@ class FragmentCache:
         for i in sorted(self.dirty):
             entries = {doc: {step: [key, encode(value)] for step, (key, value) in steps.items()}
                        for doc, steps in self.shards[i].items()}
-            write_bytes_atomic(self.folder / f"{i:02d}{SUFFIX}", orjson.dumps({"salt": self.salt, "entries": entries}, option=_STRICT))
+            data = orjson.dumps({"salt": self.salt, "entries": entries}, option=_STRICT)
+            write_bytes_atomic(self.folder / f"{i:02d}{SUFFIX}", data)
         self.dirty.clear()
 
 

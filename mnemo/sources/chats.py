@@ -183,8 +183,9 @@ def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, rel: 
         with archive.open(info) as handle:
             while block := handle.read(ZIP_BLOCK):
                 total += len(block)
-                if total > min(budget, info.file_size):
-                    raise SourceError(rel, f"{info.filename} unpacks to more than {min(budget, info.file_size)} bytes; refused")
+                limit = min(budget, info.file_size)
+                if total > limit:
+                    raise SourceError(rel, f"{info.filename} unpacks to more than {limit} bytes; refused")
                 parts.append(block)
     except zipfile.BadZipFile as exc:
         raise SourceError(rel, f"{info.filename} does not unpack to the {info.file_size} bytes the archive's header "

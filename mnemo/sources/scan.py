@@ -199,16 +199,23 @@ def walk_files(
                 if reason:
                     problems.append(Problem(rel, reason, True))
                     continue
-            try:
-                stat = entry.stat()
-            except OSError as exc:
-                problems.append(Problem(rel, f"cannot stat file ({exc.strerror})", True))
-                continue
-            if not stat_kind.S_ISREG(stat.st_mode):
-                problems.append(Problem(rel, f"{special_kind(stat.st_mode)}, not a regular file (not read)", True))
-                continue
-            yield rel, entry.path, stat
+            stat = _regular_stat(entry, rel, problems)
+            if stat is not None:
+                yield rel, entry.path, stat
         folders.extend(reversed(below))
+
+
+def _regular_stat(entry: os.DirEntry[str], rel: str, problems: list[Problem]) -> os.stat_result | None:
+    """The entry's stat if it is a regular file (or a link to one); else a problem, and None."""
+    try:
+        stat = entry.stat()
+    except OSError as exc:
+        problems.append(Problem(rel, f"cannot stat file ({exc.strerror})", True))
+        return None
+    if not stat_kind.S_ISREG(stat.st_mode):
+        problems.append(Problem(rel, f"{special_kind(stat.st_mode)}, not a regular file (not read)", True))
+        return None
+    return stat
 
 
 def special_kind(mode: int) -> str:
