@@ -93,17 +93,19 @@ def _purge_stores(files: NamespaceFiles, vectors: VectorStore, graph: GraphStore
     stored.merge(delta)
     stored.save(files.root)
     before = {c.id: c.doc_id for c in files.read_chunks()}
-    left = _timed(delta, "state", lambda: purge_files(files, stored, graph.ontology, namespace))
+    purged = _timed(delta, "state", lambda: purge_files(files, stored, graph.ontology, namespace))
+    left, changed = purged or (set(), set())
     chunks = sorted(delta.chunks | {c for c, d in before.items() if d in delta.docs})
-    entities = delta.entities | (left or set())
+    entities = delta.entities | left
     overlays = _timed(delta, "sleep", lambda: purge_sleep(files.root, frozenset(entities | delta.docs | set(chunks))))
     _timed(delta, "vectors", lambda: purge_vectors(vectors, chunks, sorted(delta.docs), sorted(entities)))
-    _resync_entities(files, vectors, embedder, {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
-    return left is not None or overlays > 0
+    _resync_entities(files, vectors, embedder, changed | {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
+    return purged is not None or overlays > 0
 
 
 def _resync_entities(files: NamespaceFiles, vectors: VectorStore, embedder: Embedder, changed: set[str]) -> None:
-    """Entities that lost a property or relation: their vector rows are made again without it."""
+    """Entities that lost a property or relation: their vector rows (and every file that held them)
+    are made again without it."""
     rows = [r for r in entity_rows(files.read_facts()) if r["id"] in changed]
     if rows and vectors.table("entities") is not None:
         purge_rows(vectors, "entities", id_filter([r["id"] for r in rows]))

@@ -31,10 +31,12 @@ STRUCTURAL, LLM = "facts", "llm_facts"
 LLM_CACHE = "llm"
 
 
-def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology, namespace: NamespaceConfig) -> set[str] | None:
+def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology,
+                namespace: NamespaceConfig) -> tuple[set[str], set[str]] | None:
     """Drop everything `stored` names from the namespace's Parquet state and caches. Returns the
-    entities no longer in the facts (an entity only a forgotten memory named), or None when the
-    facts (what the graph is made of) did not change."""
+    entities no longer in the facts (one only a forgotten memory named) and those whose row changed
+    (a property a forgotten memory gave), or None when the facts (what the graph is made of) did
+    not change."""
     docs = files.read_documents()
     kept = [d for d in docs if d.id not in stored.docs]
     if len(kept) != len(docs):
@@ -42,19 +44,27 @@ def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology, n
     every = files.read_chunks()
     chunks = stored.filter_chunks(every)
     files.write_chunks(chunks)
-    before, entities = files.folder_stats(STRUCTURAL), _entity_ids(files)
+    before, entities = files.folder_stats(STRUCTURAL), _entity_hashes(files)
     update_facts(files, ontology, namespace)  # as the next ingest would: its cache drops the documents that went
     changed = files.folder_stats(STRUCTURAL) != before
     if (files.root / LLM).is_dir():
         changed = _purge_facts(files, stored, LLM) or changed
     gone = {c.id for c in every} - {c.id for c in chunks}
     _purge_llm_cache(files.root / LLM_CACHE, {chunk_hash(c) for c in chunks}, gone | stored.chunks)
-    return entities - _entity_ids(files) if changed else None
+    if not changed:
+        return None
+    after = _entity_hashes(files)
+    return set(entities) - set(after), {i for i, h in after.items() if entities.get(i, h) != h}
 
 
-def _entity_ids(files: NamespaceFiles) -> set[str]:
-    paths = [files.root / folder / "Entity.parquet" for folder in (STRUCTURAL, LLM)]
-    return {i for path in paths if path.exists() for i in pl.read_parquet(path, columns=["id"])["id"].to_list()}
+def _entity_hashes(files: NamespaceFiles) -> dict[str, str]:
+    """Entity id -> row hash in the structural facts, then the LLM facts (which only add to them)."""
+    hashes: dict[str, str] = {}
+    for path in (files.root / folder / "Entity.parquet" for folder in (LLM, STRUCTURAL)):
+        if path.exists():
+            frame = pl.read_parquet(path, columns=["id", "h"])
+            hashes.update(zip(frame["id"].to_list(), frame["h"].to_list()))
+    return hashes
 
 
 def _purge_facts(files: NamespaceFiles, stored: Tombstones, folder: str) -> bool:

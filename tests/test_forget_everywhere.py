@@ -21,6 +21,7 @@ runner = CliRunner()
 MEMORY_TEXT = "The locker code at the climbing gym is zebra-7731-quokka"
 MEMORY_NEEDLE = "zebra-7731-quokka"
 PROPERTY_NEEDLE = "quokka-5512"  # a property of an entity only the memory names
+GIVEN_NEEDLE = "quokka-8841"  # a property the memory gives an entity of the vault
 PAGE = "People/Dana Kim.md"
 PAGE_NEEDLE = "If two teams own it, nobody owns it"  # only in Dana Kim's note
 ENTITY_ID = "person_dana_kim"
@@ -78,7 +79,8 @@ def remembered(tmp_path: Path) -> Workspace:
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(tmp_path / "vault")}]})
     workspace.ingest()
     MemoryClient("test", workspace.config_path).remember(
-        MEMORY_TEXT, [{"person_id": "locker_buddy", "properties": {"locker": PROPERTY_NEEDLE}}])
+        MEMORY_TEXT, [{"person_id": "locker_buddy", "properties": {"locker": PROPERTY_NEEDLE}},
+                      {"person_id": "alice_chen", "properties": {"gym_locker": GIVEN_NEEDLE}}])
     workspace.ingest()
     cli(workspace, "sleep", "-n", "test")
     cli(workspace, "writeback", "-n", "test")
@@ -105,13 +107,16 @@ def _assert_gone(workspace: Workspace, needle: str) -> None:
 
 def test_forget_memory_leaves_no_byte_of_it(remembered: Workspace) -> None:
     _assert_found_before(remembered, MEMORY_NEEDLE)
-    assert "graph.kuzu" in holders(remembered.files().root, PROPERTY_NEEDLE)
+    for needle in (PROPERTY_NEEDLE, GIVEN_NEEDLE):
+        assert "graph.kuzu" in holders(remembered.files().root, needle)
     memory = json.loads(cli(remembered, "recall", "climbing gym locker code", "-n", "test", "--json"))["items"][0]
     assert MEMORY_NEEDLE in memory["text"]
     memory_id = next(p.stem for p in (remembered.files().root / "inbox").glob("mem_*.json"))
     assert "forgot" in cli(remembered, "forget", "--memory", memory_id, "-n", "test")
     _assert_gone(remembered, MEMORY_NEEDLE)
-    assert holders(remembered.files().root, PROPERTY_NEEDLE) == []
+    for needle in (PROPERTY_NEEDLE, GIVEN_NEEDLE):
+        assert holders(remembered.files().root, needle) == []
+        assert lance_versions_holding(remembered.files().root / "lance", needle) == []
     remembered.ingest()
     cli(remembered, "sleep", "-n", "test")
     assert holders(remembered.files().root, MEMORY_NEEDLE) == []
