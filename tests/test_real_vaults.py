@@ -1,9 +1,14 @@
 """The ingest job on a real vault written by someone else (skipped when ../shared is absent)."""
 
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from mnemo.checks import dangling, relation_violations
+from mnemo.config import SleepConfig
+from mnemo.sleep.consolidate import consolidate
 from tests.conftest import corpus, make_workspace
 
 
@@ -39,3 +44,24 @@ def test_kepano_vault(tmp_path: Path) -> None:
     assert graph.query("MATCH (e:Entity {id: 'person_kevin_kelly'}) RETURN e.kind AS k") == [{"k": "person"}]
     assert relation_violations(graph) == []
     assert not any(dangling(graph).values())
+
+
+@pytest.mark.parametrize("name, kind", [("obsidian-kepano", "obsidian"), ("obsidian-ideaverse", "obsidian"),
+                                        ("logseq-docs", "logseq")])
+def test_real_vaults_make_a_graph_with_communities(tmp_path: Path, name: str, kind: str) -> None:
+    """Every note an entity, every declared alias held, and communities on the person's links."""
+    ws = make_workspace(tmp_path, {"test": [{"kind": kind, "path": str(corpus(name))}]})
+    ws.ingest()
+    files, graph = ws.files(), ws.graph()
+    notes = [d for d in files.read_documents() if d.kind == "note"]
+    counts = graph.counts()
+    assert counts["Entity"] >= 0.8 * len(notes)
+    held = {r["doc"]: set(r["aliases"] or []) | {r["name"]} for r in graph.query(
+        "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN n.id AS doc, e.name AS name, e.aliases AS aliases")}
+    assert [(d.path, a) for d in notes for a in d.aliases if a not in held.get(d.id, set())] == []
+    report = consolidate(files, graph, SleepConfig(), datetime(2026, 11, 27, 3, tzinfo=timezone.utc))
+    assert report.communities is not None
+    if len(notes) >= 60:
+        titled = graph.query("MATCH (c:Community) WHERE c.level = 0 AND c.summary <> '' RETURN c.title AS t")
+        assert report.communities.communities >= 3 and len(titled) >= 3
+    assert relation_violations(graph) == []
