@@ -82,6 +82,15 @@ def note_entity_id(doc: Document, kind: str) -> str:
     return entity_id(kind, doc.former_titles[0] if doc.former_titles else doc.title)
 
 
+def entity_ids(kinds: Kinds, docs: list[Document]) -> dict[str, str]:
+    """Note id -> entity id, for the notes (and missing notes) `kinds` makes entities."""
+    by_id = {doc.id: doc for doc in docs}
+    return {
+        note: note_entity_id(by_id[note], kind) if note in by_id else entity_id(kind, name)
+        for note, (kind, name) in kinds.items()
+    }
+
+
 def entity_kinds(docs: list[Document], index: NoteIndex, ontology: Ontology, namespace: str) -> Kinds:
     """Note id -> (type, name) for every note that is an entity, and for missing notes that
     enough notes link to."""

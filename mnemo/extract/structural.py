@@ -25,8 +25,8 @@ from mnemo.extract.fragments import Fragment, FragmentCache, absorb
 from mnemo.extract.grounding import AliasMatcher
 from mnemo.extract.mentions import doc_mentions, neighbours
 from mnemo.extract.notes import (
-    LINK_TEXT, NoteIndex, Resolver, common_words, entity_kinds, ghost_id, link_targets, link_text_alias_id, link_texts,
-    link_weights, note_entity_id,
+    LINK_TEXT, NoteIndex, Resolver, common_words, entity_ids, entity_kinds, ghost_id, link_targets, link_text_alias_id,
+    link_texts, link_weights,
 )
 from mnemo.extract.speakers import add_self_mentions
 from mnemo.extract.timeline import SpeakerMap, add_days, add_episodes, add_speakers
@@ -77,11 +77,7 @@ class StructuralExtractor:
         facts = GraphFacts()
         index = NoteIndex(docs)
         kinds = entity_kinds(docs, index, self.ontology, self.namespace)
-        by_id = {doc.id: doc for doc in docs}
-        entity_of = {
-            note: note_entity_id(by_id[note], kind) if note in by_id else entity_id(kind, name)
-            for note, (kind, name) in kinds.items()
-        }
+        entity_of = entity_ids(kinds, docs)
         by_doc: dict[str, list[Chunk]] = defaultdict(list)
         for chunk in chunks:
             by_doc[chunk.doc_id].append(chunk)
@@ -97,7 +93,7 @@ class StructuralExtractor:
                 self._entity(facts, doc, kind, eid)
             else:
                 absorb(facts, cache.get("entity", doc.id, content_hash(keys[doc.id], kind), lambda: self._entity(Fragment(), doc, kind, eid)))
-        for note in sorted(set(kinds) - set(by_id)):
+        for note in sorted(set(kinds) - set(keys)):
             _missing_note_entity(facts, kinds[note], entity_of[note])
         context = _LinkContext(index, kinds, entity_of, dict(facts.nodes["Entity"]), Resolver(index, entity_of, self.namespace))
         for doc in docs:

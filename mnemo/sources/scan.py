@@ -259,12 +259,9 @@ def scan_source(
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
-        try:
-            docs = [] if not data.strip() else [
-                without_writeback(d, writeback_key) for d in prepared.parse(data, namespace, label, rel, modified)
-            ]
-        except SourceError as exc:
-            result.problems.append(Problem(exc.path, exc.reason, True))
+        docs = _parse(prepared.parse, data, (namespace, label, rel, modified), writeback_key)
+        if isinstance(docs, Problem):
+            result.problems.append(docs)
             continue
         result.problems.extend(Problem(rel, p, False) for d in docs for p in d.problems)
         entry = ManifestEntry(label, rel, stat.st_mtime_ns, stat.st_size, file_hash, tuple(d.id for d in docs))
@@ -274,6 +271,17 @@ def scan_source(
     _settle_renames(label, previous, fresh, result, previous_docs)
     if empty:
         result.problems.append(_empty_files(empty))
+
+
+def _parse(parse: Parser, data: bytes, where: tuple[str, str, str, str | None], writeback_key: str) -> list[Document] | Problem:
+    """The documents of one file's bytes (none for an empty file), or why it cannot be read."""
+    if not data.strip():
+        return []
+    namespace, label, rel, modified = where
+    try:
+        return [without_writeback(d, writeback_key) for d in parse(data, namespace, label, rel, modified)]
+    except SourceError as exc:
+        return Problem(exc.path, exc.reason, True)
 
 
 def _empty_files(paths: list[str]) -> Problem:
