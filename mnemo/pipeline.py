@@ -23,7 +23,7 @@ from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
 from mnemo.bulk import collections_paused, keep_out_of_collections
 from mnemo.extract.fragments import FragmentCache
-from mnemo.extract.notes import link_text_aliases
+from mnemo.extract.notes import grounding_entities, link_text_aliases
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.locks import writer
@@ -236,7 +236,7 @@ def llm_extract(
         files.write_changed_facts(GraphFacts(), LLM_FACTS)
         return LLMRunStats()
     structural = files.read_facts()
-    grounder = Grounder(structural.nodes["Entity"], grounding, salience(structural), neighbours)
+    grounder = Grounder(grounding_entities(structural), grounding, salience(structural), neighbours)
     run = LLMRun(ExtractionCache(files.root / "llm"), extractor, ontology, concurrency)
     facts = run.run(files.read_chunks(), grounder, reextract)
     files.write_facts(facts, LLM_FACTS)

@@ -6,6 +6,10 @@ from pathlib import Path
 import numpy as np
 
 from mnemo.client import MemoryClient
+from mnemo.config import GroundingConfig
+from mnemo.documents import Chunk
+from mnemo.extract.grounding import Grounder
+from mnemo.extract.notes import grounding_entities
 from mnemo.recall import RecallSettings
 from mnemo.sleep.dedup import EntityRecord, candidate_pairs
 from tests.conftest import Workspace, make_workspace
@@ -142,3 +146,13 @@ def test_dedup_never_pairs_an_entity_with_itself_in_a_namespace_of_two() -> None
     ]
     pairs = candidate_pairs(records, k_vectors=3)
     assert pairs == {("artifact_claude", "topic_gardening")}
+
+
+def test_link_texts_ground_extraction(tmp_path: Path) -> None:
+    workspace = _ingested(tmp_path, {
+        "Shiny object syndrome.md": "Chasing each new tool and hobby, then dropping it after a week.\n",
+        "Journal entry.md": "Another abandoned side project. [[Shiny object syndrome|I never finish anything]].\n",
+    })
+    grounder = Grounder(grounding_entities(workspace.files().read_facts()), GroundingConfig(salient=0))
+    chunk = Chunk("c1", "test", "d1", 0, "", "Honestly, I never finish anything I start.", "x.md", "x", "note")
+    assert [e.id for e in grounder.contexts([chunk])["c1"]] == ["topic_shiny_object_syndrome"]

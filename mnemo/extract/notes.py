@@ -13,6 +13,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import PurePosixPath
+from typing import Any
 
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import find_dates
@@ -197,6 +198,16 @@ def link_text_aliases(facts: GraphFacts) -> dict[str, list[str]]:
         if alias_id.startswith(LINK_TEXT_PREFIX):
             counts[row["entity_id"]][row["name"]] += 1
     return {e: [t for t, _ in sorted(c.items(), key=lambda p: (-p[1], p[0]))] for e, c in counts.items()}
+
+
+def grounding_entities(facts: GraphFacts) -> dict[str, dict[str, Any]]:
+    """The facts' entity rows with the display texts of links to them added to their aliases:
+    what an extractor's grounding looks names up in."""
+    linked_as = link_text_aliases(facts)
+    return {
+        eid: {**row, "aliases": [*(row["aliases"] or []), *linked_as[eid]]} if eid in linked_as else row
+        for eid, row in facts.nodes["Entity"].items()
+    }
 
 
 class Resolver:
