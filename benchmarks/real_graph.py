@@ -108,7 +108,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         lines.append(
             f"| {name} | {r['notes']} (+{r['journal_pages']}) | {r['entities']} | {r['entities'] / max(1, r['notes']):.2f} "
             f"| {r['aliases']} ({r['declared_aliases_held']}/{r['declared_aliases']}) | {r['relations']} ({r['refers_to']}) "
-            f"| {r['communities']} | {r['modularity']} | {r['ingest_s']} | {r['sleep_s']} |")
+            f"| {r['communities']} | {round(r['modularity'] or 0.0, 3)} | {r['ingest_s']} | {r['sleep_s']} |")
     return "\n".join(lines)
 
 
