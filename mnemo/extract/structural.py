@@ -1,8 +1,10 @@
 """The offline structural extractor: what notes already say, turned into graph facts.
 
-Frontmatter types and tags make a note an entity; frontmatter wikilink properties become
-typed relations (or `related_to` with the property name as role); body wikilinks become
-LINKS_TO between notes and MENTIONS from the chunk; names and aliases of known entities
+Every note is an entity, typed by what it declares, its folder or the ontology's default
+(notes.py); frontmatter wikilink properties become typed relations (or `related_to` with
+the property name as role); every link becomes a weighted REFERS_TO between the entities,
+and body wikilinks LINKS_TO between notes and MENTIONS from the chunk; link display texts
+are weak aliases of their targets; names and aliases of known entities
 in free text become MENTIONS with their exact span (an alias two entities share is
 resolved by the note's links and co-mentions, or kept as a marked candidate of each);
 dates in text become MENTIONS_DAY edges to Day nodes; chat speakers become entities
@@ -13,8 +15,8 @@ form one NEXT timeline.
 
 import json
 from collections import Counter, defaultdict
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, TypeVar
 
 from mnemo.bulk import collections_paused
