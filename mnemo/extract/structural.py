@@ -295,7 +295,7 @@ class _LinkContext:
 def document_key(doc: Document, chunks: list[Chunk]) -> str:
     """A digest of what the per-document steps read of a document and its chunks."""
     head = (doc.id, doc.path, doc.title, doc.kind, doc.source, doc.content_hash, doc.created, doc.modified,
-            doc.day, doc.aliases, doc.tags, doc.properties, doc.links, len(doc.segments))
+            doc.day, doc.aliases, doc.tags, doc.properties, doc.links, len(doc.segments), doc.former_titles)
     parts = [(c.id, c.position, c.heading, c.timestamp, c.next_id, c.metadata.get("doc_key"),
               c.metadata.get("turn_ids"), c.metadata.get("episode")) for c in chunks]
     return content_hash(repr(head), repr(parts))
