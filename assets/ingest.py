@@ -6,6 +6,7 @@ import dagster as dg
 
 from mnemo.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
 from mnemo.sleep.merges import canonical_entities, canonical_facts
+from mnemo.sources.scan import EMPTY_FILE
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -35,7 +36,8 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
     result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace), config.writeback.key)
     for problem in result.problems:
         log = context.log.error if problem.fatal else context.log.warning
-        log(f"{problem.path}: {problem.reason}" + (" (skipped)" if problem.fatal else " (kept)"))
+        kept = "" if problem.reason.startswith(EMPTY_FILE) else " (kept)"
+        log(f"{problem.path}: {problem.reason}" + (" (skipped)" if problem.fatal else kept))
     problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
     return dg.MaterializeResult(metadata={
         "documents": len(result.documents),
@@ -44,6 +46,7 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
         "renamed": len(result.renamed),
         "deleted": len(result.deleted),
         "unchanged": result.unchanged,
+        "ignored": len(result.ignored),
         "by_kind": dg.MetadataValue.json(dict(Counter(d.kind for d in result.documents))),
         "turns": sum(1 for d in result.documents for s in d.segments if s.kind == "turn"),
         "blocks": sum(1 for d in result.documents for s in d.segments if s.kind == "block"),

@@ -106,6 +106,7 @@ class Document:
     day: str | None = None
     problems: list[str] = field(default_factory=list)
     segments: list[Segment] = field(default_factory=list)
+    former_titles: list[str] = field(default_factory=list)  # titles before a rename, first one first
 
     def to_row(self) -> dict[str, Any]:
         row = _fields(self)
@@ -120,7 +121,7 @@ class Document:
         values["properties"] = json.loads(values["properties"])
         values["links"] = [Link(**link) for link in json.loads(values["links"])]
         values["segments"] = [Segment(**s) for s in json.loads(values.get("segments") or "[]")]
-        for key in ("aliases", "tags", "problems"):
+        for key in ("aliases", "tags", "problems", "former_titles"):
             values[key] = list(values.get(key) or [])
         return cls(**values)
 

@@ -23,6 +23,7 @@ from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
 from mnemo.bulk import collections_paused, keep_out_of_collections
 from mnemo.extract.fragments import FragmentCache
+from mnemo.extract.notes import grounding_entities, link_text_aliases
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.locks import writer
@@ -163,7 +164,7 @@ def _extraction_salt(ontology: Ontology, namespace: str, speakers: SpeakerMap | 
     """What every structural fact depends on besides the documents: the ontology's content,
     the namespace and the speaker settings."""
     vocabulary = (ontology.version, ontology.entity_types, ontology.relation_types, ontology.structural_types,
-                  ontology.type_keys, ontology.type_tags)
+                  ontology.type_keys, ontology.type_tags, ontology.default_type)
     return content_hash(repr(vocabulary), namespace, repr(speakers))
 
 
@@ -237,7 +238,7 @@ def llm_extract(
         files.write_changed_facts(GraphFacts(), LLM_FACTS)
         return LLMRunStats()
     structural = files.read_facts()
-    grounder = Grounder(structural.nodes["Entity"], grounding, salience(structural), neighbours)
+    grounder = Grounder(grounding_entities(structural), grounding, salience(structural), neighbours)
     run = LLMRun(ExtractionCache(files.root / "llm"), extractor, ontology, concurrency)
     facts = run.run(files.read_chunks(), grounder, reextract)
     files.write_facts(facts, LLM_FACTS)
@@ -300,13 +301,19 @@ def _copy(facts: GraphFacts, tables: Collection[str] | None = None) -> GraphFact
 
 
 def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:
-    """Rows of the `entities` vector table: name, type, aliases and properties as text."""
+    """Rows of the `entities` vector table: name, type, aliases (then the display texts of links
+    to the entity, weaker names) and properties as text."""
     rows = []
+    linked_as = link_text_aliases(facts)
     for entity in sorted(facts.nodes["Entity"].values(), key=lambda r: r["id"]):
-        aliases = list(entity["aliases"] or [])
+        declared = list(entity["aliases"] or [])
+        texts = [t for t in linked_as.get(entity["id"], []) if t not in declared and t != entity["name"]]
+        aliases = declared + texts
         described = f"{entity['name']} ({entity['kind']})"
-        if aliases:
-            described += "; also called " + ", ".join(aliases)
+        if declared:
+            described += "; also called " + ", ".join(declared)
+        if texts:
+            described += "; linked as " + ", ".join(texts)
         properties = json.loads(entity["properties"] or "{}")
         if properties:
             described += "; " + "; ".join(f"{k}: {v}" for k, v in sorted(properties.items()))

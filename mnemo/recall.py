@@ -23,7 +23,7 @@ from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
 from mnemo.tombstones import Tombstones
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, tune_search
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, sql_quote, tune_search
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
 
 
 Mode = Literal["eager", "deliberate"]
+PAGE_PASSAGES = 3  # passages of a named entity's own note that join a query's pool
 _REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
 
 
@@ -204,6 +205,7 @@ class RecallEngine:
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
         self._add_entity_chunks(pool, hydration, entities, context_only=not (query and query.strip()))
+        self._add_pages(table, pool, hydration, entities)
         self._fill_rows(table, pool)
         if s.fusion == "rrf" and s.speaker_weight and query:
             self._favour_speakers(pool, query)
@@ -320,6 +322,18 @@ class RecallEngine:
             for rank, chunk in enumerate(chunks):
                 if context_only or chunk in pool.scores:
                     pool.add(chunk, weight * factor / (self.settings.rrf_k + rank + 1), "graph")
+
+    def _add_pages(self, table: Any, pool: Pool, hydration: Hydration, entities: list[str]) -> None:
+        """The first passages of the notes of entities the query names (by name, alias or the
+        text of links to them) join the pool, the first with half the best hit's score (whatever
+        the fusion's scale): a note can be found by what others call it."""
+        weight = self.settings.entity_weight * 0.5 * max(pool.scores.values(), default=1.0)
+        for entity, doc in sorted(hydration.page_docs.items()):
+            if entity not in entities:
+                continue
+            rows = table.search().where(f"doc_id = {sql_quote(doc)}").select(["id", "position"]).limit(None).to_list()
+            for rank, row in enumerate(sorted(rows, key=lambda r: r["position"])[:PAGE_PASSAGES]):
+                pool.add(row["id"], weight / (rank + 1), "page")
 
     def _fill_rows(self, table: Any, pool: Pool) -> None:
         missing = [i for i in pool.scores if i not in pool.rows]

@@ -50,6 +50,7 @@ class Ontology:
     structural_types: dict[str, str]
     type_keys: tuple[str, ...]
     type_tags: bool
+    default_type: str | None = None
     path: str = field(default="", compare=False)
 
     @cached_property
@@ -156,6 +157,9 @@ def parse_ontology(data: Any, path: str = "<ontology>") -> Ontology:
         raise OntologyError(f"{path}: relation_types must define the generic 'related_to'")
     _reject_duplicates(entity_types, relation_types, path)
     structural = _require(data, "structural_types", path, dict)
+    default_type = data.get("default_type")
+    if default_type is not None and default_type not in entity_types:
+        raise OntologyError(f"{path}: default_type names unknown entity type {default_type!r}")
     return Ontology(
         version=version,
         entity_types=entity_types,
@@ -163,6 +167,7 @@ def parse_ontology(data: Any, path: str = "<ontology>") -> Ontology:
         structural_types={k: str(v) for k, v in structural.items()},
         type_keys=_names(data.get("type_keys", ["type"]), f"{path}: type_keys"),
         type_tags=bool(data.get("type_tags", True)),
+        default_type=default_type,
         path=path,
     )
 

@@ -22,18 +22,23 @@ def test_example_vault_counts(workspace: Workspace) -> None:
     assert docs["documents"] == 48
     assert docs["problems"] == 3  # Zettelkasten (invalid YAML), Jonas Weber (unclosed), Café Lusitano (tab)
     counts = workspace.graph().counts()
-    # Checked by hand: 32 notes declare a type; Jonas Weber and Café Lusitano lose theirs to broken
-    # frontmatter; Zettelkasten, Donella Meadows and Japan are implied by relation properties.
-    assert counts["Entity"] == 32
-    assert counts["Alias"] == 11  # Sam, Ali, A. Chen, DK, Tomi, Le Guin, Ursula Le Guin, Acme, LRC, Lisboa, Heron
+    # Checked by hand: 32 notes declare a type or are implied by relation properties (Zettelkasten,
+    # Donella Meadows, Japan). Every other note is an entity too: Jonas Weber and Café Lusitano lose
+    # their declared type to broken frontmatter and take their folder's (People/, Places/), Deep work
+    # takes Concepts/, the two Inbox notes take the default type (topic), and Mariana Costa, who has no
+    # note but is linked from two, becomes one: 38. Journal pages stay Days.
+    assert counts["Entity"] == 38
+    # Sam, Ali, A. Chen, DK, Tomi, Le Guin, Ursula Le Guin, Acme, LRC, Lisboa, Heron, and 4 link texts
+    assert counts["Alias"] == 15
+    assert counts["REFERS_TO"] == 149  # one per (note, entity it links to), weighted by the links
     relations = sum(counts[r.table] for r in workspace.graph().ontology.relation_types.values())
-    assert relations == 71
+    assert relations == 71 + 149
     assert counts["WORKS_AT"] == 5 and counts["LIVES_IN"] == 9 and counts["RELATED_TO"] == 2
     # 13 journal days, and 3 days only mentioned in text: 2026-10-28 ("tomorrow" on 10-27),
     # 2026-11-07 ("tomorrow" on 11-06, "yesterday" on 11-08) and 2026-12-06 ("6 December 2026").
     assert counts["Day"] == 16 and counts["NEXT"] >= 15
     assert counts["Chunk"] == workspace.metadata(result, "chunks")["chunks"] == workspace.vectors().count("chunks")
-    assert workspace.vectors().count("entities") == 32
+    assert workspace.vectors().count("entities") == 38
     assert relation_violations(workspace.graph()) == []
     assert not any(dangling(workspace.graph()).values())
     assert all(check.passed for check in result.get_asset_check_evaluations())
@@ -110,8 +115,12 @@ def test_edit_delete_rename_change_exactly_what_they_should(workspace: Workspace
     assert vectors["deleted"] == len(removed)
     graph = workspace.graph()
     assert graph.query("MATCH (e:Entity {id: 'artifact_the_dispossessed'}) RETURN e.id") == []
-    assert graph.query("MATCH (e:Entity {id: 'concept_spacing_effect'}) RETURN e.id AS id") == [{"id": "concept_spacing_effect"}]
-    assert graph.query("MATCH (e:Entity {id: 'concept_spaced_repetition'}) RETURN e.origin AS o") == [{"o": "link"}]
+    # a renamed note keeps its entity: same id, the new title as its name, the old one as an alias
+    # (links to [[Spaced repetition]] still lead to it)
+    assert graph.query("MATCH (e:Entity {id: 'concept_spacing_effect'}) RETURN e.id AS id") == []
+    assert graph.query(
+        "MATCH (e:Entity {id: 'concept_spaced_repetition'}) RETURN e.name AS name, e.aliases AS aliases, e.origin AS o"
+    ) == [{"name": "Spacing effect", "aliases": ["Spaced repetition"], "o": "note"}]
     assert workspace.vectors().count("chunks") == len(after_chunks)
 
 
@@ -152,4 +161,4 @@ def test_bad_notes_are_reported_and_the_rest_ingested(workspace: Workspace, vaul
     logged = [entry.user_message for entry in workspace.instance.all_logs(result.run_id)]
     assert any("Inbox/latin1.md: invalid UTF-8" in m for m in logged)
     assert any("Inbox/yaml.md: invalid YAML frontmatter" in m for m in logged)
-    assert workspace.graph().counts()["Entity"] == 32
+    assert workspace.graph().counts()["Entity"] == 38 + 1  # the kept YAML note is an (untyped) entity

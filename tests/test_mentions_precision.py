@@ -23,7 +23,10 @@ from mnemo.sources.scan import scan_namespace
 from ontology import load_ontology
 
 SAMPLE = Path(__file__).with_name("data") / "mentions_sample.tsv"
-CORPORA = {"kepano": ("obsidian", "obsidian-kepano"), "example": ("obsidian", None), "logseq": ("logseq", "logseq-docs")}
+CORPORA = {
+    "kepano": ("obsidian", "obsidian-kepano"), "example": ("obsidian", None), "logseq": ("logseq", "logseq-docs"),
+    "ideaverse": ("obsidian", "obsidian-ideaverse"),
+}
 
 
 def _sample(name: str) -> list[dict[str, str]]:
@@ -32,14 +35,18 @@ def _sample(name: str) -> list[dict[str, str]]:
 
 
 def _mentions(name: str, kind: str, root: Path) -> dict[tuple[str, str, str, str, str], str]:
-    """(path, chunk position, start, end, entity) -> method, for every MENTIONS edge of a corpus."""
+    """(path, chunk position, start, end, entity) -> stratum, for every MENTIONS edge of a corpus: its
+    method, with `/untyped` when the entity is an untyped note's (a stratum sampled on its own)."""
     docs = scan_namespace(name, [SourceConfig(kind=kind, path=root)], [], []).documents
     blocks = block_index(docs)
     chunks = [c for d in docs for c in (chunk_segments(d, 180, blocks) if d.segments else chunk_document(d))]
-    facts = StructuralExtractor(load_ontology(), name).extract(docs, chunks)
+    ontology = load_ontology()
+    facts = StructuralExtractor(ontology, name).extract(docs, chunks)
     by_id = {c.id: c for c in chunks}
+    untyped = {e for e, row in facts.nodes["Entity"].items() if row["kind"] == ontology.default_type}
     return {
-        (by_id[r["src"]].path, str(by_id[r["src"]].position), str(r["span_start"]), str(r["span_end"]), r["dst"]): r["method"]
+        (by_id[r["src"]].path, str(by_id[r["src"]].position), str(r["span_start"]), str(r["span_end"]), r["dst"]):
+            r["method"] + ("/untyped" if r["dst"] in untyped and r["method"].startswith("alias") else "")
         for r in facts.edges[("MENTIONS", "Chunk", "Entity")].values()
     }
 

@@ -227,13 +227,14 @@ def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_pat
     _, report = run(workspace)
     assert sorted(report.written) == ["pages/Alpha.md", "pages/Beta.md", "pages/Gamma.md"]
     alpha = (graph / "pages" / "Alpha.md").read_text(encoding="utf-8")
+    # every page is an entity: Beta and Gamma, untyped, are topics that Alpha's and Gamma's blocks mention
     assert alpha == (
-        "type:: [[Project]]\nmnemo-about:: project_id:alpha\nmnemo-related:: [[Beta]], [[Gamma]]\n"
-        "mnemo-consolidated:: 2026-11-22\n\n- works with [[Beta]]\n"
+        "type:: [[Project]]\nmnemo-about:: project_id:alpha\nmnemo-mentions:: topic_id:beta\n"
+        "mnemo-related:: [[Beta]], [[Gamma]]\nmnemo-consolidated:: 2026-11-22\n\n- works with [[Beta]]\n"
     )
     assert (graph / "pages" / "Gamma.md").read_text(encoding="utf-8") == (
-        "mnemo-mentions:: project_id:alpha\nmnemo-related:: [[Alpha]], [[Beta]]\nmnemo-consolidated:: 2026-11-22\n\n"
-        "- see [[Alpha]] and [[Beta]]\n"
+        "mnemo-about:: topic_id:gamma\nmnemo-mentions:: project_id:alpha, topic_id:beta\n"
+        "mnemo-related:: [[Alpha]], [[Beta]]\nmnemo-consolidated:: 2026-11-22\n\n- see [[Alpha]] and [[Beta]]\n"
     )
     (graph / "pages" / "Alpha.md").write_text(alpha + "- a new bullet\n", encoding="utf-8")
     edited = workspace.metadata(workspace.ingest(), "documents")

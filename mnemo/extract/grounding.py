@@ -43,15 +43,16 @@ class AliasMatcher:
 
     A match counts when it is spelled exactly like a known name, or starts with a capital
     letter (names are proper nouns): 'jazz' in prose does not mention the note 'Jazz'
-    unless written 'Jazz'. Overlapping matches keep the longest, leftmost one.
+    unless written 'Jazz'. Overlapping matches keep the longest, leftmost one. Names in `skip`
+    (lower case: ordinary words of the namespace, see `notes.common_words`) are not matched.
     """
 
-    def __init__(self, entities: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, entities: Iterable[dict[str, Any]], skip: frozenset[str] = frozenset()) -> None:
         self.owners: dict[str, tuple[list[str], set[str]]] = {}
         for row in sorted(entities, key=lambda r: r["id"]):
             for name in (row["name"], *(row.get("aliases") or [])):
                 key = name.lower().strip()
-                if len(normalize_name(key).replace(" ", "")) < _MIN_ALIAS or key.isdigit():
+                if len(normalize_name(key).replace(" ", "")) < _MIN_ALIAS or key.isdigit() or key in skip:
                     continue
                 ids, spellings = self.owners.setdefault(key, ([], set()))
                 if row["id"] not in ids:
@@ -73,8 +74,8 @@ class AliasMatcher:
             start, end = end_index - len(key) + 1, end_index + 1
             before = text[start - 1] if start > 0 else " "
             after = text[end] if end < len(text) else " "
-            if before.isalnum() or before == "_" or after.isalnum() or after == "_":
-                continue
+            if before.isalnum() or before in "_/=%" or after.isalnum() or after in "_/%":
+                continue  # inside a word, a path or a URL
             ids, spellings = self.owners[key]
             if text[start:end] not in spellings and not text[start].isupper():
                 continue

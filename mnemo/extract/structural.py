@@ -1,8 +1,10 @@
 """The offline structural extractor: what notes already say, turned into graph facts.
 
-Frontmatter types and tags make a note an entity; frontmatter wikilink properties become
-typed relations (or `related_to` with the property name as role); body wikilinks become
-LINKS_TO between notes and MENTIONS from the chunk; names and aliases of known entities
+Every note is an entity, typed by what it declares, its folder or the ontology's default
+(notes.py); frontmatter wikilink properties become typed relations (or `related_to` with
+the property name as role); every link becomes a weighted REFERS_TO between the entities,
+and body wikilinks LINKS_TO between notes and MENTIONS from the chunk; link display texts
+are weak aliases of their targets; names and aliases of known entities
 in free text become MENTIONS with their exact span (an alias two entities share is
 resolved by the note's links and co-mentions, or kept as a marked candidate of each);
 dates in text become MENTIONS_DAY edges to Day nodes; chat speakers become entities
@@ -14,6 +16,7 @@ form one NEXT timeline.
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, TypeVar
 
 from mnemo.bulk import collections_paused
@@ -23,9 +26,13 @@ from mnemo.extract.facts import GraphFacts, edge
 from mnemo.extract.fragments import Fragment, FragmentCache, absorb
 from mnemo.extract.grounding import AliasMatcher
 from mnemo.extract.mentions import doc_mentions, neighbours
+from mnemo.extract.notes import (
+    LINK_TEXT, NoteIndex, Resolver, common_words, entity_ids, entity_kinds, ghost_id, link_targets, link_text_alias_id,
+    link_texts, link_weights,
+)
 from mnemo.extract.speakers import add_self_mentions
 from mnemo.extract.timeline import SpeakerMap, add_days, add_episodes, add_speakers
-from mnemo.sources.markdown import as_strings, located_wikilinks, prose
+from mnemo.sources.markdown import located_wikilinks, prose
 from ontology import ANY, Ontology
 
 EXTRACTOR = "structural"
@@ -39,47 +46,6 @@ class _Target:
 
     note_id: str
     entity: str | None
-
-
-class NoteIndex:
-    """Resolves wikilink targets the way Obsidian does: by file name, then by path."""
-
-    def __init__(self, docs: list[Document]) -> None:
-        self.by_key: dict[str, Document] = {}
-        docs = [d for d in docs if d.kind != "chat"]  # conversations are not link targets
-        for doc in sorted(docs, key=lambda d: (d.path.count("/"), d.path)):
-            stem_key = doc.title.lower()
-            path_key = doc.path.removesuffix(".md").lower()
-            self.by_key.setdefault(stem_key, doc)
-            self.by_key.setdefault(path_key, doc)
-        self.by_alias: dict[str, Document] = {}
-        for doc in sorted(docs, key=lambda d: d.path):
-            for alias in doc.aliases:
-                self.by_alias.setdefault(alias.lower(), doc)
-
-    def find(self, target: str) -> Document | None:
-        key = target.strip().removesuffix(".md").lower()
-        return self.by_key.get(key) or self.by_key.get(key.rsplit("/", 1)[-1]) or self.by_alias.get(key)
-
-
-def ghost_id(namespace: str, target: str) -> str:
-    """The id of a note that is linked to but does not exist."""
-    return "doc_" + content_hash(namespace, "missing-note", target.strip().lower())
-
-
-def note_kind(doc: Document, ontology: Ontology) -> str | None:
-    """The entity type a note declares through its type keys or its tags."""
-    for key in ontology.type_keys:
-        for value in as_strings(doc.properties.get(key)):
-            kind = ontology.entity_type_for(value)
-            if kind:
-                return kind
-    if ontology.type_tags:
-        for tag in doc.tags:
-            kind = ontology.entity_type_for(tag.split("/")[0])
-            if kind:
-                return kind
-    return None
 
 
 def _plain_properties(doc: Document, ontology: Ontology) -> dict[str, Any]:
@@ -112,8 +78,8 @@ class StructuralExtractor:
     def _extract(self, docs: list[Document], chunks: list[Chunk], cache: FragmentCache) -> GraphFacts:
         facts = GraphFacts()
         index = NoteIndex(docs)
-        kinds = self._entity_kinds(docs, index)
-        entity_of = {doc_id: entity_id(kind, name) for doc_id, (kind, name) in kinds.items()}
+        kinds = entity_kinds(docs, index, self.ontology, self.namespace)
+        entity_of = entity_ids(kinds, docs)
         by_doc: dict[str, list[Chunk]] = defaultdict(list)
         for chunk in chunks:
             by_doc[chunk.doc_id].append(chunk)
@@ -129,9 +95,11 @@ class StructuralExtractor:
                 self._entity(facts, doc, kind, eid)
             else:
                 absorb(facts, cache.get("entity", doc.id, content_hash(keys[doc.id], kind), lambda: self._entity(Fragment(), doc, kind, eid)))
-        context = _LinkContext(index, kinds, entity_of, dict(facts.nodes["Entity"]))
+        for note in sorted(set(kinds) - set(keys)):
+            _missing_note_entity(facts, kinds[note], entity_of[note])
+        context = _LinkContext(index, kinds, entity_of, dict(facts.nodes["Entity"]), Resolver(index, entity_of, self.namespace))
         for doc in docs:
-            targets = cache.get("targets", doc.id, keys[doc.id], lambda: _link_targets(doc, by_doc[doc.id]))
+            targets = cache.get("targets", doc.id, keys[doc.id], lambda: link_targets(doc, by_doc[doc.id]))
             key = content_hash(keys[doc.id], repr(self._link_view(doc, targets, context)))
             absorb(facts, cache.get("links", doc.id, key, lambda: self._links(doc, by_doc[doc.id], context)))
         speakers = self.speakers.knowing(facts)
@@ -165,6 +133,10 @@ class StructuralExtractor:
         part = Fragment()
         self._properties(part, doc, context)
         self._body_links(part, doc, chunks, context)
+        own = context.entity_of.get(doc.id)
+        if own is not None:
+            _link_relations(part, doc, own, link_weights(doc, context.resolve))
+        _link_text_aliases(part, doc, own, link_texts(doc, chunks, context.resolve))
         return part
 
     def _link_view(self, doc: Document, targets: list[tuple[str, str]], context: "_LinkContext") -> list[Any]:
@@ -174,7 +146,7 @@ class StructuralExtractor:
         view: list[Any] = [context.entity_of.get(doc.id), context.kinds.get(doc.id)]
         for target, prop in targets:
             found = context.index.find(target)
-            entity = context.entity_of.get(found.id) if found else None
+            entity = context.resolve(target)
             implied = None
             rel = self.ontology.relation_for_key(prop) if prop else None
             if rel is not None and ANY not in rel.range:
@@ -182,19 +154,6 @@ class StructuralExtractor:
             kind = context.entities[entity]["kind"] if entity in context.entities else None
             view.append((target, prop, found.id if found else None, entity, kind, implied))
         return view
-
-    def _entity_kinds(self, docs: list[Document], index: NoteIndex) -> dict[str, tuple[str, str]]:
-        """doc id -> (kind, name) for notes that are entities, declared or implied by a relation."""
-        kinds = {d.id: (k, d.title) for d in docs if (k := note_kind(d, self.ontology))}
-        for doc in sorted(docs, key=lambda d: d.path):
-            for link in doc.links:
-                rel = self.ontology.relation_for_key(link.property) if link.property else None
-                if rel is None or ANY in rel.range or link.property.lower() in self.ontology.type_keys:
-                    continue
-                target = index.find(link.target)
-                if target is not None and target.id not in kinds:
-                    kinds[target.id] = (rel.range[0], target.title)
-        return kinds
 
     def _note(self, doc: Document, chunks: list[Chunk]) -> Fragment:
         part = Fragment()
@@ -217,14 +176,15 @@ class StructuralExtractor:
         """The rows of an entity note (its entity merged with the one `facts` holds from an
         earlier note of the same entity), added to `facts`, which are returned."""
         existing = facts.nodes.get("Entity", {}).get(eid)
-        aliases = sorted(set(doc.aliases) | set(existing["aliases"] if existing else []))
+        names = [*doc.aliases, *(t for t in doc.former_titles if t != doc.title)]
+        aliases = sorted(set(names) | set(existing["aliases"] if existing else []))
         facts.add_node("Entity", {
             "id": eid, "kind": kind, "name": doc.title, "aliases": aliases,
             "properties": json.dumps(_plain_properties(doc, self.ontology), sort_keys=True, ensure_ascii=False),
             "doc_id": existing["doc_id"] if existing else doc.id, "origin": "note",
         })
         facts.add_edge("PAGE_OF", "Note", "Entity", edge("PAGE_OF", doc.id, eid, doc.id))
-        for alias in doc.aliases:
+        for alias in names:
             alias_id = "alias_" + content_hash(eid, alias)
             facts.add_node("Alias", {"id": alias_id, "name": alias, "norm": normalize_name(alias), "entity_id": eid, "doc_id": doc.id})
             facts.add_edge("ALIAS_OF", "Alias", "Entity", edge("ALIAS_OF", alias_id, eid, doc.id))
@@ -235,12 +195,13 @@ class StructuralExtractor:
         if doc is not None:
             return _Target(doc.id, context.entity_of.get(doc.id))
         note_id = ghost_id(self.namespace, link_target)
+        entity = context.entity_of.get(note_id)
         if part.node("Note", note_id) is None:
             part.add_node("Note", {
                 "id": note_id, "path": "", "title": link_target.strip(), "kind": "note", "source": "",
                 "tags": [], "properties": "{}", "day": "", "created": "", "content_hash": "", "present": False,
             })
-        return _Target(note_id, None)
+        return _Target(note_id, entity)
 
     def _properties(self, part: Fragment, doc: Document, context: "_LinkContext") -> None:
         source = context.entity_of.get(doc.id)
@@ -296,18 +257,22 @@ class StructuralExtractor:
     ) -> None:
         entities = facts.nodes["Entity"]
         related = neighbours(facts)
+        untyped = [e for e in entities.values() if e["kind"] == self.ontology.default_type]
+        names = [n for e in untyped for n in (e["name"], *(e["aliases"] or []))]
+        common = common_words(names, (c.text for c in chain.from_iterable(by_doc.values())))
         known = content_hash(
             repr(sorted((e["id"], e["kind"], e["name"], list(e["aliases"] or [])) for e in entities.values())),
-            repr(sorted((k, sorted(v)) for k, v in related.items())),
+            repr(sorted((k, sorted(v)) for k, v in related.items())), repr(sorted(common)),
         )
+        resolve = Resolver(index, entity_of, self.namespace)
         matcher: list[AliasMatcher] = []  # built on the first document that needs it
         for doc in docs:
-            linked = {entity_of.get(t.id) for link in doc.links if (t := index.find(link.target))}
+            linked = {resolve(link.target) for link in doc.links}
             key = content_hash(keys[doc.id], known, repr(sorted(map(str, linked))), str(entity_of.get(doc.id)))
 
             def make(doc: Document = doc, linked: set[str | None] = linked) -> Fragment:
                 if not matcher:
-                    matcher.append(AliasMatcher(entities.values()))
+                    matcher.append(AliasMatcher(entities.values(), skip=common))
                 part = Fragment()
                 if matcher[0].owners:
                     doc_mentions(part, doc, by_doc[doc.id], matcher[0], linked, entity_of.get(doc.id), entities, related)
@@ -324,23 +289,48 @@ class _LinkContext:
     kinds: dict[str, tuple[str, str]]
     entity_of: dict[str, str]
     entities: dict[str, dict[str, Any]]
+    resolve: Resolver
 
 
 def document_key(doc: Document, chunks: list[Chunk]) -> str:
     """A digest of what the per-document steps read of a document and its chunks."""
     head = (doc.id, doc.path, doc.title, doc.kind, doc.source, doc.content_hash, doc.created, doc.modified,
-            doc.day, doc.aliases, doc.tags, doc.properties, doc.links, len(doc.segments))
+            doc.day, doc.aliases, doc.tags, doc.properties, doc.links, len(doc.segments), doc.former_titles)
     parts = [(c.id, c.position, c.heading, c.timestamp, c.next_id, c.metadata.get("doc_key"),
               c.metadata.get("turn_ids"), c.metadata.get("episode")) for c in chunks]
     return content_hash(repr(head), repr(parts))
 
 
-def _link_targets(doc: Document, chunks: list[Chunk]) -> list[tuple[str, str]]:
-    """(target, property) of every link the link steps resolve: relation properties, then body links."""
-    found = [(link.target, link.property) for link in doc.links if link.property]
-    for chunk in chunks:
-        found.extend((link.target, "") for link, _, _ in located_wikilinks(prose(chunk.text)))
-    return found
+def _missing_note_entity(facts: GraphFacts, kind_name: tuple[str, str], eid: str) -> None:
+    """The entity of a note that does not exist but that several notes link to."""
+    if eid not in facts.nodes["Entity"]:
+        facts.add_node("Entity", {
+            "id": eid, "kind": kind_name[0], "name": kind_name[1], "aliases": [], "properties": "{}",
+            "doc_id": "", "origin": "link",
+        })
+
+
+def _link_relations(part: Fragment, doc: Document, own: str, weights: Counter[str]) -> None:
+    """REFERS_TO from the note's entity to each entity it links to, weighted by the link count."""
+    for target, count in sorted(weights.items()):
+        if target != own:
+            part.add_edge("REFERS_TO", "Entity", "Entity", edge(
+                "REFERS_TO", own, target, doc.id, props={"weight": count}, method="wikilink",
+                observed_at=doc.modified or "",
+            ))
+
+
+def _link_text_aliases(part: Fragment, doc: Document, own: str | None, texts: Counter[tuple[str, str]]) -> None:
+    """Display texts of the note's links as weak aliases of their targets: an Alias node per text
+    and linking note, and an ALIAS_OF edge with method `link_text` and the number of such links."""
+    for (target, text), count in sorted(texts.items()):
+        if target == own:
+            continue
+        alias_id = link_text_alias_id(target, text, doc.id)
+        part.add_node("Alias", {"id": alias_id, "name": text, "norm": normalize_name(text), "entity_id": target, "doc_id": doc.id})
+        part.add_edge("ALIAS_OF", "Alias", "Entity", edge(
+            "ALIAS_OF", alias_id, target, doc.id, props={"count": count}, method=LINK_TEXT,
+        ))
 
 
 def _days(facts: GraphFacts, docs: list[Document]) -> GraphFacts:

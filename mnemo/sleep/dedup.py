@@ -153,7 +153,8 @@ def _vector_pairs(records: list[EntityRecord], focus: set[str] | None, k: int) -
         for row, i in zip(sims, block):
             row[i] = -1.0
             for j in np.argsort(-row)[:k]:
-                pairs.add(tuple(sorted((with_vectors[i].id, with_vectors[int(j)].id))))
+                if int(j) != i and with_vectors[int(j)].id != with_vectors[i].id:  # fewer than k others: never itself
+                    pairs.add(tuple(sorted((with_vectors[i].id, with_vectors[int(j)].id))))
     return pairs
 
 

@@ -213,7 +213,7 @@ UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Ch
 
 # the columns the sleep steps read; no extraction edge and none of these node tables is a sleep table,
 # so rows read with only these are never written to the graph (a sync of every table reads every column)
-SLEEP_EDGE_COLUMNS = ("id", "src", "dst", "role", "surface", "h")
+SLEEP_EDGE_COLUMNS = ("id", "src", "dst", "role", "surface", "props", "h")  # props: the weight of REFERS_TO
 SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "text", "timestamp", "h"),
                       "Day": ("id", "h"), "Episode": ("id", "h")}
 

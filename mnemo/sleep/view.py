@@ -1,5 +1,6 @@
 """Read-only indexes over canonical facts that the sleep steps share."""
 
+import json
 from collections import defaultdict
 from collections.abc import Mapping
 from itertools import combinations
@@ -10,6 +11,11 @@ from mnemo.extract.facts import GraphFacts, edge_columns
 
 if TYPE_CHECKING:
     import igraph as ig  # imported when a graph is built: a re-run that reuses Leiden and PageRank never loads it
+
+
+def _weight(row: dict[str, Any]) -> int:
+    """How many links a REFERS_TO row stands for: the relation counts that many times."""
+    return max(1, int(json.loads(row["props"] or "{}").get("weight", 1)))
 
 
 class FactsView:
@@ -37,7 +43,10 @@ class FactsView:
     def _index(self, table: str, src: str, dst: str, rows: Mapping[str, dict[str, Any]]) -> None:
         entities, chunks = self.entities, self.chunks
         if src == dst == "Entity":
-            self.relations.extend((r["src"], r["dst"]) for r in rows.values() if r["src"] in entities and r["dst"] in entities)
+            self.relations.extend(
+                (r["src"], r["dst"]) for r in rows.values() if r["src"] in entities and r["dst"] in entities
+                for _ in range(_weight(r) if table == "REFERS_TO" else 1)
+            )
         elif table == "MENTIONS":
             mentions, chunk_entities = self.mentions, self.chunk_entities
             for chunk, entity in zip(*edge_columns(rows, "src", "dst")):

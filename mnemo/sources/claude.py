@@ -4,12 +4,15 @@ Messages are sorted by `created_at` (exports are not in order). When messages na
 `parent_message_uuid`, the visible thread is the path from the root to the latest leaf
 (or to `current_leaf_message_uuid` when the export has it); retried answers on other
 paths are kept as alternate turns. Text blocks and attachments' extracted text are kept;
-thinking, tool use and tool results are only noted in the turn's metadata.
+thinking, tool use and tool results are only noted in the turn's metadata. The export's
+`memories.json` and `projects.json` are read as notes (claude_side.py).
 """
 
+from pathlib import PurePosixPath
 from typing import Any
 
 from mnemo.documents import Document, Segment
+from mnemo.sources import claude_side
 from mnemo.sources.chats import Conversation, conversation_record, export_documents, fill_timestamps, iso_time
 
 SUFFIXES = (".json", ".zip")
@@ -100,5 +103,11 @@ def parse_conversation(raw: Any, index: int) -> Conversation | str:
 
 
 def parse_export(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
-    """Every conversation of a Claude export file as its own Document."""
+    """Every conversation of a Claude export file as its own Document; the export's memories and
+    projects files as notes."""
+    name = PurePosixPath(rel).name.lower()
+    if name == claude_side.MEMORIES:
+        return claude_side.parse_memories(data, namespace, source, rel, modified)
+    if name == claude_side.PROJECTS:
+        return claude_side.parse_projects(data, namespace, source, rel, modified)
     return export_documents(data, namespace, source, rel, modified, FORMAT, parse_conversation)

@@ -1,4 +1,4 @@
-"""Obsidian vaults: one Markdown file is one Document."""
+"""Obsidian vaults: one Markdown file is one Document (of an Excalidraw drawing, its text)."""
 
 import datetime as dt
 import json
@@ -6,12 +6,14 @@ import re
 from pathlib import Path
 
 from mnemo.documents import Document, content_hash
+from mnemo.sources.excalidraw import drawing_text, is_drawing
 from mnemo.sources.markdown import as_strings, body_links, inline_tags, property_links, prose, split_frontmatter, tag_list
 
 DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")
 SUFFIXES = (".md",)
-_DATE_KEYS = ("created", "date", "created_at", "creation date")
+# Frontmatter keys that date a note, compared without case and with `_` / `-` read as spaces.
+_DATE_KEYS = ("created", "date", "created at", "date created", "creation date")
 
 
 def templates_folder(root: Path) -> str | None:
@@ -41,8 +43,9 @@ def journal_day(stem: str) -> str | None:
 
 
 def _first_date(properties: dict[str, object]) -> str | None:
+    by_key = {re.sub(r"[\s_-]+", " ", key.strip().lower()): value for key, value in properties.items()}
     for key in _DATE_KEYS:
-        for value in as_strings(properties.get(key)):
+        for value in as_strings(by_key.get(key)):
             if re.match(r"^\d{4}-\d{2}-\d{2}", value):
                 return value[:10]
     return None
@@ -53,7 +56,8 @@ def parse_note(text: str, *, namespace: str, source: str, rel_path: str, modifie
     meta = split_frontmatter(text.removeprefix("\ufeff"))
     properties = meta.properties
     stem = Path(rel_path).stem
-    body_prose = prose(meta.body)
+    body = drawing_text(meta.body) if is_drawing(rel_path, properties) else meta.body
+    body_prose = prose(body)
     tags = list(dict.fromkeys(tag_list(properties.get("tags")) + tag_list(properties.get("tag")) + inline_tags(body_prose)))
     aliases = as_strings(properties.get("aliases")) + as_strings(properties.get("alias"))
     title_prop = properties.get("title")
@@ -67,7 +71,7 @@ def parse_note(text: str, *, namespace: str, source: str, rel_path: str, modifie
         path=rel_path,
         title=stem,
         kind="journal" if day else "note",
-        body=meta.body,
+        body=body,
         content_hash=content_hash(text),
         aliases=list(dict.fromkeys(a for a in aliases if a != stem)),
         tags=tags,

@@ -26,6 +26,7 @@ from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.ignore import is_temp_file
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
+EMPTY_FILE = "empty file, nothing to ingest"
 Parser = Callable[[bytes, str, str, str, str | None], list[Document]]
 
 
@@ -56,11 +57,12 @@ class ScanResult:
     renamed: list[tuple[str, str]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     unchanged: int = 0
+    ignored: list[str] = field(default_factory=list)  # files read that hold no document (empty, outside a graph's folders)
 
 
 def _decode(data: bytes, rel: str) -> str:
     if not data.strip():
-        raise SourceError(rel, "empty file, nothing to ingest")
+        raise SourceError(rel, EMPTY_FILE)
     if b"\x00" in data[:8192]:
         raise SourceError(rel, "binary content (NUL bytes), not a text note")
     try:
@@ -270,6 +272,7 @@ def scan_source(
         return
     label = source.label
     fresh: list[tuple[ManifestEntry, list[Document]]] = []
+    empty: list[str] = []
     for rel, path, stat in walk_files(source.path, prepared.suffixes, prepared.excludes, result.problems):
         key = f"{label}\x1f{rel}"
         old = previous.pop(key, None)
@@ -289,16 +292,36 @@ def scan_source(
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
-        try:
-            docs = [without_writeback(d, writeback_key) for d in prepared.parse(data, namespace, label, rel, modified)]
-        except SourceError as exc:
-            result.problems.append(Problem(exc.path, exc.reason, True))
+        docs = _parse(prepared.parse, data, (namespace, label, rel, modified), writeback_key)
+        if isinstance(docs, Problem):
+            result.problems.append(docs)
             continue
         result.problems.extend(Problem(rel, p, False) for d in docs for p in d.problems)
         entry = ManifestEntry(label, rel, stat.st_mtime_ns, stat.st_size, file_hash, tuple(d.id for d in docs))
-        (result.changed if old else result.new).append(rel)
+        (result.changed if old and docs else result.new if docs else result.ignored).append(rel)
+        empty.extend([rel] if not data.strip() else [])
         fresh.append((entry, docs))
-    _settle_renames(label, previous, fresh, result)
+    _settle_renames(label, previous, fresh, result, previous_docs)
+    if empty:
+        result.problems.append(_empty_files(empty))
+
+
+def _parse(parse: Parser, data: bytes, where: tuple[str, str, str, str | None], writeback_key: str) -> list[Document] | Problem:
+    """The documents of one file's bytes (none for an empty file), or why it cannot be read."""
+    if not data.strip():
+        return []
+    namespace, label, rel, modified = where
+    try:
+        return [without_writeback(d, writeback_key) for d in parse(data, namespace, label, rel, modified)]
+    except SourceError as exc:
+        return Problem(exc.path, exc.reason, True)
+
+
+def _empty_files(paths: list[str]) -> Problem:
+    """One warning for the empty files a scan found (they are kept in the manifest, so an
+    unchanged empty file is not reported again)."""
+    more = f"; so are {len(paths) - 1} more: " + ", ".join(paths[1:6]) + (" …" if len(paths) > 6 else "") if len(paths) > 1 else ""
+    return Problem(paths[0], EMPTY_FILE + more, False)
 
 
 def _have(entry: ManifestEntry, docs: dict[str, Document]) -> bool:
@@ -315,20 +338,30 @@ def _keep(entry: ManifestEntry, previous_docs: dict[str, Document], result: Scan
 
 def _settle_renames(
     label: str, previous: dict[str, ManifestEntry], fresh: list[tuple[ManifestEntry, list[Document]]],
-    result: ScanResult,
+    result: ScanResult, previous_docs: dict[str, Document],
 ) -> None:
-    """New files whose bytes equal a vanished file of the same source inherit its doc ids."""
+    """New files whose bytes equal a vanished file of the same source inherit its doc ids,
+    and their titles before (the first one names the note's entity)."""
     vanished = {e.file_hash: k for k, e in previous.items() if e.source == label}
     for entry, docs in fresh:
         old_key = vanished.pop(entry.file_hash, None) if entry.path in result.new else None
         if old_key is not None and len(previous[old_key].doc_ids) == len(docs):
             old = previous.pop(old_key)
-            docs = [replace(d, id=old_id) for d, old_id in zip(docs, old.doc_ids)]
+            docs = [replace(d, id=old_id, former_titles=_former_titles(d, previous_docs.get(old_id)))
+                    for d, old_id in zip(docs, old.doc_ids)]
             entry = replace(entry, doc_ids=old.doc_ids)
             result.new.remove(entry.path)
             result.renamed.append((old.path, entry.path))
         result.manifest.append(entry)
         result.documents.extend(docs)
+
+
+def _former_titles(doc: Document, before: Document | None) -> list[str]:
+    """The titles a renamed document had, oldest first (its new title left out)."""
+    if before is None:
+        return doc.former_titles
+    titles = [*before.former_titles, before.title]
+    return [t for t in dict.fromkeys(titles) if t != doc.title]
 
 
 def scan_namespace(
