@@ -31,17 +31,32 @@ JOBS = ("ingest_job",)
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def persistent_instance(home: Path) -> dg.DagsterInstance:
+    """The project's real instance: dagster.yaml linked into `home` (as `make demo` does), with
+    its persistent SQLite storage, run queue, pools and run monitoring."""
+    home.mkdir(parents=True, exist_ok=True)
+    link = home / "dagster.yaml"
+    if not link.exists():
+        link.symlink_to(REPO / "dagster.yaml")
+    return dg.DagsterInstance.from_config(str(home))
+
+
 @dataclass
 class Setup:
-    """One data directory reading fixed sources, with its own config file and Dagster instance."""
+    """One data directory reading fixed sources, with its own config file and a persistent Dagster
+    instance in `<root>/dagster` that every process running this setup shares."""
 
     root: Path
     sources: list[dict[str, str]]
     namespace: str = "test"
-    instance: dg.DagsterInstance = field(default_factory=dg.DagsterInstance.ephemeral)
+    instance: dg.DagsterInstance = field(init=False)
 
     def __post_init__(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
+        self.instance = persistent_instance(self.dagster_home)
         config = {"data_dir": str(self.data_dir), "namespaces": {self.namespace: {"sources": self.sources}}, "embedder": {"kind": "hashing"}}
         self.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
         self.instance.add_dynamic_partitions("namespace", [self.namespace])
@@ -49,6 +64,10 @@ class Setup:
     @property
     def data_dir(self) -> Path:
         return self.root / "data"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
 
     @property
     def config_path(self) -> Path:
@@ -79,6 +98,9 @@ class Setup:
         if self.data_dir.exists():
             shutil.copytree(self.data_dir, twin.data_dir, dirs_exist_ok=True)
         return twin
+
+    def close(self) -> None:
+        self.instance.dispose()
 
 
 def trace(setup: Setup) -> list[tuple[str, int]]:
