@@ -24,9 +24,10 @@ from mnemo.bulk import keep_out_of_collections
 from mnemo.config import VectorIndexConfig
 from mnemo.documents import content_hash
 from mnemo.imports import defer_package_init
-from mnemo.locks import writer
+from mnemo.locks import WRITER_WAIT_SECONDS, file_lock, writer
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
+from mnemo.stores.vector_repair import TableProblem, drop_duplicate_ids, open_table, remove_table
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
@@ -161,6 +162,7 @@ class VectorStore:
         self.path = Path(path)
         self.index = index or VectorIndexConfig()
         self._connection: Any | None = None
+        self.problems: dict[str, TableProblem] = {}  # tables found unreadable by `table`
 
     def _db(self) -> Any:
         """One LanceDB connection per store: tables are still opened afresh (so they show
@@ -172,8 +174,44 @@ class VectorStore:
         return self._connection
 
     def table(self, name: str) -> Any | None:
-        db = self._db()
-        return db.open_table(name) if name in db.list_tables().tables else None
+        """The table, or None when there is none or it cannot be opened (then noted in `problems`)."""
+        table, problem = open_table(self._db(), name)
+        if problem is not None:
+            self.problems[name] = problem
+        return table
+
+    @writer(lambda store: store.path.parent)
+    def repair(self, name: str) -> list[str]:
+        """Make the table writable and one row per id: an unreadable table is removed (the next
+        sync rebuilds it), duplicate ids keep one row. Says what it did."""
+        with self._write_lock(name):
+            problem = self._repair_unreadable(name)
+            table = self.table(name)
+            removed = drop_duplicate_ids(table, name) if table is not None else 0
+        return (["removed the table; the next ingest rebuilds it"] if problem else []) + (
+            [f"removed {removed} duplicate rows"] if removed else [])
+
+    def _write_lock(self, name: str) -> Any:
+        """One sync of a table at a time, across processes: what it reads and decides stays true
+        until it has written (two ingests at once would both append the same new rows)."""
+        return file_lock(self.path / f".{name}.write.lock", True, WRITER_WAIT_SECONDS, f"vector table {name!r} is being written")
+
+    def _repair_unreadable(self, name: str) -> TableProblem | None:
+        """Remove the table when LanceDB cannot open it (the next sync rebuilds it); what was wrong."""
+        if self.table(name) is not None or name not in self.problems:
+            return None
+        remove_table(self.path, name)
+        return self.problems.pop(name)
+
+    def _check_rows(self, name: str, expected: int) -> bool:
+        """After a sync: when the table holds another number of rows than wanted, drop duplicate
+        ids and forget what the last sync recorded (the next comparison reads every row); True then."""
+        table = self.table(name)
+        if table is None or table.count_rows() == expected:
+            return False
+        drop_duplicate_ids(table, name)
+        (self.path / f"{name}.groups.json").unlink(missing_ok=True)
+        return True
 
     def table_names(self) -> list[str]:
         """The names of the store's tables, sorted (none before its first write)."""
@@ -192,8 +230,12 @@ class VectorStore:
     @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
-        table = self.table(name)
-        return self._sync_rows(name, table, rows, _current(table), embedder, batch)
+        with self._write_lock(name):
+            self._repair_unreadable(name)
+            table = self.table(name)
+            stats = self._sync_rows(name, table, rows, _current(table), embedder, batch)
+            self._check_rows(name, stats.total)
+            return stats
 
     @writer(lambda store: store.path.parent)
     def sync_groups(
@@ -204,7 +246,17 @@ class VectorStore:
         same, only the rows of groups whose digest differs from that sync's are made, and they are
         compared with the table's rows of those groups and of groups gone since (found by `column`).
         Otherwise every group's rows are made and compared with the whole table, as `sync` does. The
-        table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`)."""
+        table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`).
+        A table left unreadable is rebuilt; one holding more rows than the groups (two writers at
+        once) is reconciled row by row."""
+        with self._write_lock(name):
+            self._repair_unreadable(name)
+            stats = self._sync_groups(name, groups, embedder, column, batch)
+            if self._check_rows(name, stats.total):
+                stats = self._sync_groups(name, groups, embedder, column, batch)
+            return stats
+
+    def _sync_groups(self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str, batch: int) -> SyncStats:
         table = self.table(name)
         record = self.path / f"{name}.groups.json"
         state = _table_state(table) if table is not None else None
