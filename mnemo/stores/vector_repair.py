@@ -8,6 +8,7 @@ once could have left two rows with one id; the repair keeps one of them.
 """
 
 import shutil
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mnemo import faults
+from mnemo.locks import WRITER_WAIT_SECONDS, file_lock
 
 # What LanceDB raises for a table folder it lists but cannot open (`Table 'x' was not found`
 # for a folder without a version, an I/O or format error for a damaged manifest).
@@ -50,6 +52,22 @@ def remove_table(folder: Path, name: str) -> None:
     faults.point(f"vectors.repair:{name}")
     shutil.rmtree(folder / f"{name}.lance", ignore_errors=False)
     (folder / f"{name}.groups.json").unlink(missing_ok=True)
+
+
+def write_lock(folder: Path, name: str) -> AbstractContextManager[None]:
+    """One sync of a table at a time, across processes: what a sync reads and decides stays true
+    until it has written (two ingests at once would both append the same new rows)."""
+    return file_lock(folder / f".{name}.write.lock", True, WRITER_WAIT_SECONDS, f"vector table {name!r} is being written")
+
+
+def reconcile_count(table: Any | None, folder: Path, name: str, expected: int) -> bool:
+    """After a sync: when the table holds another number of rows than wanted, drop duplicate ids
+    and forget what the last sync recorded (the next comparison reads every row); True then."""
+    if table is None or table.count_rows() == expected:
+        return False
+    drop_duplicate_ids(table, name)
+    (folder / f"{name}.groups.json").unlink(missing_ok=True)
+    return True
 
 
 def duplicate_ids(table: Any) -> list[str]:

@@ -24,10 +24,10 @@ from mnemo.bulk import keep_out_of_collections
 from mnemo.config import VectorIndexConfig
 from mnemo.documents import content_hash
 from mnemo.imports import defer_package_init
-from mnemo.locks import WRITER_WAIT_SECONDS, file_lock, writer
+from mnemo.locks import writer
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
-from mnemo.stores.vector_repair import TableProblem, drop_duplicate_ids, open_table, remove_table
+from mnemo.stores.vector_repair import TableProblem, drop_duplicate_ids, open_table, reconcile_count, remove_table, write_lock
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
@@ -184,17 +184,12 @@ class VectorStore:
     def repair(self, name: str) -> list[str]:
         """Make the table writable and one row per id: an unreadable table is removed (the next
         sync rebuilds it), duplicate ids keep one row. Says what it did."""
-        with self._write_lock(name):
+        with write_lock(self.path, name):
             problem = self._repair_unreadable(name)
             table = self.table(name)
             removed = drop_duplicate_ids(table, name) if table is not None else 0
         return (["removed the table; the next ingest rebuilds it"] if problem else []) + (
             [f"removed {removed} duplicate rows"] if removed else [])
-
-    def _write_lock(self, name: str) -> Any:
-        """One sync of a table at a time, across processes: what it reads and decides stays true
-        until it has written (two ingests at once would both append the same new rows)."""
-        return file_lock(self.path / f".{name}.write.lock", True, WRITER_WAIT_SECONDS, f"vector table {name!r} is being written")
 
     def _repair_unreadable(self, name: str) -> TableProblem | None:
         """Remove the table when LanceDB cannot open it (the next sync rebuilds it); what was wrong."""
@@ -203,15 +198,6 @@ class VectorStore:
         remove_table(self.path, name)
         return self.problems.pop(name)
 
-    def _check_rows(self, name: str, expected: int) -> bool:
-        """After a sync: when the table holds another number of rows than wanted, drop duplicate
-        ids and forget what the last sync recorded (the next comparison reads every row); True then."""
-        table = self.table(name)
-        if table is None or table.count_rows() == expected:
-            return False
-        drop_duplicate_ids(table, name)
-        (self.path / f"{name}.groups.json").unlink(missing_ok=True)
-        return True
 
     def table_names(self) -> list[str]:
         """The names of the store's tables, sorted (none before its first write)."""
@@ -230,11 +216,11 @@ class VectorStore:
     @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
-        with self._write_lock(name):
+        with write_lock(self.path, name):
             self._repair_unreadable(name)
             table = self.table(name)
             stats = self._sync_rows(name, table, rows, _current(table), embedder, batch)
-            self._check_rows(name, stats.total)
+            reconcile_count(self.table(name), self.path, name, stats.total)
             return stats
 
     @writer(lambda store: store.path.parent)
@@ -249,10 +235,10 @@ class VectorStore:
         table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`).
         A table left unreadable is rebuilt; one holding more rows than the groups (two writers at
         once) is reconciled row by row."""
-        with self._write_lock(name):
+        with write_lock(self.path, name):
             self._repair_unreadable(name)
             stats = self._sync_groups(name, groups, embedder, column, batch)
-            if self._check_rows(name, stats.total):
+            if reconcile_count(self.table(name), self.path, name, stats.total):
                 stats = self._sync_groups(name, groups, embedder, column, batch)
             return stats
 
