@@ -19,6 +19,7 @@ import dagster as dg
 from assets.ingest import GRAPH_POOL
 from mnemo.canonical import differences
 from resources.run_recovery import WORKER_TAG, Worker, is_gone, release_dead_runs, this_worker
+from sensors.recovery import run_recovery_sensor
 from tests.conftest import REPO
 from tests.crash_harness import Setup
 from tests.test_crash_consistency import small_vault
@@ -146,3 +147,17 @@ def test_the_instance_admits_one_run_per_namespace_and_monitors_runs(tmp_path: P
     assert queue is not None
     assert queue.tag_concurrency_limits == [{"key": "mnemo/namespace", "value": {"applyLimitPerUniqueValue": True}, "limit": 1}]
     assert instance.run_monitoring_enabled and instance.run_monitoring_settings["free_slots_after_run_end_seconds"] > 0
+
+
+def test_the_recovery_sensor_releases_a_dead_run_for_the_queue(tmp_path: Path) -> None:
+    instance = Setup(tmp_path / "s", []).instance
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = Worker(this_worker().host, gone.pid, "")
+    instance.add_run(dg.DagsterRun(job_name="ingest_job", run_id="dead-run", status=dg.DagsterRunStatus.STARTED,
+                                   tags={WORKER_TAG: dead.tag, "mnemo/namespace": "test"}))
+    result = run_recovery_sensor(dg.build_sensor_context(instance=instance))
+    assert isinstance(result, dg.SkipReason) and result.skip_message == "released 1 dead run(s)"
+    assert instance.get_run_by_id("dead-run").status == dg.DagsterRunStatus.FAILURE
+    again = run_recovery_sensor(dg.build_sensor_context(instance=instance))
+    assert again.skip_message == "no dead run"
