@@ -38,7 +38,10 @@ class RunGuardedResource(dg.ConfigurableResource):
     died still hold, and is watched until it ends (resources/run_recovery.py)."""
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        guard_run(context.instance, context.run.run_id if context.run else None)
+        released = guard_run(context.instance, context.run.run_id if context.run else None)
+        log = context.log
+        for run_id in released if log is not None else []:
+            log.warning(f"run {run_id}: its process is gone; marked failed and its pool slots freed")
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         end_guard(context.run.run_id if context.run else None)

@@ -75,7 +75,8 @@ def is_gone(worker: Worker) -> bool:
 
 def _dead_runs(instance: dg.DagsterInstance, exclude: str | None) -> list[dg.DagsterRun]:
     """Runs in progress, or holding slots, whose recorded worker process is gone."""
-    holding = instance.event_log_storage.get_concurrency_run_ids()
+    storage = instance.event_log_storage
+    holding = storage.get_concurrency_run_ids() if storage.supports_global_concurrency_limits else set()
     records = instance.get_run_records(dg.RunsFilter(statuses=_IN_PROGRESS))
     if holding:
         records += instance.get_run_records(dg.RunsFilter(run_ids=sorted(holding)))
@@ -183,12 +184,13 @@ def _signal_pipe() -> tuple[socket.socket, socket.socket] | None:
 _guards: dict[str, RunGuard] = {}
 
 
-def guard_run(instance: dg.DagsterInstance | None, run_id: str | None) -> None:
-    """Start the guard of a run (once, however many resources ask for it); nothing outside a run."""
+def guard_run(instance: dg.DagsterInstance | None, run_id: str | None) -> list[str]:
+    """Start the guard of a run (once, however many resources ask for it; nothing outside a run);
+    the ids of the dead runs it released."""
     if instance is None or not run_id or run_id in _guards:
-        return
+        return []
     _guards[run_id] = RunGuard(instance, run_id)
-    _guards[run_id].start()
+    return _guards[run_id].start()
 
 
 def end_guard(run_id: str | None) -> None:
