@@ -73,18 +73,19 @@ class Setup:
     def config_path(self) -> Path:
         return self.root / "mnemo.yaml"
 
-    def jobs(self) -> list[dg.JobDefinition]:
-        """The known jobs of JOBS, without their asset checks (checks only read)."""
+    def jobs(self, names: tuple[str, ...] = JOBS) -> list[dg.JobDefinition]:
+        """The known jobs of `names`, without their asset checks (checks only read)."""
         defs = build_defs(default_resources(str(self.config_path)))
         known = {job.name: job for job in defs.jobs or [] if hasattr(job, "selection")}
-        writes = [dg.define_asset_job(f"{name}_writes", selection=known[name].selection.without_checks()) for name in JOBS if name in known]
+        writes = [dg.define_asset_job(f"{name}_writes", selection=known[name].selection.without_checks()) for name in names if name in known]
         merged = dg.Definitions.merge(defs, dg.Definitions(jobs=writes))
         return [merged.resolve_job_def(job.name) for job in writes]
 
-    def run(self) -> bool:
+    def run(self, jobs: tuple[str, ...] = JOBS, tags: dict[str, str] | None = None) -> bool:
         """Run every job once, in order; False when one of them fails."""
-        for job in self.jobs():
-            result = job.execute_in_process(partition_key=self.namespace, instance=self.instance, run_config=QUIET, raise_on_error=False)
+        for job in self.jobs(jobs):
+            result = job.execute_in_process(partition_key=self.namespace, instance=self.instance, run_config=QUIET,
+                                            raise_on_error=False, tags=tags)
             if not result.success:
                 return False
         return True
@@ -144,11 +145,12 @@ def converges(start: Setup, work: Path, points: list[tuple[str, int]], reference
     return outcome
 
 
-def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "") -> None:
+def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "", jobs: tuple[str, ...] = JOBS,
+                 tags: dict[str, str] | None = None) -> None:
     """The body of a child process that runs the jobs (optionally with $MNEMO_FAULT set)."""
     if fault:
         os.environ[faults.FAULT_ENV] = fault
-    if not Setup(Path(root), sources).run():
+    if not Setup(Path(root), sources).run(jobs, tags):
         raise SystemExit(1)
 
 
@@ -166,14 +168,20 @@ def warm_up() -> None:
     child.join()
 
 
-def kill_at(setup: Setup, delay: float, fault: str = "") -> tuple[bool, float]:
-    """Start the jobs in a child process and SIGKILL it after `delay` s; (was it killed, run time)."""
-    child = child_context().Process(target=run_in_child, args=(str(setup.root), setup.sources, fault))
+def run_child(setup: Setup, delay: float, fault: str = "", jobs: tuple[str, ...] = JOBS,
+              tags: dict[str, str] | None = None) -> tuple[int | None, float]:
+    """Run the jobs in a child process, SIGKILLed after `delay` s if still running; (exit code, run time)."""
+    child = child_context().Process(target=run_in_child, args=(str(setup.root), setup.sources, fault, jobs, tags))
     start = time.monotonic()
     child.start()
     child.join(delay)
-    killed = child.is_alive()
-    if killed:
+    if child.is_alive():
         os.kill(child.pid, signal.SIGKILL)
     child.join()
-    return killed or child.exitcode == -signal.SIGKILL, time.monotonic() - start
+    return child.exitcode, time.monotonic() - start
+
+
+def kill_at(setup: Setup, delay: float, fault: str = "") -> tuple[bool, float]:
+    """Start the jobs in a child process and SIGKILL it after `delay` s; (was it killed, run time)."""
+    code, seconds = run_child(setup, delay, fault)
+    return code == -signal.SIGKILL, seconds
