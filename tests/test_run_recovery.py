@@ -145,7 +145,8 @@ def test_the_instance_admits_one_run_per_namespace_and_monitors_runs(tmp_path: P
     instance = Setup(tmp_path / "s", []).instance
     queue = instance.get_concurrency_config().run_queue_config
     assert queue is not None
-    assert queue.tag_concurrency_limits == [{"key": "mnemo/namespace", "value": {"applyLimitPerUniqueValue": True}, "limit": 1}]
+    assert queue.tag_concurrency_limits == [{"key": key, "value": {"applyLimitPerUniqueValue": True}, "limit": 1}
+                                            for key in ("mnemo/namespace", "dagster/partition")]
     assert instance.run_monitoring_enabled and instance.run_monitoring_settings["free_slots_after_run_end_seconds"] > 0
 
 
