@@ -46,12 +46,23 @@ class Scenario:
 
 def state(setup: Setup) -> dict[str, Any]:
     """The canonical dump and a digest of every sleep file of the namespace (but `sleep/state/`,
-    which records the files' stamps as the last sync saw them: a cache, not memory)."""
+    which records the files' stamps as the last sync saw them: a cache, not memory, and the
+    `.<file>.*.tmp` leftovers of a killed write, which every reader ignores: `leftovers` counts them)."""
     dump = setup.dump()
     sleep = setup.data_dir / setup.namespace / "sleep"
     files = [p for p in sleep.rglob("*") if p.is_file() and p.relative_to(sleep).parts[0] != "state"] if sleep.is_dir() else []
+    files = [p for p in files if not leftover(p)]
     dump["sleep_files"] = sorted((str(p.relative_to(sleep)), hashlib.sha256(p.read_bytes()).hexdigest()) for p in files)
     return dump
+
+
+def leftover(path: Path) -> bool:
+    return path.name.startswith(".") and path.name.endswith(".tmp")
+
+
+def leftovers(setup: Setup) -> int:
+    """Temp files of killed writes left in the namespace folder."""
+    return sum(1 for p in (setup.data_dir / setup.namespace).rglob("*") if p.is_file() and leftover(p))
 
 
 def scenarios(work: Path, vault: Path) -> list[Scenario]:
@@ -89,16 +100,34 @@ def named_points(points: list[tuple[str, int]], count: int, draw: random.Random)
     return [f"{name}@{nth}:kill" for name, nth in chosen]
 
 
-def kill_and_rerun(scenario: Scenario, root: Path, delay: float, fault: str, expected: dict[str, Any]) -> tuple[bool, bool, float, list[str]]:
-    """(was it killed, did the fresh run converge, the fresh run's seconds, what differs)."""
+@dataclass
+class Outcome:
+    killed: bool
+    delay: float
+    converged: bool = False
+    seconds: float = 0.0
+    diff: list[str] | None = None
+    leftovers: int = 0
+
+
+def kill_and_rerun(scenario: Scenario, root: Path, delay: float, fault: str, expected: dict[str, Any]) -> Outcome:
+    """Kill a run (a timed kill that came after the run ended is tried again at half the delay,
+    three times at most), then run afresh and compare."""
     setup = scenario.start.clone(root)
-    code, _ = run_child(setup, delay, fault, scenario.jobs, scenario.tags)
-    killed = code == -signal.SIGKILL
-    code, seconds = run_child(setup, RUN_LIMIT, jobs=scenario.jobs, tags=scenario.tags)
-    diff = ["the fresh run failed or timed out"] if code != 0 else differences(state(setup), expected)
+    for _ in range(3):
+        code, _ = run_child(setup, delay, fault, scenario.jobs, scenario.tags)
+        if code == -signal.SIGKILL or fault:
+            break
+        shutil.rmtree(root)
+        setup = scenario.start.clone(root)
+        delay /= 2
+    outcome = Outcome(code == -signal.SIGKILL, delay)
+    code, outcome.seconds = run_child(setup, RUN_LIMIT, jobs=scenario.jobs, tags=scenario.tags)
+    outcome.diff = ["the fresh run failed or timed out"] if code != 0 else differences(state(setup), expected)
+    outcome.converged, outcome.leftovers = not outcome.diff, leftovers(setup)
     setup.close()
     shutil.rmtree(root)
-    return killed, not diff, seconds, diff
+    return outcome
 
 
 def run(work: Path, vault: Path, named: int, timed: int, seed: int) -> int:
@@ -115,13 +144,14 @@ def run(work: Path, vault: Path, named: int, timed: int, seed: int) -> int:
         kills = [("named", 2 * RUN_LIMIT, spec) for spec in named_points(points, share_named, draw)]
         kills += [("timed", draw.uniform(0.05, 0.95) * duration, "") for _ in range(share_timed)]
         for j, (kind, delay, fault) in enumerate(kills):
-            killed, ok, seconds, diff = kill_and_rerun(scenario, work / f"k{i}-{j}", delay, fault, expected)
-            totals[kind][0] += killed
-            totals[kind][1] += killed and ok
-            longest = max(longest, (seconds, f"{scenario.name}, {fault or f'{delay:.2f} s'}"))
-            label = fault or f"at {delay:5.2f} s"
-            print(f"  {kind:5s} {label:55s} killed={killed!s:5s} converged={ok!s:5s} fresh run {seconds:5.1f} s"
-                  + (f"  DIFFERS: {diff}" if diff else ""))
+            out = kill_and_rerun(scenario, work / f"k{i}-{j}", delay, fault, expected)
+            totals[kind][0] += out.killed
+            totals[kind][1] += out.killed and out.converged
+            label = fault or f"at {out.delay:5.2f} s"
+            longest = max(longest, (out.seconds, f"{scenario.name}, {label.strip()}"))
+            print(f"  {kind:5s} {label:55s} killed={out.killed!s:5s} converged={out.converged!s:5s} "
+                  f"fresh run {out.seconds:5.1f} s" + (f"  temp leftovers {out.leftovers}" if out.leftovers else "")
+                  + (f"  DIFFERS: {out.diff}" if out.diff else ""))
     kills = totals["named"][0] + totals["timed"][0]
     converged = totals["named"][1] + totals["timed"][1]
     print(f"TOTAL: {kills} kills ({totals['named'][0]} at named write points, {totals['timed'][0]} at random moments), "
