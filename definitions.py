@@ -15,6 +15,7 @@ from resources import MnemoConfigResource, default_resources
 from sensors import namespaces_sensor
 from sensors.file_drop import file_drop_sensor
 from sensors.memories import memory_inbox_sensor
+from sensors.recovery import run_recovery_sensor
 
 
 def _sleep_settings(resources: dict[str, dg.ConfigurableResource]) -> SleepConfig:
@@ -34,7 +35,7 @@ def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> d
         asset_checks=ingest_checks,
         jobs=[ingest_job, reextraction_job, sleep_mode_job],
         schedules=[nightly_schedule_for(_sleep_settings(resources))],
-        sensors=[namespaces_sensor, file_drop_sensor, memory_inbox_sensor],
+        sensors=[namespaces_sensor, file_drop_sensor, memory_inbox_sensor, run_recovery_sensor],
         resources=resources,
     )
 

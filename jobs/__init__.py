@@ -13,6 +13,20 @@ from mnemo.sleep.settings import SleepConfig
 # graph writers are serialized by the `graph_writer` pool either way.
 EXECUTOR = dg.in_process_executor
 
+# Every run of a namespace carries this tag; dagster.yaml's run queue admits one run per value,
+# so a second run of a namespace waits in the queue until the first ends.
+NAMESPACE_TAG = "mnemo/namespace"
+
+
+def namespace_tags(namespace: str) -> dict[str, str]:
+    """The tags every run of `namespace` carries (the run queue's per-namespace limit)."""
+    return {NAMESPACE_TAG: namespace}
+
+
+def namespace_run(namespace: str, run_key: str, tags: dict[str, str] | None = None) -> dg.RunRequest:
+    """A run request for one namespace's partition, tagged for the per-namespace limit."""
+    return dg.RunRequest(partition_key=namespace, run_key=run_key, tags={**(tags or {}), **namespace_tags(namespace)})
+
 ingest_job = dg.define_asset_job(
     "ingest_job",
     executor_def=EXECUTOR,
@@ -44,7 +58,7 @@ def nightly_schedule_for(settings: SleepConfig) -> dg.ScheduleDefinition:
     def nightly_sleep_schedule(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest]:
         """Runs sleep mode for every namespace each night."""
         stamp = context.scheduled_execution_time.strftime("%Y-%m-%d")
-        return [dg.RunRequest(partition_key=ns, run_key=f"sleep-{ns}-{stamp}")
+        return [namespace_run(ns, f"sleep-{ns}-{stamp}")
                 for ns in sorted(context.instance.get_dynamic_partitions("namespace"))]
 
     return nightly_sleep_schedule

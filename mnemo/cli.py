@@ -12,6 +12,7 @@ from mnemo.commands_sleep import register as register_sleep_commands
 from mnemo.commands_writeback import writeback
 from mnemo import commands_assist, commands_memory
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
+from mnemo.doctor import examine
 from mnemo.errors import MnemoError
 from mnemo.memories import pending_memories
 from mnemo.stores.files import NamespaceFiles
@@ -67,6 +68,30 @@ def status(
     console.print(table)
     for problem in problems:
         console.print(f"[yellow]{problem['path']}[/]: {problem['reason']}")
+    for unreadable in vectors.problems.values():
+        console.print(f"[yellow]degraded:[/] {unreadable}")
+
+
+@app.command()
+def doctor(
+    namespace: NamespaceOption = "example",
+    fix: Annotated[bool, typer.Option("--fix", help="Repair what can be repaired.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Check a namespace's stores for what a killed or concurrent run left; --fix repairs it."""
+    try:
+        findings = examine(load_config(config).data_dir, namespace, load_ontology(), fix)
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    if not findings:
+        console.print(f"namespace {namespace}: nothing found to repair")
+    for finding in findings:
+        console.print(f"[yellow]found:[/] {finding.problem}")
+        if finding.fixed:
+            console.print(f"[green]fixed:[/] {finding.fixed}")
+    if any(not finding.fixed for finding in findings):
+        raise typer.Exit(code=1)
 
 
 def _no_data(settings: MnemoConfig, namespace: str, config: Path | None) -> None:

@@ -85,7 +85,7 @@ def compact_stores(
 ) -> Compaction:
     """Rebuild the graph from the memory files when it has grown to `growth` times its size after
     the last rebuild, and compact each vector table with `FRAGMENT_SLACK` more data files than after
-    its last compaction; with `growth` None, both always. Without a noted size or file count, the
+    its last compaction; with `growth` None, both always, and each table keeps one row per id. Without a noted size or file count, the
     present one is noted and nothing is done (unless `growth` is None). Waits up to
     `wait_seconds` for running writers (StoreLocked after that)."""
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
@@ -138,11 +138,16 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
     place. Returns each compacted table's fragments before and after."""
     done = {}
     for name, counted in store.data_files().items():
+        if force and store.repair(name) and store.table(name) is None:  # one row per id; an unreadable table removed
+            noted.pop(name, None)
+            continue
         files, base = _files(store, name, counted), noted.get(name)
         if not force and not isinstance(base, int):
             noted[name] = files
         elif force or files > base + FRAGMENT_SLACK:
             table = store.table(name)
+            if table is None:  # LanceDB cannot open it: the next ingest rebuilds it
+                continue
             before = fragment_count(table)
             table.optimize(cleanup_older_than=KEEP_VERSIONS_FOR)
             done[name] = (before, fragment_count(table))

@@ -40,6 +40,20 @@ def namespace_lock(root: Path, exclusive: bool = False, wait_seconds: float = WR
     if path in exclusive_here:
         yield
         return
+    holder = "a backup, restore or import" if not exclusive else "a running writer"
+    with file_lock(path, exclusive, wait_seconds, f"namespace {Path(root).name!r} is busy with {holder}"):
+        if exclusive:
+            exclusive_here.add(path)
+        try:
+            yield
+        finally:
+            exclusive_here.discard(path)
+
+
+@contextmanager
+def file_lock(path: Path, exclusive: bool, wait_seconds: float, busy: str) -> Iterator[None]:
+    """An advisory flock on `path` (created when missing), waited for up to `wait_seconds`;
+    StoreLocked(`busy`) when it is not free by then. The kernel drops it when the process ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -51,15 +65,10 @@ def namespace_lock(root: Path, exclusive: bool = False, wait_seconds: float = WR
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = "a backup, restore or import" if not exclusive else "a running writer"
-                    raise StoreLocked(f"namespace {Path(root).name!r} is busy with {holder} (waited {wait_seconds:g} s)") from None
+                    raise StoreLocked(f"{busy} (waited {wait_seconds:g} s)") from None
                 time.sleep(0.05)
-        if exclusive:
-            exclusive_here.add(path)
         yield
     finally:
-        if exclusive:
-            exclusive_here.discard(path)
         os.close(fd)
 
 

@@ -192,7 +192,8 @@ class RecallEngine:
             raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
         table = self.vectors.table("chunks")
         if table is None:
-            return RecallResult("", [], [], mode)
+            problem = self.vectors.problems.get("chunks")
+            return RecallResult("", [], [], mode, str(problem) if problem else None)
         s = self.settings
         window = TimeWindow(since, until)
         pool = Pool(s.rrf_k)

@@ -14,6 +14,7 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from mnemo.writeback import WritebackPlan, WritebackReport, writeback_namespace
 from ontology import Ontology, load_ontology
+from resources.run_recovery import end_guard, guard_run
 
 
 class MnemoConfigResource(dg.ConfigurableResource):
@@ -32,7 +33,21 @@ class MnemoConfigResource(dg.ConfigurableResource):
         return NamespaceFiles(self.load().data_dir, namespace)
 
 
-class GraphResource(dg.ConfigurableResource):
+class RunGuardedResource(dg.ConfigurableResource):
+    """A resource a run sets up before its first step: the run then frees what runs whose process
+    died still hold, and is watched until it ends (resources/run_recovery.py)."""
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        released = guard_run(context.instance, context.run.run_id if context.run else None)
+        log = context.log
+        for run_id in released if log is not None else []:
+            log.warning(f"run {run_id}: its process is gone; marked failed and its pool slots freed")
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        end_guard(context.run.run_id if context.run else None)
+
+
+class GraphResource(RunGuardedResource):
     """The namespace's Kùzu graph database (opened per unit of work)."""
 
     config: MnemoConfigResource
@@ -41,7 +56,7 @@ class GraphResource(dg.ConfigurableResource):
         return GraphStore(self.config.files(namespace).graph_path, self.config.ontology())
 
 
-class VectorResource(dg.ConfigurableResource):
+class VectorResource(RunGuardedResource):
     """The namespace's LanceDB tables."""
 
     config: MnemoConfigResource
@@ -50,7 +65,7 @@ class VectorResource(dg.ConfigurableResource):
         return VectorStore(self.config.files(namespace).vectors_path, self.config.load().vector_index)
 
 
-class EmbedderResource(dg.ConfigurableResource):
+class EmbedderResource(RunGuardedResource):
     """The embedding model named by the configuration (packaged MiniLM by default)."""
 
     config: MnemoConfigResource
@@ -62,7 +77,7 @@ class EmbedderResource(dg.ConfigurableResource):
         return self._embedder
 
 
-class NoteWriterResource(dg.ConfigurableResource):
+class NoteWriterResource(RunGuardedResource):
     """Writes insights into the namespace's notes, only under the write-back key, journaled."""
 
     config: MnemoConfigResource
@@ -71,7 +86,7 @@ class NoteWriterResource(dg.ConfigurableResource):
         return writeback_namespace(self.config.load(), namespace, self.config.ontology(), run=run)
 
 
-class LLMResource(dg.ConfigurableResource):
+class LLMResource(RunGuardedResource):
     """The OpenAI-compatible LLM endpoint of mnemo.yaml's `llm:`; without it, nothing is called."""
 
     config: MnemoConfigResource

@@ -9,6 +9,7 @@ import sys
 import dagster as dg
 
 from definitions import defs
+from jobs import namespace_tags
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 
@@ -25,7 +26,7 @@ def main(argv: list[str]) -> int:
     job = defs.resolve_job_def("ingest_job")
     for namespace in wanted:
         result = job.execute_in_process(
-            partition_key=namespace, instance=instance,
+            partition_key=namespace, instance=instance, tags=namespace_tags(namespace),
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         )
         for event in result.get_asset_materialization_events():

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.ingest import namespaces
-from jobs import ingest_job
+from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
 from resources import MnemoConfigResource
 
@@ -25,6 +25,6 @@ def namespaces_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCo
     if not added:
         return dg.SkipReason("every configured namespace already has a partition")
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(partition_key=ns, run_key=f"first-ingest-{ns}") for ns in added],
+        run_requests=[namespace_run(ns, f"first-ingest-{ns}") for ns in added],
         dynamic_partitions_requests=[namespaces.build_add_request(added)],
     )

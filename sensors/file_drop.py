@@ -5,7 +5,7 @@ import time
 import dagster as dg
 
 from assets.ingest import namespaces
-from jobs import ingest_job
+from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
 from mnemo.watch import watch
 from resources import MnemoConfigResource
@@ -26,10 +26,8 @@ def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCon
     known = set(context.instance.get_dynamic_partitions(namespaces.name))
     result = watch(config, context.cursor, known, now=time.time())
     requests = [
-        dg.RunRequest(
-            partition_key=run.namespace, run_key=run.run_key,
-            tags={"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary},
-        )
+        namespace_run(run.namespace, run.run_key,
+                      {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary})
         for run in result.runs
     ]
     for run in result.runs:

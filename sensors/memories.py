@@ -5,7 +5,7 @@ import json
 import dagster as dg
 
 from assets.ingest import namespaces
-from jobs import ingest_job
+from jobs import ingest_job, namespace_run
 from mnemo.config import validate_namespace
 from mnemo.errors import ConfigError
 from mnemo.memories import inbox_fingerprints
@@ -32,7 +32,7 @@ def memory_inbox_sensor(context: dg.SensorEvaluationContext, mnemo_config: Mnemo
     known = set(context.instance.get_dynamic_partitions(namespaces.name))
     added = [ns for ns in changed if ns not in known]
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(partition_key=ns, run_key=f"inbox-{ns}-{current[ns]}") for ns in changed],
+        run_requests=[namespace_run(ns, f"inbox-{ns}-{current[ns]}") for ns in changed],
         dynamic_partitions_requests=[namespaces.build_add_request(added)] if added else [],
         cursor=json.dumps(current, sort_keys=True),
     )

@@ -31,17 +31,32 @@ JOBS = ("ingest_job",)
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def persistent_instance(home: Path) -> dg.DagsterInstance:
+    """The project's real instance: dagster.yaml linked into `home` (as `make demo` does), with
+    its persistent SQLite storage, run queue, pools and run monitoring."""
+    home.mkdir(parents=True, exist_ok=True)
+    link = home / "dagster.yaml"
+    if not link.exists():
+        link.symlink_to(REPO / "dagster.yaml")
+    return dg.DagsterInstance.from_config(str(home))
+
+
 @dataclass
 class Setup:
-    """One data directory reading fixed sources, with its own config file and Dagster instance."""
+    """One data directory reading fixed sources, with its own config file and a persistent Dagster
+    instance in `<root>/dagster` that every process running this setup shares."""
 
     root: Path
     sources: list[dict[str, str]]
     namespace: str = "test"
-    instance: dg.DagsterInstance = field(default_factory=dg.DagsterInstance.ephemeral)
+    instance: dg.DagsterInstance = field(init=False)
 
     def __post_init__(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
+        self.instance = persistent_instance(self.dagster_home)
         config = {"data_dir": str(self.data_dir), "namespaces": {self.namespace: {"sources": self.sources}}, "embedder": {"kind": "hashing"}}
         self.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
         self.instance.add_dynamic_partitions("namespace", [self.namespace])
@@ -51,21 +66,26 @@ class Setup:
         return self.root / "data"
 
     @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
+    @property
     def config_path(self) -> Path:
         return self.root / "mnemo.yaml"
 
-    def jobs(self) -> list[dg.JobDefinition]:
-        """The known jobs of JOBS, without their asset checks (checks only read)."""
+    def jobs(self, names: tuple[str, ...] = JOBS) -> list[dg.JobDefinition]:
+        """The known jobs of `names`, without their asset checks (checks only read)."""
         defs = build_defs(default_resources(str(self.config_path)))
         known = {job.name: job for job in defs.jobs or [] if hasattr(job, "selection")}
-        writes = [dg.define_asset_job(f"{name}_writes", selection=known[name].selection.without_checks()) for name in JOBS if name in known]
+        writes = [dg.define_asset_job(f"{name}_writes", selection=known[name].selection.without_checks()) for name in names if name in known]
         merged = dg.Definitions.merge(defs, dg.Definitions(jobs=writes))
         return [merged.resolve_job_def(job.name) for job in writes]
 
-    def run(self) -> bool:
+    def run(self, jobs: tuple[str, ...] = JOBS, tags: dict[str, str] | None = None) -> bool:
         """Run every job once, in order; False when one of them fails."""
-        for job in self.jobs():
-            result = job.execute_in_process(partition_key=self.namespace, instance=self.instance, run_config=QUIET, raise_on_error=False)
+        for job in self.jobs(jobs):
+            result = job.execute_in_process(partition_key=self.namespace, instance=self.instance, run_config=QUIET,
+                                            raise_on_error=False, tags=tags)
             if not result.success:
                 return False
         return True
@@ -79,6 +99,9 @@ class Setup:
         if self.data_dir.exists():
             shutil.copytree(self.data_dir, twin.data_dir, dirs_exist_ok=True)
         return twin
+
+    def close(self) -> None:
+        self.instance.dispose()
 
 
 def trace(setup: Setup) -> list[tuple[str, int]]:
@@ -122,11 +145,12 @@ def converges(start: Setup, work: Path, points: list[tuple[str, int]], reference
     return outcome
 
 
-def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "") -> None:
+def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "", jobs: tuple[str, ...] = JOBS,
+                 tags: dict[str, str] | None = None) -> None:
     """The body of a child process that runs the jobs (optionally with $MNEMO_FAULT set)."""
     if fault:
         os.environ[faults.FAULT_ENV] = fault
-    if not Setup(Path(root), sources).run():
+    if not Setup(Path(root), sources).run(jobs, tags):
         raise SystemExit(1)
 
 
@@ -144,14 +168,20 @@ def warm_up() -> None:
     child.join()
 
 
-def kill_at(setup: Setup, delay: float, fault: str = "") -> tuple[bool, float]:
-    """Start the jobs in a child process and SIGKILL it after `delay` s; (was it killed, run time)."""
-    child = child_context().Process(target=run_in_child, args=(str(setup.root), setup.sources, fault))
+def run_child(setup: Setup, delay: float, fault: str = "", jobs: tuple[str, ...] = JOBS,
+              tags: dict[str, str] | None = None) -> tuple[int | None, float]:
+    """Run the jobs in a child process, SIGKILLed after `delay` s if still running; (exit code, run time)."""
+    child = child_context().Process(target=run_in_child, args=(str(setup.root), setup.sources, fault, jobs, tags))
     start = time.monotonic()
     child.start()
     child.join(delay)
-    killed = child.is_alive()
-    if killed:
+    if child.is_alive():
         os.kill(child.pid, signal.SIGKILL)
     child.join()
-    return killed or child.exitcode == -signal.SIGKILL, time.monotonic() - start
+    return child.exitcode, time.monotonic() - start
+
+
+def kill_at(setup: Setup, delay: float, fault: str = "") -> tuple[bool, float]:
+    """Start the jobs in a child process and SIGKILL it after `delay` s; (was it killed, run time)."""
+    code, seconds = run_child(setup, delay, fault)
+    return code == -signal.SIGKILL, seconds

@@ -6,6 +6,7 @@ import dagster as dg
 import pytest
 from typer.testing import CliRunner
 
+from jobs import NAMESPACE_TAG
 from mnemo.cli import app
 from sensors.memories import memory_inbox_sensor
 from resources import MnemoConfigResource
@@ -65,7 +66,7 @@ def test_inbox_sensor_requests_one_run_per_change(workspace: Workspace) -> None:
     assert isinstance(memory_inbox_sensor(context), dg.SkipReason)
     MemoryClient("newbie", workspace.config_path).remember("first memory")
     result = memory_inbox_sensor(dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource}))
-    assert [r.partition_key for r in result.run_requests] == ["newbie"]
+    assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("newbie", "newbie")]
     assert result.dynamic_partitions_requests[0].partition_keys == ["newbie"]
     again = memory_inbox_sensor(dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"mnemo_config": resource}))
     assert isinstance(again, dg.SkipReason)

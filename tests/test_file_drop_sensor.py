@@ -10,6 +10,7 @@ import dagster as dg
 import pytest
 import yaml
 
+from jobs import NAMESPACE_TAG
 from mnemo.watch import NamespaceWatch, fingerprint, step
 from resources import MnemoConfigResource
 from sensors.file_drop import file_drop_sensor
@@ -63,6 +64,7 @@ def test_create_modify_delete_rename_each_request_one_run(harness: Harness) -> N
     _write(harness.notes / "Bob.md", "# Bob\n")
     (created,) = harness.evaluate()
     assert created.partition_key == "me" and created.tags["mnemo/changes"] == "1 new"
+    assert created.tags[NAMESPACE_TAG] == "me"  # the run queue admits one run per namespace
     assert harness.evaluate() == []
 
     _write(harness.notes / "Bob.md", "# Bob\nLikes jazz.\n")

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from jobs import NAMESPACE_TAG
 from resources import MnemoConfigResource
 from sensors import namespaces_sensor
 from tests.conftest import Workspace
@@ -11,7 +12,7 @@ def test_new_namespace_gets_a_partition_and_a_run(workspace: Workspace) -> None:
     resource = MnemoConfigResource(config_path=str(workspace.config_path))
     context = dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource})
     result = namespaces_sensor(context)
-    assert [r.partition_key for r in result.run_requests] == ["test"]
+    assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("test", "test")]
     assert result.dynamic_partitions_requests[0].partition_keys == ["test"]
     workspace.instance.add_dynamic_partitions("namespace", ["test"])
     again = namespaces_sensor(dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}))

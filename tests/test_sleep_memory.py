@@ -10,6 +10,7 @@ import yaml
 
 from conftest import Workspace, make_workspace
 from definitions import build_defs
+from jobs import NAMESPACE_TAG
 from mnemo.sleep.consolidate import run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.salience import read_salience, record_access, strength
@@ -118,6 +119,7 @@ def test_sleep_mode_job_runs_and_its_checks_pass(workspace: Workspace, monkeypat
         instance.add_dynamic_partitions("namespace", ["test", "other"])
         requests = schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=T0))
     assert [(r.partition_key, r.run_key) for r in requests] == [("other", "sleep-other-2026-11-21"), ("test", "sleep-test-2026-11-21")]
+    assert [r.tags[NAMESPACE_TAG] for r in requests] == ["other", "test"]  # one run per namespace at a time
 
 
 def test_a_sleep_check_runs_alone_and_fails_on_bad_data(workspace: Workspace) -> None:

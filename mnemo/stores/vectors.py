@@ -27,6 +27,7 @@ from mnemo.imports import defer_package_init
 from mnemo.locks import writer
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
+from mnemo.stores.vector_repair import TableProblem, drop_duplicate_ids, open_table, reconcile_count, remove_table, write_lock
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
@@ -161,6 +162,7 @@ class VectorStore:
         self.path = Path(path)
         self.index = index or VectorIndexConfig()
         self._connection: Any | None = None
+        self.problems: dict[str, TableProblem] = {}  # tables found unreadable by `table`
 
     def _db(self) -> Any:
         """One LanceDB connection per store: tables are still opened afresh (so they show
@@ -172,8 +174,30 @@ class VectorStore:
         return self._connection
 
     def table(self, name: str) -> Any | None:
-        db = self._db()
-        return db.open_table(name) if name in db.list_tables().tables else None
+        """The table, or None when there is none or it cannot be opened (then noted in `problems`)."""
+        table, problem = open_table(self._db(), name)
+        if problem is not None:
+            self.problems[name] = problem
+        return table
+
+    @writer(lambda store: store.path.parent)
+    def repair(self, name: str) -> list[str]:
+        """Make the table writable and one row per id: an unreadable table is removed (the next
+        sync rebuilds it), duplicate ids keep one row. Says what it did."""
+        with write_lock(self.path, name):
+            problem = self._repair_unreadable(name)
+            table = self.table(name)
+            removed = drop_duplicate_ids(table, name) if table is not None else 0
+        return (["removed the table; the next ingest rebuilds it"] if problem else []) + (
+            [f"removed {removed} duplicate rows"] if removed else [])
+
+    def _repair_unreadable(self, name: str) -> TableProblem | None:
+        """Remove the table when LanceDB cannot open it (the next sync rebuilds it); what was wrong."""
+        if self.table(name) is not None or name not in self.problems:
+            return None
+        remove_table(self.path, name)
+        return self.problems.pop(name)
+
 
     def table_names(self) -> list[str]:
         """The names of the store's tables, sorted (none before its first write)."""
@@ -192,8 +216,12 @@ class VectorStore:
     @writer(lambda store: store.path.parent)
     def sync(self, name: str, rows: list[dict[str, Any]], embedder: Embedder, batch: int = EMBED_BATCH) -> SyncStats:
         """Make table `name` hold exactly `rows` (each with `id` and `embed_text`)."""
-        table = self.table(name)
-        return self._sync_rows(name, table, rows, _current(table), embedder, batch)
+        with write_lock(self.path, name):
+            self._repair_unreadable(name)
+            table = self.table(name)
+            stats = self._sync_rows(name, table, rows, _current(table), embedder, batch)
+            reconcile_count(self.table(name), self.path, name, stats.total)
+            return stats
 
     @writer(lambda store: store.path.parent)
     def sync_groups(
@@ -204,7 +232,17 @@ class VectorStore:
         same, only the rows of groups whose digest differs from that sync's are made, and they are
         compared with the table's rows of those groups and of groups gone since (found by `column`).
         Otherwise every group's rows are made and compared with the whole table, as `sync` does. The
-        table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`)."""
+        table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`).
+        A table left unreadable is rebuilt; one holding more rows than the groups (two writers at
+        once) is reconciled row by row."""
+        with write_lock(self.path, name):
+            self._repair_unreadable(name)
+            stats = self._sync_groups(name, groups, embedder, column, batch)
+            if reconcile_count(self.table(name), self.path, name, stats.total):
+                stats = self._sync_groups(name, groups, embedder, column, batch)
+            return stats
+
+    def _sync_groups(self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str, batch: int) -> SyncStats:
         table = self.table(name)
         record = self.path / f"{name}.groups.json"
         state = _table_state(table) if table is not None else None
