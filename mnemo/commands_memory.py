@@ -1,4 +1,4 @@
-"""The memory commands of `mnemo`: recall, remember, forget, entity, and `eval locomo`."""
+"""The memory commands of `mnemo`: recall, remember, forget and entity."""
 
 import json
 import sys
@@ -10,14 +10,12 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.client import MemoryClient
-from mnemo.config import EmbedderConfig, load_config
-from mnemo.errors import ConfigError, MnemoError
+from mnemo.errors import MnemoError
 
 console = Console()
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-eval_app = typer.Typer(help="Measure recall quality on public benchmarks.", no_args_is_help=True)
 
 
 def _fail(message: str) -> None:
@@ -141,41 +139,3 @@ def entity(
         console.print(f"  {key}: {value['value']}  [dim](since {value['since'] or '?'})[/]")
     for rel in found["relations"]:
         console.print(f"  {rel['src']} —{rel['role'] or rel['type']}→ {rel['dst']}")
-
-
-def _embedder_settings(config: Path | None) -> EmbedderConfig:
-    """The configured embedder; the packaged MiniLM when no configuration file exists."""
-    try:
-        return load_config(config).embedder
-    except ConfigError:
-        if config is not None:
-            raise
-        return EmbedderConfig()
-
-
-@eval_app.command("locomo", context_settings={"allow_extra_args": True})
-def eval_locomo(
-    ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A LoCoMo JSON file (list of conversations with qa).")],
-    k: Annotated[list[int] | None, typer.Option("--k", help="Cut-offs, e.g. --k 5 10 20.")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")] = None,
-    config: ConfigOption = None,
-) -> None:
-    """Turn-level evidence recall@k on LoCoMo (categories 1-4): mnemo vs BM25 vs plain hybrid."""
-    from mnemo.eval.locomo import evaluate, format_table
-    from mnemo.stores.embedders import build_embedder
-    from ontology import load_ontology
-
-    extra = list(ctx.args)
-    if any(not a.isdigit() for a in extra):
-        _fail(f"unexpected arguments {extra}: cut-offs are whole numbers, e.g. --k 5 10 20")
-    cutoffs = tuple(sorted(set((k or []) + [int(a) for a in extra]))) or (5, 10, 20)
-    try:
-        embedder = build_embedder(_embedder_settings(config))
-        report = evaluate(file, embedder, load_ontology(), ks=cutoffs, progress=lambda m: Console(stderr=True).print(m))
-    except MnemoError as exc:
-        _fail(str(exc))
-        return
-    console.print(format_table(report), highlight=False)
-    if json_out:
-        json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")

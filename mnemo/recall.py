@@ -16,8 +16,9 @@ import numpy as np
 
 from mnemo.documents import normalize_name
 from mnemo.graph_view import hydrate
+from mnemo.recall_context import context_lines
 from mnemo.recall_graph import Hydration
-from mnemo.recall_rank import Pool, Weights, rows_around, said_by_named, scored_fusion
+from mnemo.recall_rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -67,6 +68,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
 
 
 Mode = Literal["eager", "deliberate"]
+CANDIDATES_PER_ITEM = 3  # candidates ranked for each item returned (summaries and the per-note cap reorder them)
 _REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
 
 
@@ -99,6 +101,8 @@ class RecallSettings:
     hold_rows: int = 50_000  # chunks tables up to this size are held in memory per version (0: never)
     exact_vectors: bool = True  # a held table is searched exactly, not through its ANN index
     deliberate_pool: int = 100
+    per_note: int = 2  # passages of one note or journal day before every other note's next (0: no cap)
+    per_note_window: int = 30  # candidates the cap reorders, at least
 
 
 @dataclass
@@ -213,17 +217,27 @@ class RecallEngine:
             self._add_neighbours(table, pool, size)
         self._drop_outside(pool, window)
         self._apply_salience(pool)
-        chosen = pool.best(k)
-        items = [self._item(pool, i) for i in chosen if i in pool.rows]
-        items = self._with_random(table, pool, items, k)
+        items = self._ranked(table, pool, k, mode)
         kinds = index.kinds
         grounding = self._grounding(entities, items, hydration, kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall_sleep import after_recall  # builds on this module's types
 
-        chunk_kinds = {i.id: pool.rows[i.id]["kind"] for i in items if i.id in pool.rows}
-        shaped = after_recall(self.root, table, RecallResult("", grounding, items + relations, mode, degraded), mode, kinds=chunk_kinds)
+        shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
         return replace(shaped, text=self._assemble(shaped.items))
+
+    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode) -> list[RecalledItem]:
+        """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
+        on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
+        before the other notes' (`diversified`), then a few salient memories for serendipity."""
+        from mnemo.recall_sleep import SleepView, eager_ranked
+
+        candidates = [self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))]
+        if mode == "eager":
+            candidates = eager_ranked(SleepView.load(self.root), table, candidates)
+        notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
+        items = diversified(candidates, self.settings.per_note, notes)[:k]
+        return self._with_random(table, pool, items, k)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
@@ -412,16 +426,7 @@ class RecallEngine:
         return items
 
     def _assemble(self, items: list[RecalledItem]) -> str:
-        lines, used = [], 0
-        for item in items:
-            where = " › ".join(p for p in (item.title, item.heading) if p)
-            line = f"- [{item.timestamp[:10]}] {where}: {item.text}" if where else f"- {item.text}"
-            cost = int(len(line.split()) * 1.3) + 1
-            if lines and used + cost > self.settings.token_budget:
-                break
-            lines.append(line)
-            used += cost
-        return "\n".join(lines)
+        return "\n".join(context_lines(items, self.settings.token_budget))  # type: ignore[arg-type]
 
 
 def timed_recall(engine: RecallEngine, query: str, k: int, mode: Mode) -> tuple[RecallResult, float]:
