@@ -2,6 +2,7 @@
 
 import json
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -36,19 +37,35 @@ def _client(namespace: str, config: Path | None) -> MemoryClient:
         raise
 
 
+def _window(since: str | None, until: str | None) -> tuple[str | None, str | None]:
+    """`--since` / `--until` as bounds on timestamps: a day given for `--until` holds all of that day."""
+    for name, value in (("--since", since), ("--until", until)):
+        if value is not None:
+            try:
+                date.fromisoformat(value[:10])
+            except ValueError:
+                _fail(f"{name} {value!r} is not a date: use YYYY-MM-DD")
+    if since and until and since[:10] > until[:10]:
+        _fail(f"--since {since} is after --until {until}")
+    return since, (until + "~" if until and len(until) == 10 else until)
+
+
 def recall(
     query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
     namespace: NamespaceOption = "example",
     k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
     mode: Annotated[str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")] = "eager",
+    since: Annotated[str | None, typer.Option("--since", help="Only what was written or said on or after this date (YYYY-MM-DD).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Recall what memory holds about QUERY: passages, why each came back, and the entities behind them."""
     if mode not in ("eager", "deliberate"):
         _fail(f"unknown mode {mode!r}: use eager or deliberate")
+    window = _window(since, until)
     try:
-        result = _client(namespace, config).recall(query, k=k, mode=mode)  # type: ignore[arg-type]
+        result = _client(namespace, config).recall(query, k=k, mode=mode, since=window[0], until=window[1])  # type: ignore[arg-type]
     except (MnemoError, ValueError) as exc:
         _fail(str(exc))
         return

@@ -9,6 +9,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ import numpy as np
 from mnemo.documents import normalize_name
 from mnemo.graph_view import hydrate
 from mnemo.recall_context import context_lines
+from mnemo.recall_dates import add_dated, dates_in, favour_dated
 from mnemo.recall_graph import Hydration
 from mnemo.recall_rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
@@ -101,6 +103,7 @@ class RecallSettings:
     hold_rows: int = 50_000  # chunks tables up to this size are held in memory per version (0: never)
     exact_vectors: bool = True  # a held table is searched exactly, not through its ANN index
     deliberate_pool: int = 100
+    date_weight: float = 1.0  # passages of a day the question names gain this share of the best score
     per_note: int = 2  # passages of one note or journal day before every other note's next (0: no cap)
     per_note_window: int = 30  # candidates the cap reorders, at least
 
@@ -202,8 +205,12 @@ class RecallEngine:
         size = s.deliberate_pool if mode == "deliberate" else s.pool
         names, index = self._names()
         entities = parse_refs(context or []) + index.find(query or "")
+        dated = dates_in(query, date.today()) if query and not (since or until) and s.date_weight else None
         if query and query.strip():
-            self._search(table, pool, query, size, window)
+            vector = self._search(table, pool, query, size, window)
+            if dated:
+                held = self._held_chunks(table) if s.exact_vectors else None
+                add_dated(pool, semantic(table, vector, size, TimeWindow(dated.since, dated.until), held), vector, s.cosine_weight)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -217,6 +224,8 @@ class RecallEngine:
             self._add_neighbours(table, pool, size)
         self._drop_outside(pool, window)
         self._apply_salience(pool)
+        if dated:
+            favour_dated(pool, dated, s.date_weight)
         items = self._ranked(table, pool, k, mode)
         kinds = index.kinds
         grounding = self._grounding(entities, items, hydration, kinds)
@@ -263,9 +272,10 @@ class RecallEngine:
             self._worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-recall")
         return self._worker
 
-    def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> None:
+    def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> np.ndarray:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
-        from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
+        from the query moved toward the first round's best hits (pseudo-relevance feedback).
+        Returns the query's vector."""
         s = self.settings
         vector, lexical_rows, semantic_rows = self._hits(table, query, size, window)
         if s.feedback_docs:
@@ -275,8 +285,9 @@ class RecallEngine:
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
         if s.fusion == "scored":
             self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
-            return
-        self._fuse(pool, lexical_rows, semantic_rows)
+        else:
+            self._fuse(pool, lexical_rows, semantic_rows)
+        return vector
 
     def _fuse(self, pool: Pool, lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> Pool:
         """The pool with both searches' hits added by weighted reciprocal rank."""
