@@ -3,8 +3,9 @@
 Every closed day with content gets a day summary. Weeks that ended more than
 `week_after_days` ago get a week summary made from their days, months that ended more
 than `month_after_days` ago a month summary. The coarsest summary of a period is `eager`
-(eager recall prefers it); the finer ones stay reachable for deliberate recall. A summary
-is re-made only when the digest of what it rests on changed.
+(eager recall ranks it beside the passages it cites); the finer ones are for deliberate recall.
+A summary's `sources` are the passages its sentences were taken from, and it is re-made when
+the digest of what its period holds changed (a passage added, changed or removed).
 """
 
 from collections import defaultdict
