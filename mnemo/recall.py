@@ -230,9 +230,10 @@ class RecallEngine:
         kinds = index.kinds
         grounding = self._grounding(entities, items, hydration, kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
-        from mnemo.recall_sleep import after_recall  # builds on this module's types
+        from mnemo.recall_sleep import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        shaped = replace(shaped, items=with_source_paths(table, shaped.items))
         return replace(shaped, text=self._assemble(shaped.items))
 
     def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode) -> list[RecalledItem]:
@@ -243,7 +244,7 @@ class RecallEngine:
 
         candidates = [self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))]
         if mode == "eager":
-            candidates = eager_ranked(SleepView.load(self.root), table, candidates)
+            candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
         return self._with_random(table, pool, items, k)

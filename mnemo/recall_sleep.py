@@ -139,7 +139,7 @@ def log_recall(root: Path, result: RecallResult, at: datetime | None = None) -> 
         LOG.warning("recall not logged as an access in %s: %s", root, error)
 
 
-def eager_ranked(view: SleepView, table: Any, items: list[RecalledItem]) -> list[RecalledItem]:
+def eager_ranked(view: SleepView, items: list[RecalledItem]) -> list[RecalledItem]:
     """Eager candidates re-ranked on one score with what sleep mode adds: a faded passage keeps
     FADED_SHARE of its score (lower, still there), and the coarsest summary citing candidates joins
     with SUMMARY_SHARE of their summed scores. Each passage a summary cites carries it
@@ -152,25 +152,33 @@ def eager_ranked(view: SleepView, table: Any, items: list[RecalledItem]) -> list
         if summary is not None:
             item = replace(item, metadata={**item.metadata, "summarized_by": _brief(summary)})
         out.append(item)
-    out += _summary_items(view, table, out)
+    out += _summary_items(view, out)
     return sorted(out, key=lambda i: -i.score)
 
 
-def _summary_items(view: SleepView, table: Any, items: list[RecalledItem]) -> list[RecalledItem]:
+def _summary_items(view: SleepView, items: list[RecalledItem]) -> list[RecalledItem]:
     cited: dict[str, list[RecalledItem]] = {}
     for item in items:
         summary = view.cited_by.get(item.id)
         if summary is not None:
             cited.setdefault(summary["id"], []).append(item)
-    if not cited:
-        return []
-    sources = sorted({c for sid in cited for c in view.summary(sid)["sources"]})
-    paths = {i: r["path"] for i, r in rows_by_id(table, sources, ["id", "path"]).items()} if table is not None else {}
-    out = []
-    for sid, matched in cited.items():
-        score = SUMMARY_SHARE * sum(i.score for i in matched)
-        out.append(_summary_item(view.summary(sid), round(score, 6), ["summary of matches"], paths, [i.id for i in matched]))
-    return out
+    return [_summary_item(view.summary(sid), round(SUMMARY_SHARE * sum(i.score for i in matched), 6), ["summary of matches"],
+                          [i.id for i in matched]) for sid, matched in cited.items()]
+
+
+def with_source_paths(table: Any, items: list[RecalledItem]) -> list[RecalledItem]:
+    """Summary items with the notes of their sources (`source_paths`) and, as `path`, the note of
+    their best-matching source (else their first): one lookup, only when summaries are returned."""
+    summaries = [i for i in items if i.kind == "summary"]
+    if table is None or not summaries:
+        return items
+    wanted = sorted({c for i in summaries for c in i.metadata["sources"]})
+    paths = {i: r["path"] for i, r in rows_by_id(table, wanted, ["id", "path"]).items()}
+    for item in summaries:
+        notes = list(dict.fromkeys(paths[c] for c in item.metadata["sources"] if c in paths))
+        item.metadata["source_paths"] = notes
+        item.path = next((paths[c] for c in item.metadata["matched"] if c in paths), notes[0] if notes else "")
+    return items
 
 
 def _deliberate_extras(view: SleepView, items: list[RecalledItem], entities: list[str]) -> list[RecalledItem]:
@@ -179,7 +187,7 @@ def _deliberate_extras(view: SleepView, items: list[RecalledItem], entities: lis
     for day in days:
         for summary in view.covering(day):
             if len(extras) < DELIBERATE_SUMMARIES and summary["id"] not in extras:
-                extras[summary["id"]] = _summary_item(summary, 0.0, ["period summary"], {}, [])
+                extras[summary["id"]] = _summary_item(summary, 0.0, ["period summary"], [])
     communities = list(dict.fromkeys(view.community_of[e] for e in entities if e in view.community_of))
     for cid in communities[:DELIBERATE_COMMUNITIES]:
         row = view.communities[cid]
@@ -192,18 +200,14 @@ def _brief(summary: dict[str, Any]) -> dict[str, Any]:
     return {"id": summary["id"], "level": summary["level"], "period": summary["period"], "text": summary["text"]}
 
 
-def _summary_item(summary: dict[str, Any], score: float, reasons: list[str], paths: dict[str, str],
-                  matched: list[str]) -> RecalledItem:
-    """A summary as a recall item: the period it covers, the passages it was made from (`sources`,
-    with their notes' paths), and which of this recall's candidates it cites (`matched`)."""
-    sources = list(summary["sources"])
-    notes = list(dict.fromkeys(paths[c] for c in sources if c in paths))
-    first = next((paths[c] for c in matched if c in paths), notes[0] if notes else "")
-    return RecalledItem(summary["id"], "summary", summary["text"], score, path=first, title=f"{summary['level']} {summary['period']}",
+def _summary_item(summary: dict[str, Any], score: float, reasons: list[str], matched: list[str]) -> RecalledItem:
+    """A summary as a recall item: the period it covers, the passages it was made from (`sources`;
+    `with_source_paths` adds their notes), and which of this recall's candidates it cites (`matched`)."""
+    return RecalledItem(summary["id"], "summary", summary["text"], score, title=f"{summary['level']} {summary['period']}",
                         timestamp=summary["period_start"], reasons=reasons,
                         metadata={"level": summary["level"], "period": summary["period"],
                                   "covers": {"start": summary["period_start"], "end": summary["period_end"]},
-                                  "sources": sources, "source_paths": notes, "matched": matched})
+                                  "sources": list(summary["sources"]), "source_paths": [], "matched": matched})
 
 
 def record_lookup(root: Path, entity_id: str) -> None:

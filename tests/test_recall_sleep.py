@@ -83,3 +83,4 @@ def test_summaries_add_to_old_periods_and_hide_nothing(workspace: Workspace) -> 
     assert kinds.get(chunk) == "chunk"
     assert {"summary_month_2026-11", "summary_week_2026-W47", "summary_day_2026-11-20"} <= set(kinds)
     assert "community" in kinds.values() and not deliberate.top_of_mind
+    assert all(i.path and i.metadata["source_paths"] for i in deliberate.items if i.kind == "summary")
