@@ -10,7 +10,6 @@ from rich.console import Console
 from mnemo.config import EmbedderConfig, load_config
 from mnemo.errors import ConfigError, MnemoError
 
-console = Console()
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")]
 AfterSleepOption = Annotated[bool, typer.Option(
@@ -61,7 +60,7 @@ def eval_locomo(
     except MnemoError as exc:
         _fail(str(exc))
         return
-    console.print(format_table(report), highlight=False)
+    typer.echo(format_table(report))
     if json_out:
         json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")
 
@@ -89,6 +88,6 @@ def eval_notes(
     except MnemoError as exc:
         _fail(str(exc))
         return
-    console.print(format_notes_table(report), highlight=False)
+    typer.echo(format_notes_table(report))
     if json_out:
         json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")

@@ -27,6 +27,7 @@ QUESTIONS = [
     {"id": "q1", "question": "what did I plan for the boat with Marta", "gold": ["Daily/2025-01-06.md"], "kind": "fact"},
     {"id": "q2", "question": "how do you make those Portuguese custard tarts", "gold": ["Recipes/Pastel de nata.md"], "kind": "fact"},
     {"id": "q3", "question": "what did I write on January 7, 2025?", "gold": ["Daily/2025-01-07.md"], "kind": "date"},
+    {"id": "q4", "question": "the note that got corrupted", "gold": ["Broken.md"], "kind": "fact"},
 ]
 
 
@@ -36,6 +37,7 @@ def small(tmp_path: Path) -> tuple[Path, Path, Path]:
     for rel, text in NOTES.items():
         (vault / rel).parent.mkdir(parents=True, exist_ok=True)
         (vault / rel).write_text(text + "\n", encoding="utf-8")
+    (vault / "Broken.md").write_bytes(b"caf\xe9 au lait, not UTF-8\n")  # quarantined by the source, never read
     qa = tmp_path / "qa.jsonl"
     qa.write_text("\n".join(json.dumps(q) for q in QUESTIONS) + "\n", encoding="utf-8")
     config = make_workspace(tmp_path, {}).config_path  # a config that names the hashing embedder
@@ -49,14 +51,16 @@ def test_eval_notes_scores_mnemo_before_and_after_sleep_against_bm25(small: tupl
                                       "--json", str(out), "--config", str(config)])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert report["questions"] == 3 and report["after_sleep"] and report["vault"] == "vault"
+    assert report["questions"] == 4 and report["after_sleep"] and report["vault"] == "vault"
+    assert list(report["unreadable"]) == ["q4"] and "Broken.md" in report["unreadable"]["q4"]
     assert set(report["systems"]) == {"mnemo", "bm25", "mnemo after sleep"}
     for figures in report["systems"].values():
         overall = figures["overall"]
         assert 0 <= overall["hit@1"] <= overall["hit@5"] <= overall["hit@10"] <= 1 and 0 <= overall["MRR"] <= 1
-        assert set(figures["by_kind"]) == {"fact", "date"} and figures["by_kind"]["fact"]["questions"] == 2
+        assert set(figures["by_kind"]) == {"fact", "date"} and figures["by_kind"]["fact"]["questions"] == 3
+        assert overall["hit@10"] <= 0.75  # the unreadable note is found by no system
     assert report["systems"]["mnemo"]["by_kind"]["date"]["hit@1"] == 1.0  # the day the question names comes first
-    assert "mnemo after sleep" in result.output and "bm25" in result.output
+    assert "mnemo after sleep" in result.output and "bm25" in result.output and "could not read" in result.output
 
 
 @pytest.mark.parametrize(("line", "reason"), [

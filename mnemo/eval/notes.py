@@ -127,7 +127,7 @@ class NoteIndex:
         text = fts_query(question)
         if not text:
             return []
-        rows = self.table.search(text, query_type="fts", fts_columns="text").select(["path"]).limit(k).to_list()
+        rows = self.table.search(text, query_type="fts", fts_columns="text").select(["path", "_score"]).limit(k).to_list()
         return [r["path"] for r in rows]
 
 
@@ -150,10 +150,7 @@ def evaluate_notes(
     scores = NoteScores()
     with tempfile.TemporaryDirectory(prefix="mnemo-notes-") as tmp:
         ingested = ingest_vault(Path(vault), kind, Path(tmp), embedder, ontology, settings or RecallSettings())
-        known = {d.path for d in ingested.files.read_documents()}
-        missing = sorted({g for q in questions for g in q.gold} - known)
-        if missing:
-            raise MnemoError(f"{qa_path}: gold notes not in {vault}: {', '.join(missing[:5])}")
+        unread = unreadable(qa_path, Path(vault), questions, ingested.files)
         index = NoteIndex(ingested.files, Path(tmp) / "baseline")
         for question in questions:
             scores.add("bm25", question, index.search(question.text, DEPTH))
@@ -164,7 +161,20 @@ def evaluate_notes(
             SleepFiles(ingested.files.root).access_log.unlink(missing_ok=True)
             consolidate_for_eval(ingested.files, ingested.graph, ingested.vectors)
             ask_all(ingested, questions, scores, "mnemo after sleep")
-    return summarize_notes(scores, Path(vault).name, after_sleep)
+    return {**summarize_notes(scores, Path(vault).name, after_sleep), "unreadable": unread}
+
+
+def unreadable(qa_path: Path, vault: Path, questions: list[NoteQuestion], files: NamespaceFiles) -> dict[str, str]:
+    """Question id -> why none of its gold notes could be read (the source's problem report), for
+    questions whose gold notes exist but were not ingested: they stay in the scores, found by no
+    system. A gold path that is not in the vault at all is an error in the question file."""
+    absent = sorted({g for q in questions for g in q.gold if not (vault / g).is_file()})
+    if absent:
+        raise MnemoError(f"{qa_path}: gold notes not in {vault}: {', '.join(absent[:5])}")
+    read = {d.path for d in files.read_documents()}
+    problems = {str(p["path"]): str(p["reason"]) for p in files.read_problems()}
+    return {q.id: "; ".join(f"{g}: {problems.get(g, 'not read')}" for g in q.gold)
+            for q in questions if not any(g in read for g in q.gold)}
 
 
 def _figures(rows: list[tuple[str, int, int]]) -> dict[str, float]:
@@ -190,8 +200,11 @@ def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[s
 def format_notes_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table (one row per system and question kind)."""
     head = ["hit@1", "hit@5", "hit@10", "MRR", "notes"]
-    lines = [f"Note recall on {report['vault']} — {report['questions']} questions (notes: distinct notes in {report['depth']} items)",
-             f"{'system':<18} {'kind':<10} {'n':>3} " + " ".join(f"{h:>6}" for h in head)]
+    lines = [f"Note recall on {report['vault']} — {report['questions']} questions (notes: distinct notes in {report['depth']} items)"]
+    if report.get("unreadable"):
+        lines.append(f"{len(report['unreadable'])} questions have gold notes the source could not read (scored as misses): "
+                     + ", ".join(report["unreadable"]))
+    lines.append(f"{'system':<18} {'kind':<10} {'n':>3} " + " ".join(f"{h:>6}" for h in head))
     for name, figures in report["systems"].items():
         rows = [("all", report["questions"], figures["overall"])]
         rows += [(kind, row["questions"], row) for kind, row in figures["by_kind"].items()]
