@@ -60,6 +60,8 @@ def test_markup_is_stripped_from_summary_sentences() -> None:
          "which compounds in dog saliva fight bacteria?|Lysozyme and lactoferrin are two of them."),
         ("TODO Fix the `.gitignore` file so the [Git plugin](https://example.org/git) stops failing",
          "Fix the .gitignore file so the Git plugin stops failing"),
+        ("Most apples are {{cloze red \\\\ color}} and most pears {{cloze green}} in autumn.",
+         "Most apples are red and most pears green in autumn."),
         ("```python\nprint('hello world from code')\n```\ntype:: [[Feature]]\n| a | b |\nThe export finished in 3 minutes.",
          "The export finished in 3 minutes."),
     ]

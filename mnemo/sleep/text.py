@@ -16,7 +16,7 @@ _DROP_LINES = re.compile(
     re.MULTILINE)
 _INLINE = (
     (re.compile(r"!\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?|!\[\[[^\]]*\]\]"), ""),  # images and embeds, with {:height …}
-    (re.compile(r"\{\{\s*cloze\s+([^}]*)\}\}"), r"\1"),  # a cloze keeps its answer
+    (re.compile(r"\{\{\s*cloze\s+([^}]*?)\s*(?:\\\\[^}]*)?\}\}"), r"\1"),  # a cloze keeps its answer, not its cue
     (re.compile(r"\{\{[^}]*\}\}|\(\([0-9a-f\-]{8,}\)\)"), ""),  # macros, block references
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [label](url) -> label
     (re.compile(r"\[\[[^\]]*\]\[([^\]]*)\]\]"), r"\1"),  # Org [[url][label]] -> label
