@@ -18,7 +18,7 @@ import numpy as np
 from mnemo.documents import normalize_name
 from mnemo.graph_view import hydrate
 from mnemo.recall_context import context_lines
-from mnemo.recall_dates import add_dated, dates_in, favour_dated
+from mnemo.recall_dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall_graph import Hydration
 from mnemo.recall_rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
@@ -152,6 +152,13 @@ def parse_refs(values: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def _check_request(query: str | None, context: list[str] | None, mode: str) -> None:
+    if not (query and query.strip()) and not context:
+        raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
+    if mode not in ("eager", "deliberate"):
+        raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
+
+
 class RecallEngine:
     """Hybrid retrieval over one namespace, hydrated from its graph when the graph is free."""
 
@@ -192,10 +199,7 @@ class RecallEngine:
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
         until: str | None,
     ) -> RecallResult:
-        if not (query and query.strip()) and not context:
-            raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
-        if mode not in ("eager", "deliberate"):
-            raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
+        _check_request(query, context, mode)
         table = self.vectors.table("chunks")
         if table is None:
             return RecallResult("", [], [], mode)
@@ -207,10 +211,7 @@ class RecallEngine:
         entities = parse_refs(context or []) + index.find(query or "")
         dated = dates_in(query, date.today()) if query and not (since or until) and s.date_weight else None
         if query and query.strip():
-            vector = self._search(table, pool, query, size, window)
-            if dated:
-                held = self._held_chunks(table) if s.exact_vectors else None
-                add_dated(pool, semantic(table, vector, size, TimeWindow(dated.since, dated.until), held), vector, s.cosine_weight)
+            self._search_dated(table, pool, self._search(table, pool, query, size, window), size, dated)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -227,8 +228,7 @@ class RecallEngine:
         if dated:
             favour_dated(pool, dated, s.date_weight)
         items = self._ranked(table, pool, k, mode)
-        kinds = index.kinds
-        grounding = self._grounding(entities, items, hydration, kinds)
+        grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall_sleep import after_recall, with_source_paths  # builds on this module's types
 
@@ -289,6 +289,13 @@ class RecallEngine:
         else:
             self._fuse(pool, lexical_rows, semantic_rows)
         return vector
+
+    def _search_dated(self, table: Any, pool: Pool, vector: np.ndarray, size: int, dated: DaySpan | None) -> None:
+        """The passages of the days the question names join the pool (`recall_dates.add_dated`)."""
+        if dated is not None:
+            held = self._held_chunks(table) if self.settings.exact_vectors else None
+            rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until), held)
+            add_dated(pool, rows, vector, self.settings.cosine_weight)
 
     def _fuse(self, pool: Pool, lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> Pool:
         """The pool with both searches' hits added by weighted reciprocal rank."""
