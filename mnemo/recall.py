@@ -233,8 +233,15 @@ class RecallEngine:
         from mnemo.recall_sleep import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
-        shaped = replace(shaped, items=with_source_paths(table, shaped.items))
+        shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
         return replace(shaped, text=self._assemble(shaped.items))
+
+    def _paths(self, table: Any, ids: list[str]) -> dict[str, str]:
+        """Chunk id -> its note's path: from the held rows of a small table, else one lookup."""
+        held = self._held_chunks(table)
+        if held is not None:
+            return held.column(ids, "path")
+        return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
     def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries

@@ -15,6 +15,7 @@ Nothing changes before sleep mode has run: without its files, results pass throu
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
@@ -23,7 +24,6 @@ from typing import Any
 
 from mnemo.memories import parse_ref
 from mnemo.recall import RecalledItem, RecallResult
-from mnemo.recall_search import rows_by_id
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
 
@@ -166,14 +166,14 @@ def _summary_items(view: SleepView, items: list[RecalledItem]) -> list[RecalledI
                           [i.id for i in matched]) for sid, matched in cited.items()]
 
 
-def with_source_paths(table: Any, items: list[RecalledItem]) -> list[RecalledItem]:
+def with_source_paths(items: list[RecalledItem], paths_of: Callable[[list[str]], dict[str, str]]) -> list[RecalledItem]:
     """Summary items with the notes of their sources (`source_paths`) and, as `path`, the note of
-    their best-matching source (else their first): one lookup, only when summaries are returned."""
+    their best-matching source (else their first); `paths_of` (chunk ids -> their paths) is asked
+    once, only when summaries are returned."""
     summaries = [i for i in items if i.kind == "summary"]
-    if table is None or not summaries:
+    if not summaries:
         return items
-    wanted = sorted({c for i in summaries for c in i.metadata["sources"]})
-    paths = {i: r["path"] for i, r in rows_by_id(table, wanted, ["id", "path"]).items()}
+    paths = paths_of(sorted({c for i in summaries for c in i.metadata["sources"]}))
     for item in summaries:
         notes = list(dict.fromkeys(paths[c] for c in item.metadata["sources"] if c in paths))
         item.metadata["source_paths"] = notes
