@@ -10,7 +10,7 @@ from rich.table import Table
 from mnemo.commands_extraction import extraction_state, print_extraction_state
 from mnemo.commands_sleep import register as register_sleep_commands
 from mnemo.commands_writeback import writeback
-from mnemo import commands_assist, commands_memory
+from mnemo import commands_assist, commands_eval, commands_memory
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.doctor import examine
 from mnemo.errors import MnemoError
@@ -25,7 +25,7 @@ console = Console()
 app.command()(writeback)
 for _command in (commands_memory.recall, commands_memory.remember, commands_memory.forget, commands_memory.entity):
     app.command()(_command)
-app.add_typer(commands_memory.eval_app, name="eval")
+app.add_typer(commands_eval.eval_app, name="eval")
 app.command()(commands_assist.mcp)
 app.command()(commands_assist.serve)
 app.add_typer(commands_assist.keys_app, name="keys")

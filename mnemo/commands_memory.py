@@ -1,7 +1,8 @@
-"""The memory commands of `mnemo`: recall, remember, forget, entity, and `eval locomo`."""
+"""The memory commands of `mnemo`: recall, remember, forget and entity."""
 
 import json
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,14 +11,12 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.client import MemoryClient
-from mnemo.config import EmbedderConfig, load_config
-from mnemo.errors import ConfigError, MnemoError
+from mnemo.errors import MnemoError
 
 console = Console()
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-eval_app = typer.Typer(help="Measure recall quality on public benchmarks.", no_args_is_help=True)
 
 
 def _fail(message: str) -> None:
@@ -38,19 +37,35 @@ def _client(namespace: str, config: Path | None) -> MemoryClient:
         raise
 
 
+def _window(since: str | None, until: str | None) -> tuple[str | None, str | None]:
+    """`--since` / `--until` as bounds on timestamps: a day given for `--until` holds all of that day."""
+    for name, value in (("--since", since), ("--until", until)):
+        if value is not None:
+            try:
+                date.fromisoformat(value[:10])
+            except ValueError:
+                _fail(f"{name} {value!r} is not a date: use YYYY-MM-DD")
+    if since and until and since[:10] > until[:10]:
+        _fail(f"--since {since} is after --until {until}")
+    return since, (until + "~" if until and len(until) == 10 else until)
+
+
 def recall(
     query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
     namespace: NamespaceOption = "example",
     k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
     mode: Annotated[str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")] = "eager",
+    since: Annotated[str | None, typer.Option("--since", help="Only what was written or said on or after this date (YYYY-MM-DD).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Recall what memory holds about QUERY: passages, why each came back, and the entities behind them."""
     if mode not in ("eager", "deliberate"):
         _fail(f"unknown mode {mode!r}: use eager or deliberate")
+    window = _window(since, until)
     try:
-        result = _client(namespace, config).recall(query, k=k, mode=mode)  # type: ignore[arg-type]
+        result = _client(namespace, config).recall(query, k=k, mode=mode, since=window[0], until=window[1])  # type: ignore[arg-type]
     except (MnemoError, ValueError) as exc:
         _fail(str(exc))
         return
@@ -146,41 +161,3 @@ def entity(
         console.print(f"  {key}: {value['value']}  [dim](since {value['since'] or '?'})[/]")
     for rel in found["relations"]:
         console.print(f"  {rel['src']} —{rel['role'] or rel['type']}→ {rel['dst']}")
-
-
-def _embedder_settings(config: Path | None) -> EmbedderConfig:
-    """The configured embedder; the packaged MiniLM when no configuration file exists."""
-    try:
-        return load_config(config).embedder
-    except ConfigError:
-        if config is not None:
-            raise
-        return EmbedderConfig()
-
-
-@eval_app.command("locomo", context_settings={"allow_extra_args": True})
-def eval_locomo(
-    ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A LoCoMo JSON file (list of conversations with qa).")],
-    k: Annotated[list[int] | None, typer.Option("--k", help="Cut-offs, e.g. --k 5 10 20.")] = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")] = None,
-    config: ConfigOption = None,
-) -> None:
-    """Turn-level evidence recall@k on LoCoMo (categories 1-4): mnemo vs BM25 vs plain hybrid."""
-    from mnemo.eval.locomo import evaluate, format_table
-    from mnemo.stores.embedders import build_embedder
-    from ontology import load_ontology
-
-    extra = list(ctx.args)
-    if any(not a.isdigit() for a in extra):
-        _fail(f"unexpected arguments {extra}: cut-offs are whole numbers, e.g. --k 5 10 20")
-    cutoffs = tuple(sorted(set((k or []) + [int(a) for a in extra]))) or (5, 10, 20)
-    try:
-        embedder = build_embedder(_embedder_settings(config))
-        report = evaluate(file, embedder, load_ontology(), ks=cutoffs, progress=lambda m: Console(stderr=True).print(m))
-    except MnemoError as exc:
-        _fail(str(exc))
-        return
-    console.print(format_table(report), highlight=False)
-    if json_out:
-        json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")

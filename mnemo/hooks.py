@@ -18,6 +18,7 @@ from mnemo.activity import last_interaction, mark_interaction, timeline, top_of_
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.memories import Memory
+from mnemo.recall_context import context_lines
 
 TOKEN_BUDGET = 800
 GRAPH_TTL = 60.0
@@ -78,11 +79,13 @@ def _since_text(last: str | None, now: dt.datetime) -> str | None:
     return f"Last talked moments ago ({last})."
 
 
-def _sections(client: MemoryClient, query: str, now: dt.datetime) -> list[tuple[str, list[str]]]:
+def _sections(client: MemoryClient, query: str, now: dt.datetime, budget: int) -> list[tuple[str, list[str]]]:
     sections: list[tuple[str, list[str]]] = []
     if query.strip():
         result = client.recall(query, k=8, mode="eager")
-        sections.append(("Relevant memories", [f"- {_one_line(i.text)}" for i in result.items if i.text.strip()]))
+        items = [i for i in result.items if i.text.strip()]
+        lines = context_lines(items, budget, lambda line: tokens(line) + 1, lambda i: f"- {_one_line(i.text)}")  # type: ignore[arg-type]
+        sections.append(("Relevant memories", [" ".join(line.split()) for line in lines]))
     last = last_interaction(client)
     since = _since_text(last, now)
     if since:
@@ -106,7 +109,7 @@ def before_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime
     now = now or dt.datetime.now(dt.timezone.utc)
     lines: list[str] = []
     used = 0
-    for title, body in _sections(client, latest_user_message(messages), now):
+    for title, body in _sections(client, latest_user_message(messages), now, token_budget):
         header = f"## {title}"
         fitting: list[str] = []
         spent = tokens(header) + 1

@@ -9,6 +9,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,8 +17,10 @@ import numpy as np
 
 from mnemo.documents import normalize_name
 from mnemo.graph_view import hydrate
+from mnemo.recall_context import context_lines
+from mnemo.recall_dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall_graph import Hydration
-from mnemo.recall_rank import Pool, Weights, rows_around, said_by_named, scored_fusion
+from mnemo.recall_rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
 from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -68,6 +71,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
 
 Mode = Literal["eager", "deliberate"]
 PAGE_PASSAGES = 3  # passages of a named entity's own note that join a query's pool
+CANDIDATES_PER_ITEM = 3  # candidates ranked for each item returned (summaries and the per-note cap reorder them)
 _REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
 
 
@@ -100,6 +104,9 @@ class RecallSettings:
     hold_rows: int = 50_000  # chunks tables up to this size are held in memory per version (0: never)
     exact_vectors: bool = True  # a held table is searched exactly, not through its ANN index
     deliberate_pool: int = 100
+    date_weight: float = 1.0  # passages of a day the question names gain this share of the best score
+    per_note: int = 2  # passages of one note or journal day before every other note's next (0: no cap)
+    per_note_window: int = 30  # candidates the cap reorders, at least
 
 
 @dataclass
@@ -146,6 +153,13 @@ def parse_refs(values: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def _check_request(query: str | None, context: list[str] | None, mode: str) -> None:
+    if not (query and query.strip()) and not context:
+        raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
+    if mode not in ("eager", "deliberate"):
+        raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
+
+
 class RecallEngine:
     """Hybrid retrieval over one namespace, hydrated from its graph when the graph is free."""
 
@@ -186,10 +200,7 @@ class RecallEngine:
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
         until: str | None,
     ) -> RecallResult:
-        if not (query and query.strip()) and not context:
-            raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
-        if mode not in ("eager", "deliberate"):
-            raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
+        _check_request(query, context, mode)
         table = self.vectors.table("chunks")
         if table is None:
             problem = self.vectors.problems.get("chunks")
@@ -200,8 +211,9 @@ class RecallEngine:
         size = s.deliberate_pool if mode == "deliberate" else s.pool
         names, index = self._names()
         entities = parse_refs(context or []) + index.find(query or "")
+        dated = dates_in(query, date.today()) if query and not (since or until) and s.date_weight else None
         if query and query.strip():
-            self._search(table, pool, query, size, window)
+            self._search_dated(table, pool, self._search(table, pool, query, size, window), size, dated)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -216,17 +228,36 @@ class RecallEngine:
             self._add_neighbours(table, pool, size)
         self._drop_outside(pool, window)
         self._apply_salience(pool)
-        chosen = pool.best(k)
-        items = [self._item(pool, i) for i in chosen if i in pool.rows]
-        items = self._with_random(table, pool, items, k)
-        kinds = index.kinds
-        grounding = self._grounding(entities, items, hydration, kinds)
+        if dated:
+            favour_dated(pool, dated, s.date_weight)
+        items = self._ranked(table, pool, k, mode)
+        grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
-        from mnemo.recall_sleep import after_recall  # builds on this module's types
+        from mnemo.recall_sleep import after_recall, with_source_paths  # builds on this module's types
 
-        chunk_kinds = {i.id: pool.rows[i.id]["kind"] for i in items if i.id in pool.rows}
-        shaped = after_recall(self.root, table, RecallResult("", grounding, items + relations, mode, degraded), mode, kinds=chunk_kinds)
+        shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
         return replace(shaped, text=self._assemble(shaped.items))
+
+    def _paths(self, table: Any, ids: list[str]) -> dict[str, str]:
+        """Chunk id -> its note's path: from the held rows of a small table, else one lookup."""
+        held = self._held_chunks(table)
+        if held is not None:
+            return held.column(ids, "path")
+        return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
+
+    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode) -> list[RecalledItem]:
+        """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
+        on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
+        before the other notes' (`diversified`), then a few salient memories for serendipity."""
+        from mnemo.recall_sleep import SleepView, eager_ranked
+
+        candidates = [self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))]
+        if mode == "eager":
+            candidates = eager_ranked(SleepView.load(self.root), candidates)
+        notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
+        items = diversified(candidates, self.settings.per_note, notes)[:k]
+        return self._with_random(table, pool, items, k)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
@@ -252,9 +283,10 @@ class RecallEngine:
             self._worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-recall")
         return self._worker
 
-    def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> None:
+    def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> np.ndarray:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
-        from the query moved toward the first round's best hits (pseudo-relevance feedback)."""
+        from the query moved toward the first round's best hits (pseudo-relevance feedback).
+        Returns the query's vector."""
         s = self.settings
         vector, lexical_rows, semantic_rows = self._hits(table, query, size, window)
         if s.feedback_docs:
@@ -264,8 +296,16 @@ class RecallEngine:
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
         if s.fusion == "scored":
             self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
-            return
-        self._fuse(pool, lexical_rows, semantic_rows)
+        else:
+            self._fuse(pool, lexical_rows, semantic_rows)
+        return vector
+
+    def _search_dated(self, table: Any, pool: Pool, vector: np.ndarray, size: int, dated: DaySpan | None) -> None:
+        """The passages of the days the question names join the pool (`recall_dates.add_dated`)."""
+        if dated is not None:
+            held = self._held_chunks(table) if self.settings.exact_vectors else None
+            rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until), held)
+            add_dated(pool, rows, vector, self.settings.cosine_weight)
 
     def _fuse(self, pool: Pool, lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> Pool:
         """The pool with both searches' hits added by weighted reciprocal rank."""
@@ -427,16 +467,7 @@ class RecallEngine:
         return items
 
     def _assemble(self, items: list[RecalledItem]) -> str:
-        lines, used = [], 0
-        for item in items:
-            where = " › ".join(p for p in (item.title, item.heading) if p)
-            line = f"- [{item.timestamp[:10]}] {where}: {item.text}" if where else f"- {item.text}"
-            cost = int(len(line.split()) * 1.3) + 1
-            if lines and used + cost > self.settings.token_budget:
-                break
-            lines.append(line)
-            used += cost
-        return "\n".join(lines)
+        return "\n".join(context_lines(items, self.settings.token_budget))  # type: ignore[arg-type]
 
 
 def timed_recall(engine: RecallEngine, query: str, k: int, mode: Mode) -> tuple[RecallResult, float]:

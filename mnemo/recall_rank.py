@@ -165,3 +165,19 @@ def scored_fusion(
             reasons += ("speaker",)
         out.append(Scored(row, score, reasons))
     return sorted(out, key=lambda s: (-s.score, s.row["id"]))
+
+
+def diversified(items: list[Any], cap: int, groups: dict[str, str]) -> list[Any]:
+    """The items (anything with an `id`) in order, except that past the first `cap` items of a
+    group (`groups`: item id -> its note; items not in it belong to none), the group's others wait
+    behind every other item."""
+    if cap <= 0:
+        return items
+    counts: dict[str, int] = {}
+    first, later = [], []
+    for item in items:
+        key = groups.get(item.id)
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+        (later if key is not None and counts[key] > cap else first).append(item)
+    return first + later

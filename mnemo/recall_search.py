@@ -102,6 +102,11 @@ class HeldChunks:
         found = [self.offset[i] for i in ids if i in self.offset]
         return vector_rows(self.data.take(found)) if found else []
 
+    def column(self, ids: list[str], name: str) -> dict[str, Any]:
+        """id -> the value of one column, for the given ids that are held."""
+        found = [self.offset[i] for i in ids if i in self.offset]
+        return dict(zip((self.ids[n] for n in found), self.data[name].take(found).to_pylist())) if found else {}
+
     def nearest(self, vector: np.ndarray, limit: int, window: TimeWindow) -> list[str]:
         """Ids of the `limit` rows nearest the vector by cosine, inside the window (exact search)."""
         query = np.asarray(vector, dtype=np.float32)

@@ -2,9 +2,11 @@
 
 - Every recall appends its chunks and grounded entities to the access log (`record_access`),
   so what is recalled is reinforced at the next consolidation.
-- Eager recall leaves out `faded` items, answers old periods with their coarsest summary (a
-  Week or Month summary replaces the journal and chat chunks of the period it covers, one item
-  per period) and carries the top-of-mind entities.
+- Eager recall ranks passages and summaries on one score (`eager_ranked`): a faded passage
+  ranks lower but still comes back when it matches, and the coarsest summary that cites some of
+  the candidates joins them, scored from the passages it cites; a summary hides nothing. The
+  passages a summary cites carry it, so that a tight context (`recall_context`) can let the
+  summary stand in for its lower-ranked passages. Eager recall also carries the top-of-mind entities.
 - Deliberate recall keeps every detail and adds the summaries of the periods its chunks fall
   in and the summaries of the communities of the entities it grounds.
 
@@ -13,6 +15,7 @@ Nothing changes before sleep mode has run: without its files, results pass throu
 
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property
@@ -21,11 +24,11 @@ from typing import Any
 
 from mnemo.memories import parse_ref
 from mnemo.recall import RecalledItem, RecallResult
-from mnemo.recall_search import rows_by_id
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
 
-EPISODIC = ("journal", "chat")
+SUMMARY_SHARE = 0.5  # a summary's score: this share of the summed scores of the candidates it cites
+FADED_SHARE = 0.8  # a faded passage keeps this share of its score
 DELIBERATE_SUMMARIES = 3
 DELIBERATE_COMMUNITIES = 2
 LOG = logging.getLogger(__name__)
@@ -92,10 +95,21 @@ class SleepView:
         rows = sorted((r for r in self.salience.values() if r.get("top_of_mind")), key=lambda r: (-r["score"], r["item_id"]))
         return [r["item_id"] for r in rows]
 
-    def coarsest(self, day: str) -> dict[str, Any] | None:
-        """The eager Week or Month summary covering a day, if the day's period is old enough to have one."""
-        hits = [s for s in self.summaries if s["eager"] and s["level"] != "day" and s["period_start"] <= day <= s["period_end"]]
-        return max(hits, key=lambda s: s["level"] == "month", default=None)
+    @cached_property
+    def cited_by(self) -> dict[str, dict[str, Any]]:
+        """Chunk id -> the coarsest eager summary that cites it (month over week over day)."""
+        found: dict[str, dict[str, Any]] = {}
+        for summary in sorted(self.summaries, key=lambda s: ("month", "week", "day").index(s["level"]), reverse=True):
+            if summary["eager"]:
+                found.update(dict.fromkeys(summary["sources"], summary))
+        return found
+
+    def summary(self, summary_id: str) -> dict[str, Any]:
+        return self._by_id[summary_id]
+
+    @cached_property
+    def _by_id(self) -> dict[str, dict[str, Any]]:
+        return {s["id"]: s for s in self.summaries}
 
     def covering(self, day: str) -> list[dict[str, Any]]:
         """Every summary (day, week, month) whose period holds the day, coarsest first."""
@@ -103,42 +117,68 @@ class SleepView:
         return sorted(hits, key=lambda s: ("month", "week", "day").index(s["level"]))
 
 
-def after_recall(root: Path, table: Any, result: RecallResult, mode: str, at: datetime | None = None,
-                 kinds: dict[str, str] | None = None) -> RecallResult:
-    """Log the recall as accesses, then shape the result as sleep mode's state says (see the module).
-    `kinds`: the chunk kind of items the caller already knows (the others are read from `table`)."""
+def after_recall(root: Path, result: RecallResult, mode: str, at: datetime | None = None) -> RecallResult:
+    """Log the recall as accesses, then add what sleep mode's state offers: top of mind (eager),
+    period and community summaries (deliberate)."""
+    log_recall(root, result, at)
+    view = SleepView.load(root)
+    if not (view.salience or view.summaries or view.communities):
+        return result
+    if mode == "eager":
+        return replace(result, top_of_mind=view.top_of_mind())
+    entities = [parse_ref(ref).entity_id for ref in result.grounding]
+    return replace(result, items=result.items + _deliberate_extras(view, result.items, entities))
+
+
+def log_recall(root: Path, result: RecallResult, at: datetime | None = None) -> None:
+    """The recalled chunks and grounded entities, appended to the access log."""
     entities = [parse_ref(ref).entity_id for ref in result.grounding]
     try:
         record_access(root, [i.id for i in result.items if i.kind == "chunk"] + entities, "recall", at)
     except OSError as error:  # a read-only or full disk must not cost the answer
         LOG.warning("recall not logged as an access in %s: %s", root, error)
-    view = SleepView.load(root)
-    if not (view.salience or view.summaries or view.communities):
-        return result
-    if mode == "eager":
-        items = _eager_items(view, table, result.items, kinds or {})
-        return replace(result, items=items, top_of_mind=view.top_of_mind())
-    return replace(result, items=result.items + _deliberate_extras(view, result.items, entities))
 
 
-def _eager_items(view: SleepView, table: Any, items: list[RecalledItem], known: dict[str, str]) -> list[RecalledItem]:
-    missing = [i.id for i in items if i.kind == "chunk" and i.id not in known]
-    kinds = {i: r["kind"] for i, r in rows_by_id(table, missing).items()} if table is not None and missing else {}
-    kinds.update(known)
+def eager_ranked(view: SleepView, items: list[RecalledItem]) -> list[RecalledItem]:
+    """Eager candidates re-ranked on one score with what sleep mode adds: a faded passage keeps
+    FADED_SHARE of its score (lower, still there), and the coarsest summary citing candidates joins
+    with SUMMARY_SHARE of their summed scores. Each passage a summary cites carries it
+    (`summarized_by`) so that a tight context can let the summary stand in for it."""
     out: list[RecalledItem] = []
-    by_summary: dict[str, RecalledItem] = {}
     for item in items:
         if view.salience.get(item.id, {}).get("faded"):
-            continue
-        summary = view.coarsest(item.timestamp[:10]) if kinds.get(item.id) in EPISODIC and item.timestamp else None
-        if summary is None:
-            out.append(item)
-        elif summary["id"] in by_summary:
-            by_summary[summary["id"]].metadata["replaces"].append(item.id)
-        else:
-            by_summary[summary["id"]] = _summary_item(summary, item.score, [*item.reasons, "coarsest summary"], [item.id])
-            out.append(by_summary[summary["id"]])
-    return out
+            item = replace(item, score=round(item.score * FADED_SHARE, 6), reasons=[*item.reasons, "faded"])
+        summary = view.cited_by.get(item.id)
+        if summary is not None:
+            item = replace(item, metadata={**item.metadata, "summarized_by": _brief(summary)})
+        out.append(item)
+    out += _summary_items(view, out)
+    return sorted(out, key=lambda i: -i.score)
+
+
+def _summary_items(view: SleepView, items: list[RecalledItem]) -> list[RecalledItem]:
+    cited: dict[str, list[RecalledItem]] = {}
+    for item in items:
+        summary = view.cited_by.get(item.id)
+        if summary is not None:
+            cited.setdefault(summary["id"], []).append(item)
+    return [_summary_item(view.summary(sid), round(SUMMARY_SHARE * sum(i.score for i in matched), 6), ["summary of matches"],
+                          [i.id for i in matched]) for sid, matched in cited.items()]
+
+
+def with_source_paths(items: list[RecalledItem], paths_of: Callable[[list[str]], dict[str, str]]) -> list[RecalledItem]:
+    """Summary items with the notes of their sources (`source_paths`) and, as `path`, the note of
+    their best-matching source (else their first); `paths_of` (chunk ids -> their paths) is asked
+    once, only when summaries are returned."""
+    summaries = [i for i in items if i.kind == "summary"]
+    if not summaries:
+        return items
+    paths = paths_of(sorted({c for i in summaries for c in i.metadata["sources"]}))
+    for item in summaries:
+        notes = list(dict.fromkeys(paths[c] for c in item.metadata["sources"] if c in paths))
+        item.metadata["source_paths"] = notes
+        item.path = next((paths[c] for c in item.metadata["matched"] if c in paths), notes[0] if notes else "")
+    return items
 
 
 def _deliberate_extras(view: SleepView, items: list[RecalledItem], entities: list[str]) -> list[RecalledItem]:
@@ -156,11 +196,18 @@ def _deliberate_extras(view: SleepView, items: list[RecalledItem], entities: lis
     return list(extras.values())
 
 
-def _summary_item(summary: dict[str, Any], score: float, reasons: list[str], replaces: list[str]) -> RecalledItem:
+def _brief(summary: dict[str, Any]) -> dict[str, Any]:
+    return {"id": summary["id"], "level": summary["level"], "period": summary["period"], "text": summary["text"]}
+
+
+def _summary_item(summary: dict[str, Any], score: float, reasons: list[str], matched: list[str]) -> RecalledItem:
+    """A summary as a recall item: the period it covers, the passages it was made from (`sources`;
+    `with_source_paths` adds their notes), and which of this recall's candidates it cites (`matched`)."""
     return RecalledItem(summary["id"], "summary", summary["text"], score, title=f"{summary['level']} {summary['period']}",
                         timestamp=summary["period_start"], reasons=reasons,
-                        metadata={"level": summary["level"], "period": summary["period"], "sources": summary["sources"],
-                                  "replaces": replaces})
+                        metadata={"level": summary["level"], "period": summary["period"],
+                                  "covers": {"start": summary["period_start"], "end": summary["period_end"]},
+                                  "sources": list(summary["sources"]), "source_paths": [], "matched": matched})
 
 
 def record_lookup(root: Path, entity_id: str) -> None:

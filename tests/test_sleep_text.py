@@ -1,8 +1,9 @@
-"""Extractive selection for summaries: maximal marginal relevance over word overlap."""
+"""Extractive summaries: markup-free sentences weighted toward names, numbers and outcomes, and
+maximal marginal relevance over word overlap."""
 
 import random
 
-from mnemo.sleep.text import Sentence, mmr, summarize, words
+from mnemo.sleep.text import Sentence, mmr, sentences, summarize, words
 
 
 def _by_definition(candidates: list[Sentence], k: int, diversity: float = 0.5) -> list[Sentence]:
@@ -43,3 +44,34 @@ def test_selection_equals_the_definition_on_generated_pools() -> None:
                 for _ in range(rng.randint(0, 30))]
         k = rng.randint(1, 7)
         assert mmr(pool, k) == _by_definition(pool, k)
+
+
+def test_markup_is_stripped_from_summary_sentences() -> None:
+    seen = [
+        ('See this in Logseq: "(?m)^\\s(?:[-+]|+)\\s+" Turns out most frameworks parse lists alike.',
+         "See this in Logseq: Turns out most frameworks parse lists alike."),
+        ("- [ ] Write a line of Rust\n- [x] Wash the dishes at night before bed",
+         "Write a line of Rust|Wash the dishes at night before bed"),
+        ("- **Michael** met the team ![image.png](../assets/team_0.png){:height 560, :width 960} in Hangzhou",
+         "Michael met the team in Hangzhou"),
+        ("As the docs say ((6103e488-22d4-4751-b27a-69b278067c26)) blocks can be embedded {{embed [[page]]}} anywhere",
+         "As the docs say blocks can be embedded anywhere"),
+        ("human: which compounds in dog saliva fight bacteria?\nassistant: Lysozyme and lactoferrin are two of them.",
+         "which compounds in dog saliva fight bacteria?|Lysozyme and lactoferrin are two of them."),
+        ("TODO Fix the `.gitignore` file so the [Git plugin](https://example.org/git) stops failing",
+         "Fix the .gitignore file so the Git plugin stops failing"),
+        ("Most apples are {{cloze red \\\\ color}} and most pears {{cloze green}} in autumn.",
+         "Most apples are red and most pears green in autumn."),
+        ("```python\nprint('hello world from code')\n```\ntype:: [[Feature]]\n| a | b |\nThe export finished in 3 minutes.",
+         "The export finished in 3 minutes."),
+    ]
+    for raw, expected in seen:
+        assert "|".join(s.text for s in sentences(raw, "c1")) == expected
+
+
+def test_sentences_with_names_numbers_and_outcomes_are_preferred() -> None:
+    boilerplate = "click the button to open the settings page of the app"
+    telling = "decided with Priya to move the launch to 12 March"
+    pool = sentences(f"{boilerplate}.\n{telling}.", "c1")
+    assert [s.text for s in mmr(pool, 1)] == [telling + "."]
+    assert summarize(pool, 1)[0].startswith("decided with Priya")

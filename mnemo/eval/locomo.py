@@ -19,9 +19,11 @@ from typing import Any
 
 from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
+from mnemo.eval.sleep_run import consolidate_for_eval
 from mnemo.pipeline import ingest_namespace
 from mnemo.recall import RecallEngine, RecallSettings, recall_chunks, timed_recall
 from mnemo.recall_search import TimeWindow, lexical
+from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -61,6 +63,8 @@ class Prepared:
     vectors: VectorStore
     dia_of: dict[str, str]
     questions: list[Question]
+    files: NamespaceFiles
+    graph: GraphStore
 
 
 @dataclass
@@ -106,26 +110,28 @@ def prepare(conversation: dict[str, Any], root: Path, embedder: Embedder, ontolo
         raise MnemoError(f"{sample}: {files.read_problems()}")
     dia_of = {c.id: c.metadata.get("dia_id", "") for c in files.read_chunks()}
     engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)
-    return Prepared(sample, engine, vectors, dia_of, questions_of(conversation))
+    return Prepared(sample, engine, vectors, dia_of, questions_of(conversation), files, graph)
 
 
 def _dia(prepared: Prepared, chunk_ids: list[str]) -> list[str]:
     return [d for d in (prepared.dia_of.get(i, "") for i in chunk_ids) if d]
 
 
-def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: bool) -> None:
-    """Ask every question of the conversation through every system and record the scores."""
+def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: bool, label: str = "mnemo") -> None:
+    """Ask every question of the conversation through every system and record the scores
+    (mnemo's under `label`, its latencies under `eager` / `deliberate` with the same suffix)."""
     k = max(scores.ks)
     table = prepared.vectors.table("chunks")
+    suffix = label.removeprefix("mnemo")
     for q in prepared.questions:
         evidence = list(q.evidence)
         if "mnemo" in systems:
             result, seconds = timed_recall(prepared.engine, q.text, k, "eager")
-            scores.latency.setdefault("eager", []).append(seconds)
-            scores.add("mnemo", q.category, _dia(prepared, [i.id for i in result.items]), evidence)
+            scores.latency.setdefault("eager" + suffix, []).append(seconds)
+            scores.add(label, q.category, _dia(prepared, [i.id for i in result.items]), evidence)
             if latency:
                 _, seconds = timed_recall(prepared.engine, q.text, k, "deliberate")
-                scores.latency.setdefault("deliberate", []).append(seconds)
+                scores.latency.setdefault("deliberate" + suffix, []).append(seconds)
         if "bm25" in systems:
             rows = lexical(table, q.text, k, TimeWindow())
             scores.add("bm25", q.category, _dia(prepared, [r["id"] for r in rows]), evidence)
@@ -179,14 +185,20 @@ def load_conversations(path: Path) -> list[dict[str, Any]]:
 def evaluate(
     path: Path, embedder: Embedder, ontology: Ontology, *, ks: tuple[int, ...] = (5, 10, 20),
     settings: RecallSettings | None = None, systems: tuple[str, ...] = SYSTEMS, latency: bool = True,
-    progress: Callable[[str], None] | None = None,
+    after_sleep: bool = False, progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the whole evaluation on a LoCoMo file and return the report."""
+    """Run the whole evaluation on a LoCoMo file and return the report. With `after_sleep`, each
+    conversation is then consolidated by sleep mode and asked again through mnemo
+    (`mnemo_after_sleep`); the questions asked before sleep are taken out of the access log first."""
     scores = Scores(tuple(sorted(set(ks))))
     for index, conversation in enumerate(load_conversations(path)):
         with tempfile.TemporaryDirectory(prefix="mnemo-locomo-") as tmp:
             prepared = prepare(conversation, Path(tmp), embedder, ontology, settings or RecallSettings())
             ask(prepared, scores, systems, latency)
+            if after_sleep and "mnemo" in systems:
+                SleepFiles(prepared.files.root).access_log.unlink(missing_ok=True)
+                consolidate_for_eval(prepared.files, prepared.graph, prepared.vectors)
+                ask(prepared, scores, ("mnemo",), latency, label="mnemo_after_sleep")
         if progress:
             progress(f"{prepared.sample_id}: {len(prepared.questions)} questions ({index + 1} conversations done)")
     return summarize(scores)
@@ -196,13 +208,14 @@ def format_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table (one row per system and category)."""
     systems = report["systems"]
     ks = list(next(iter(systems.values()))["overall"]) if systems else []
+    w = max([8, *(len(name) for name in systems)])
     lines = [f"LoCoMo turn-level evidence recall — {report['questions']} questions",
-             f"{'system':<8} {'category':<9} {'n':>4} " + " ".join(f"{k:>6}" for k in ks)]
+             f"{'system':<{w}} {'category':<9} {'n':>4} " + " ".join(f"{k:>6}" for k in ks)]
     for name, figures in systems.items():
         n = sum(c["questions"] for c in figures["by_category"].values())
-        lines.append(f"{name:<8} {'all':<9} {n:>4} " + " ".join(f"{figures['overall'][k]:>6.3f}" for k in ks))
+        lines.append(f"{name:<{w}} {'all':<9} {n:>4} " + " ".join(f"{figures['overall'][k]:>6.3f}" for k in ks))
         for cat, row in figures["by_category"].items():
-            lines.append(f"{name:<8} {cat:<9} {row['questions']:>4} " + " ".join(f"{row[k]:>6.3f}" for k in ks))
+            lines.append(f"{name:<{w}} {cat:<9} {row['questions']:>4} " + " ".join(f"{row[k]:>6.3f}" for k in ks))
     for mode, row in report.get("latency", {}).items():
         lines.append(f"latency {mode}: p50 {row['p50_ms']} ms, p95 {row['p95_ms']} ms, mean {row['mean_ms']} ms")
     return "\n".join(lines)

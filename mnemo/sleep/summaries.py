@@ -3,8 +3,9 @@
 Every closed day with content gets a day summary. Weeks that ended more than
 `week_after_days` ago get a week summary made from their days, months that ended more
 than `month_after_days` ago a month summary. The coarsest summary of a period is `eager`
-(eager recall prefers it); the finer ones stay reachable for deliberate recall. A summary
-is re-made only when the digest of what it rests on changed.
+(eager recall ranks it beside the passages it cites); the finer ones are for deliberate recall.
+A summary's `sources` are the passages its sentences were taken from, and it is re-made when
+the digest of what its period holds changed (a passage added, changed or removed).
 """
 
 from collections import defaultdict
@@ -17,7 +18,7 @@ from typing import Any
 from mnemo.documents import content_hash
 from mnemo.extract.facts import edge_columns
 from mnemo.sleep.store import Overlay, SleepFiles
-from mnemo.sleep.text import Sentence, sentences, summarize
+from mnemo.sleep.text import Sentence, clean, sentences, summarize
 from mnemo.sleep.view import FactsView
 
 LEVELS = ("day", "week", "month")
@@ -114,9 +115,10 @@ def _summary_row(
         pool.extend(Sentence(s.text, chunk_id, weight) for s in sentences(view.chunks[chunk_id]["text"], chunk_id))
     k = {"day": 2, "week": 4, "month": 6}[level]
     text, cited = summarize(pool, k)
-    if not text:
-        text = " ".join(" ".join(view.chunks[c]["text"].split())[:200] for c in chunk_ids[:k])
-        cited = chunk_ids[:k]
+    if not text:  # no sentence of four words: the passages' own words, without markup
+        plain = [(c, " ".join(clean(view.chunks[c]["text"]).split())[:200]) for c in chunk_ids]
+        plain = [(c, t) for c, t in plain if t][:k]
+        text, cited = " ".join(t for _, t in plain), [c for c, _ in plain]
     return {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end,
             "text": text, "eager": eager, "sources": cited, "digest": digest}
 

@@ -1,0 +1,213 @@
+"""Note-level recall on a real vault: does the note that answers a question come back?
+
+The vault is ingested through the real pipeline into a temporary namespace. Each question of a
+question file (JSON lines: `question`, `gold` note paths relative to the vault, `kind`) is asked
+through eager recall; the returned items are reduced to the distinct notes they come from, in
+order (a summary item counts for no note), and scored by hit@k (a gold note among the first k
+distinct notes) and MRR. A BM25 ranking over whole notes (title and body, the text recall
+indexes) is scored in the same run as the baseline. With `after_sleep`, sleep mode then
+consolidates the namespace and every question is asked again (`mnemo after sleep`); the
+questions asked before sleep are taken out of the access log first, so sleep learns nothing from
+the evaluation itself.
+"""
+
+import json
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
+from mnemo.errors import MnemoError
+from mnemo.eval.sleep_run import consolidate_for_eval
+from mnemo.pipeline import ingest_namespace
+from mnemo.recall import RecallEngine, RecallResult, RecallSettings
+from mnemo.recall_search import fts_query
+from mnemo.sleep.store import SleepFiles
+from mnemo.stores.embedders import Embedder
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore, import_lancedb
+from ontology import Ontology
+
+VaultKind = Literal["obsidian", "logseq"]
+KS = (1, 5, 10)
+DEPTH = 10  # items asked of recall, notes taken from BM25
+
+
+@dataclass(frozen=True)
+class NoteQuestion:
+    id: str
+    text: str
+    gold: tuple[str, ...]
+    kind: str
+
+
+@dataclass
+class NoteScores:
+    """Per system, per question: (kind, rank of the first gold note or 0, distinct notes returned)."""
+
+    values: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+
+    def add(self, system: str, question: NoteQuestion, notes: list[str]) -> None:
+        rank = next((n for n, path in enumerate(notes, 1) if path in question.gold), 0)
+        self.values.setdefault(system, []).append((question.kind, rank, len(notes)))
+
+
+def load_questions(path: Path) -> list[NoteQuestion]:
+    """The questions of a JSON-lines file; a clear error naming the file and line when one is malformed."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MnemoError(f"{path}: cannot read the question file ({exc})") from None
+    questions = []
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            questions.append(_question(path, number, line))
+    if not questions:
+        raise MnemoError(f"{path}: no questions")
+    return questions
+
+
+def _question(path: Path, number: int, line: str) -> NoteQuestion:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise MnemoError(f"{path}:{number}: not JSON ({exc.msg})") from None
+    gold = row.get("gold") if isinstance(row, dict) else None
+    if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
+        raise MnemoError(f"{path}:{number}: needs a non-empty 'question'")
+    if not isinstance(gold, list) or not gold or not all(isinstance(g, str) and g for g in gold):
+        raise MnemoError(f"{path}:{number}: 'gold' must be a non-empty list of note paths")
+    return NoteQuestion(str(row.get("id") or f"q{number}"), row["question"], tuple(gold), str(row.get("kind") or "fact"))
+
+
+def distinct_notes(result: RecallResult) -> list[str]:
+    """The notes recall's items come from, first appearance first (summaries name no note)."""
+    return list(dict.fromkeys(i.path for i in result.items if i.kind == "chunk" and i.path))
+
+
+@dataclass
+class Vault:
+    """A vault ingested into its own namespace, ready to be questioned."""
+
+    files: NamespaceFiles
+    engine: RecallEngine
+    vectors: VectorStore
+    graph: GraphStore
+
+
+def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, ontology: Ontology,
+                 settings: RecallSettings, max_words: int = 180) -> Vault:
+    """Ingest the vault (read in place, never written) into a fresh namespace under root."""
+    namespace = "notes"
+    config = MnemoConfig(data_dir=root / "data", namespaces={
+        namespace: NamespaceConfig(sources=(SourceConfig(kind=kind, path=vault),))
+    })
+    files = NamespaceFiles(config.data_dir, namespace)
+    vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
+    ingest_namespace(files, config.namespace(namespace), vectors, graph, embedder, ontology, max_words)
+    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)
+    return Vault(files, engine, vectors, graph)
+
+
+class NoteIndex:
+    """BM25 over whole notes (title and body), in LanceDB's full-text index: the baseline."""
+
+    def __init__(self, files: NamespaceFiles, root: Path) -> None:
+        import pyarrow as pa
+
+        docs = files.read_documents()
+        data = pa.table({"path": [d.path for d in docs], "text": [f"{d.title}\n{d.body}" for d in docs]})
+        self.table = import_lancedb().connect(str(root)).create_table("notes", data)
+        self.table.create_fts_index("text")
+
+    def search(self, question: str, k: int) -> list[str]:
+        text = fts_query(question)
+        if not text:
+            return []
+        rows = self.table.search(text, query_type="fts", fts_columns="text").select(["path", "_score"]).limit(k).to_list()
+        return [r["path"] for r in rows]
+
+
+def ask_all(vault: Vault, questions: list[NoteQuestion], scores: NoteScores, system: str) -> None:
+    for question in questions:
+        result = vault.engine.recall(question.text, k=DEPTH, mode="eager")
+        scores.add(system, question, distinct_notes(result))
+
+
+def evaluate_notes(
+    qa_path: Path, vault: Path, kind: VaultKind, embedder: Embedder, ontology: Ontology, *, after_sleep: bool = False,
+    settings: RecallSettings | None = None, progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Score mnemo (and, with `after_sleep`, mnemo after a consolidation) against BM25 over whole notes."""
+    if kind not in ("obsidian", "logseq"):
+        raise MnemoError(f"unknown vault kind {kind!r}: use obsidian or logseq")
+    if not Path(vault).is_dir():
+        raise MnemoError(f"{vault}: not a folder")
+    questions = load_questions(qa_path)
+    scores = NoteScores()
+    with tempfile.TemporaryDirectory(prefix="mnemo-notes-") as tmp:
+        ingested = ingest_vault(Path(vault), kind, Path(tmp), embedder, ontology, settings or RecallSettings())
+        unread = unreadable(qa_path, Path(vault), questions, ingested.files)
+        index = NoteIndex(ingested.files, Path(tmp) / "baseline")
+        for question in questions:
+            scores.add("bm25", question, index.search(question.text, DEPTH))
+        ask_all(ingested, questions, scores, "mnemo")
+        if progress:
+            progress(f"{len(questions)} questions asked before sleep")
+        if after_sleep:
+            SleepFiles(ingested.files.root).access_log.unlink(missing_ok=True)
+            consolidate_for_eval(ingested.files, ingested.graph, ingested.vectors)
+            ask_all(ingested, questions, scores, "mnemo after sleep")
+    return {**summarize_notes(scores, Path(vault).name, after_sleep), "unreadable": unread}
+
+
+def unreadable(qa_path: Path, vault: Path, questions: list[NoteQuestion], files: NamespaceFiles) -> dict[str, str]:
+    """Question id -> why none of its gold notes could be read (the source's problem report), for
+    questions whose gold notes exist but were not ingested: they stay in the scores, found by no
+    system. A gold path that is not in the vault at all is an error in the question file."""
+    absent = sorted({g for q in questions for g in q.gold if not (vault / g).is_file()})
+    if absent:
+        raise MnemoError(f"{qa_path}: gold notes not in {vault}: {', '.join(absent[:5])}")
+    read = {d.path for d in files.read_documents()}
+    problems = {str(p["path"]): str(p["reason"]) for p in files.read_problems()}
+    return {q.id: "; ".join(f"{g}: {problems.get(g, 'not read')}" for g in q.gold)
+            for q in questions if not any(g in read for g in q.gold)}
+
+
+def _figures(rows: list[tuple[str, int, int]]) -> dict[str, float]:
+    n = len(rows) or 1
+    out = {f"hit@{k}": round(sum(1 for _, r, _ in rows if 0 < r <= k) / n, 4) for k in KS}
+    out["MRR"] = round(sum(1 / r for _, r, _ in rows if r) / n, 4)
+    out["notes"] = round(sum(c for _, _, c in rows) / n, 2)
+    return out
+
+
+def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[str, Any]:
+    """The report: per system, overall and per question kind hit@k, MRR and distinct notes per answer."""
+    systems = {}
+    for system, rows in scores.values.items():
+        kinds = sorted({kind for kind, _, _ in rows})
+        systems[system] = {"overall": _figures(rows),
+                           "by_kind": {kind: {**_figures([r for r in rows if r[0] == kind]),
+                                              "questions": sum(1 for r in rows if r[0] == kind)} for kind in kinds}}
+    questions = len(next(iter(scores.values.values()), []))
+    return {"vault": vault, "questions": questions, "after_sleep": after_sleep, "depth": DEPTH, "systems": systems}
+
+
+def format_notes_table(report: dict[str, Any]) -> str:
+    """The report as a plain-text table (one row per system and question kind)."""
+    head = ["hit@1", "hit@5", "hit@10", "MRR", "notes"]
+    lines = [f"Note recall on {report['vault']} — {report['questions']} questions (notes: distinct notes in {report['depth']} items)"]
+    if report.get("unreadable"):
+        lines.append(f"{len(report['unreadable'])} questions have gold notes the source could not read (scored as misses): "
+                     + ", ".join(report["unreadable"]))
+    lines.append(f"{'system':<18} {'kind':<10} {'n':>3} " + " ".join(f"{h:>6}" for h in head))
+    for name, figures in report["systems"].items():
+        rows = [("all", report["questions"], figures["overall"])]
+        rows += [(kind, row["questions"], row) for kind, row in figures["by_kind"].items()]
+        for kind, n, row in rows:
+            lines.append(f"{name:<18} {kind:<10} {n:>3} " + " ".join(f"{row[h]:>6.3f}" for h in head))
+    return "\n".join(lines)
