@@ -153,6 +153,15 @@ def parse_refs(values: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def _named_shares(context: list[str] | None, in_query: dict[str, float]) -> dict[str, float]:
+    """Entities whose notes join the pool, with their weight: a reference in the context counts
+    half, a name in the query the share of the query it covers."""
+    shares = dict.fromkeys(parse_refs(context or []), 0.5)
+    for entity, share in in_query.items():
+        shares[entity] = max(shares.get(entity, 0.0), share)
+    return shares
+
+
 def _check_request(query: str | None, context: list[str] | None, mode: str) -> None:
     if not (query and query.strip()) and not context:
         raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
@@ -218,7 +227,7 @@ class RecallEngine:
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
         self._add_entity_chunks(pool, hydration, entities, context_only=not (query and query.strip()))
-        self._add_pages(table, pool, hydration, entities)
+        self._add_pages(table, pool, hydration, _named_shares(context, index.coverage(query or "")))
         self._fill_rows(table, pool)
         if s.fusion == "rrf" and s.speaker_weight and query:
             self._favour_speakers(pool, query)
@@ -364,17 +373,18 @@ class RecallEngine:
                 if context_only or chunk in pool.scores:
                     pool.add(chunk, weight * factor / (self.settings.rrf_k + rank + 1), "graph")
 
-    def _add_pages(self, table: Any, pool: Pool, hydration: Hydration, entities: list[str]) -> None:
+    def _add_pages(self, table: Any, pool: Pool, hydration: Hydration, named: dict[str, float]) -> None:
         """The first passages of the notes of entities the query names (by name, alias or the
-        text of links to them) join the pool, the first with half the best hit's score (whatever
-        the fusion's scale): a note can be found by what others call it."""
-        weight = self.settings.entity_weight * 0.5 * max(pool.scores.values(), default=1.0)
+        text of links to them) join the pool, the first with the best hit's score times the share
+        of the question the name covers (whatever the fusion's scale): a note can be found by
+        what others call it, and a name that is one word of a longer question barely moves it."""
+        best = self.settings.entity_weight * max(pool.scores.values(), default=1.0)
         for entity, doc in sorted(hydration.page_docs.items()):
-            if entity not in entities:
+            if entity not in named:
                 continue
             rows = table.search().where(f"doc_id = {sql_quote(doc)}").select(["id", "position"]).limit(None).to_list()
             for rank, row in enumerate(sorted(rows, key=lambda r: r["position"])[:PAGE_PASSAGES]):
-                pool.add(row["id"], weight / (rank + 1), "page")
+                pool.add(row["id"], best * named[entity] / (rank + 1), "page")
 
     def _fill_rows(self, table: Any, pool: Pool) -> None:
         missing = [i for i in pool.scores if i not in pool.rows]

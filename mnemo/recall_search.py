@@ -195,6 +195,18 @@ class NameIndex:
             self.positions.setdefault(norm, []).append((position, eid))
         self.longest = max((norm.count(" ") + 1 for norm in self.positions), default=0)
 
+    def coverage(self, query: str) -> dict[str, float]:
+        """Per entity named in the query, the share of the query's words its longest matched
+        name covers: "Why do I never finish anything?" is mostly the link text "I never finish
+        anything", while "Obsidian" is one word of a longer question about something else."""
+        words = normalize_name(query).split()
+        shares: dict[str, float] = {}
+        for start in range(len(words)):
+            for end in range(start + 1, min(len(words), start + self.longest) + 1):
+                for _, eid in self.positions.get(" ".join(words[start:end]), ()):
+                    shares[eid] = max(shares.get(eid, 0.0), (end - start) / len(words))
+        return shares
+
     def find(self, query: str) -> list[str]:
         """The same ids in the same order as `names_in(query, names)`."""
         words = normalize_name(query).split()
