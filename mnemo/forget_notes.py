@@ -1,8 +1,8 @@
 """Forgetting an entity in its own note: mnemo's write-back block leaves the note, nothing else.
 
 The note that is a forgotten entity's page is the person's file: it is never deleted, and no
-character outside mnemo's block (the `mnemo:` frontmatter key, or Logseq's `mnemo-*::` page
-properties) changes. The block goes the way a write-back writes: through the write-back journal
+character outside mnemo's block (the `mnemo-*` frontmatter properties, or Logseq's `mnemo-*::`
+page properties) changes. The block goes the way a write-back writes: through the write-back journal
 (op `forget`), so `mnemo writeback --undo RUN` puts it back, and a note edited meanwhile is
 left alone and reported.
 """
@@ -41,12 +41,9 @@ def block_removal(text: str, kind: str, key: str, made_frontmatter: bool = True)
     where = layout(text)
     if FORMATS[kind] == "logseq" and where.yaml_start is None:
         return difference(text, without_properties(text, key))
-    span = find_block(text, where, key)
-    if span is None:
+    if find_block(text, where, key) is None:
         return None
-    if made_frontmatter:
-        return difference(text, without_block(text, key))
-    return Patch(span[0], text[span[0]:span[1]], "")
+    return difference(text, without_block(text, key, drop_empty=made_frontmatter))
 
 
 def made_frontmatter(journal: Journal, source: str, path: str) -> bool:

@@ -2,8 +2,8 @@
 
 Logseq keeps a page's properties as `key:: value` lines at the very top of the file. mnemo
 writes its insights there as `mnemo-<name>:: value` lines kept together: they replace the
-previous mnemo lines, or follow the page's own properties, or form a new first block
-(followed by a blank line) on a page that has none. Every other character stays as it was.
+previous mnemo lines, or follow the page's own properties, or go at the very top of a page
+that has none (nothing else is added: no blank line). Every other character stays as it was.
 A page that starts with YAML frontmatter is patched there instead (see patch_frontmatter).
 """
 
@@ -63,7 +63,7 @@ def _ours(props: list[PropertyLine], prefix: str) -> list[int]:
     return indexes
 
 
-def logseq_patch(text: str, prefix: str, values: dict[str, str], ignore: str = "consolidated") -> Patch | None:
+def logseq_patch(text: str, prefix: str, values: dict[str, str], ignore: str = "updated") -> Patch | None:
     """The patch that writes `values` as `<prefix>-<name>::` page properties, or None."""
     props = property_lines(text)
     if any(p.key == prefix and p.value.lower() == "false" for p in props):
@@ -86,7 +86,7 @@ def logseq_patch(text: str, prefix: str, values: dict[str, str], ignore: str = "
         block = "".join(lines)
         patch = Patch(end, "", block if last.line.endswith("\n") else newline + block.removesuffix(newline))
     else:
-        patch = Patch(len(BOM) if text.startswith(BOM) else 0, "", "".join(lines) + newline)
+        patch = Patch(len(BOM) if text.startswith(BOM) else 0, "", "".join(lines))
     verify(text, patch, prefix, values)
     return patch
 
@@ -120,9 +120,7 @@ def without_properties(text: str, prefix: str) -> str:
         return text
     start, last = props[ours[0]].offset, props[ours[-1]]
     end = last.offset + len(last.line)
-    if len(ours) == len(props):
-        end += next((len(nl) for nl in ("\r\n", "\n") if text.startswith(nl, end)), 0)
-    elif end == len(text) and not text.endswith("\n"):
+    if end == len(text) and not text.endswith("\n"):
         start -= next((len(nl) for nl in ("\r\n", "\n") if text.endswith(nl, 0, start)), 0)
     return text[:start] + text[end:]
 
