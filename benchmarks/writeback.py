@@ -118,6 +118,18 @@ def day_links(root: Path, after: dict[str, bytes], kind: str) -> list[str]:
     return found
 
 
+def related_new(after: dict[str, bytes]) -> tuple[int, int]:
+    """(related links written, of those the ones the note's own text does not already link)."""
+    written = new = 0
+    for data in after.values():
+        rest, cut = without_mnemo(data.decode("utf-8"))
+        related = [m for line in cut.splitlines(keepends=True) for m in _LINK.findall(line)]
+        own = {t.split("|")[0].split("#")[0].strip().lower() for t in _LINK.findall(min(rest, key=len))}
+        written += len(related)
+        new += sum(t.lower() not in own and t.lower().rsplit("/", 1)[-1] not in own for t in related)
+    return written, new
+
+
 def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
     """Copy, ingest, write back twice, audit; the figures for one vault."""
     vault = work / source.name
@@ -134,6 +146,7 @@ def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
     after = snapshot(vault)
     again, second = writeback_namespace(config, "test", load_ontology(), today="2026-12-24")
     days = day_links(vault, after, kind)
+    related, new = related_new(after)
     missing = unresolved(vault, after, kind)
     undo = undo_run(journal_for(config, "test"), report.run)
     undo_exact = snapshot(vault) == before and not undo.skipped
@@ -143,7 +156,7 @@ def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
         "skipped": len(report.skipped), "changed_files": sum(before[p] != after[p] for p in before),
         "outside_bytes": sum(outside_bytes(before[p], after[p]) for p in before),
         "unresolved": missing, "day_links": len(days), "day_links_unresolved": len(set(days) & {m.split(" -> ")[1][2:-2] for m in missing}),
-        "undo_exact": undo_exact, "seconds": seconds, "cpu_seconds": cpu,
+        "undo_exact": undo_exact, "related_links": related, "related_new": new, "seconds": seconds, "cpu_seconds": cpu,
         "s_per_1000": seconds / max(notes, 1) * 1000, "second_run_written": len(second.written),
         "skips": [(s.path, s.reason) for s in report.skipped],
     }
@@ -172,16 +185,16 @@ def main() -> None:
         if args.synthetic:
             vaults.append((synthetic_vault(Path(tmp), args.synthetic), "obsidian"))
         print("| vault | kind | notes | written | skipped | bytes changed outside mnemo-* properties | unresolved links "
-              "| day links (unresolved) | undo exact | write-back s (CPU s) | s per 1,000 notes | 2nd run writes |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| day links (unresolved) | undo exact | links written (not already in the note) | write-back s (CPU s) | s per 1,000 notes | 2nd run writes |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for index, (source, kind) in enumerate(vaults):
             if not source.exists():
-                print(f"| {source.name} | missing | | | | | | | | | | |")
+                print(f"| {source.name} | missing | | | | | | | | | | | |")
                 continue
             f = measure(source, kind, Path(tmp) / str(index))
             print(
                 f"| {f['vault']} | {f['kind']} | {f['notes']} | {f['written']} | {f['skipped']} | {f['outside_bytes']} "
-                f"| {len(f['unresolved'])} | {f['day_links']} ({f['day_links_unresolved']}) | {f['undo_exact']} | {f['seconds']:.2f} ({f['cpu_seconds']:.2f}) | {f['s_per_1000']:.2f} | {f['second_run_written']} |"
+                f"| {len(f['unresolved'])} | {f['day_links']} ({f['day_links_unresolved']}) | {f['undo_exact']} | {f['related_links']} ({f['related_new']}) | {f['seconds']:.2f} ({f['cpu_seconds']:.2f}) | {f['s_per_1000']:.2f} | {f['second_run_written']} |"
             )
 
 

@@ -1,4 +1,4 @@
-"""Frontmatter patching: only the mnemo key's lines change, on any note Hypothesis can think of."""
+"""Frontmatter patching: only the lines of the mnemo-* properties change, on any note Hypothesis can think of."""
 
 import datetime as dt
 import json
