@@ -161,8 +161,8 @@ def logseq_values(values: dict[str, Value], links: LinkNames | None = None) -> d
         if name == "related" and isinstance(value, list):
             flat[name] = ", ".join(value)
         elif isinstance(value, dt.date):
-            day = value.isoformat()
-            flat[name] = (links.days.link(day) if links and links.days else None) or f'"{day}"'
+            day = _logseq_day(value, links)
+            flat[name] = day if day.startswith("[[") else f'"{day}"'
         else:
             text = ", ".join(value) if isinstance(value, list) else str(value)
             flat[name] = '"' + " ".join(text.replace('"', "'").split()) + '"'
@@ -173,7 +173,14 @@ def note_patch(text: str, kind: str, key: str, values: dict[str, Value], links: 
     """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it."""
     if FORMATS[kind] == "logseq" and layout(text).yaml_start is None:
         return logseq_patch(text, key, logseq_values(values, links))
+    if FORMATS[kind] == "logseq":
+        values = {name: _logseq_day(v, links) if isinstance(v, dt.date) else v for name, v in values.items()}
     return frontmatter_patch(text, key, values)
+
+
+def _logseq_day(day: dt.date, links: LinkNames | None) -> str:
+    """In a Logseq page's frontmatter, a day is a link to its journal page, or the date as text."""
+    return (links.days.link(day.isoformat()) if links and links.days else None) or day.isoformat()
 
 
 def _excluded(rel: str, folders: tuple[str, ...]) -> bool:

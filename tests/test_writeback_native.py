@@ -49,12 +49,13 @@ def _graph(root: Path, title_format: str) -> Path:
     (graph / "journals" / "2022_03_08.md").write_text("- met about [[Alpha]] and [[Beta]]\n", encoding="utf-8")
     (graph / "pages" / "Alpha.md").write_text("- the project\n", encoding="utf-8")
     (graph / "pages" / "Beta.md").write_text("- works on [[Alpha]]\n", encoding="utf-8")
+    (graph / "pages" / "Gamma.md").write_text("---\ntitle: Gamma\n---\n- part of [[Alpha]]\n", encoding="utf-8")
     return graph
 
 
 def _written_links(graph: Path) -> list[str]:
     lines = [line for p in graph.rglob("*.md") for line in p.read_text(encoding="utf-8").splitlines()
-             if line.startswith("mnemo-")]
+             if line.startswith(("mnemo-", "  - "))]
     return [link for line in lines for link in re.findall(r"\[\[([^\[\]]+)\]\]", line)]
 
 
@@ -65,9 +66,11 @@ def test_logseq_day_links_use_the_graphs_title_format_and_resolve(tmp_path: Path
     workspace.ingest()
     writeback_namespace(workspace.config, "test", load_ontology(), today="2022-03-08")
     alpha = (graph / "pages" / "Alpha.md").read_text(encoding="utf-8")
-    assert alpha.startswith(f"mnemo-related:: [[Beta]], [[{day_name}]]\n") or alpha.startswith(f"mnemo-related:: [[{day_name}]], [[Beta]]\n")
+    related = alpha.split("\n")[0]
+    assert related.startswith("mnemo-related:: ") and day_name in re.findall(r"\[\[([^\[\]]+)\]\]", related)
     assert f"\nmnemo-updated:: [[{day_name}]]\n- the project\n" in alpha
-    assert set(_written_links(graph)) <= {"Alpha", "Beta", day_name}
+    assert f'\nmnemo-updated: "[[{day_name}]]"\n---\n- part of [[Alpha]]\n' in (graph / "pages" / "Gamma.md").read_text(encoding="utf-8")
+    assert set(_written_links(graph)) <= {"Alpha", "Beta", "Gamma", day_name}
     assert day_name in _written_links(graph)
 
 
@@ -78,4 +81,5 @@ def test_a_day_without_a_journal_page_is_plain_quoted_text(tmp_path: Path) -> No
     writeback_namespace(workspace.config, "test", load_ontology(), today="2022-03-09")
     beta = (graph / "pages" / "Beta.md").read_text(encoding="utf-8")
     assert 'mnemo-updated:: "2022-03-09"\n- works on [[Alpha]]\n' in beta
+    assert '\nmnemo-updated: "2022-03-09"\n---\n' in (graph / "pages" / "Gamma.md").read_text(encoding="utf-8")
     assert "2022-03-09" not in _written_links(graph)
