@@ -28,7 +28,7 @@ from mnemo.sources.logseq import graph_settings
 from mnemo.sources.markdown import split_frontmatter
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.writeback_journal import Journal, JournalEntry
+from mnemo.writeback_journal import Journal, JournalEntry, added_blank_line
 from ontology import Ontology
 
 FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}
@@ -169,10 +169,13 @@ def logseq_values(values: dict[str, Value], links: LinkNames | None = None) -> d
     return flat
 
 
-def note_patch(text: str, kind: str, key: str, values: dict[str, Value], links: LinkNames | None = None) -> Patch | None:
-    """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it."""
+def note_patch(
+    text: str, kind: str, key: str, values: dict[str, Value], links: LinkNames | None = None, drop_blank: bool = False,
+) -> Patch | None:
+    """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it. `drop_blank`:
+    an earlier write-back put a blank line after its Logseq lines (see patch_logseq)."""
     if FORMATS[kind] == "logseq" and layout(text).yaml_start is None:
-        return logseq_patch(text, key, logseq_values(values, links))
+        return logseq_patch(text, key, logseq_values(values, links), drop_blank=drop_blank)
     if FORMATS[kind] == "logseq":
         values = {name: _logseq_day(v, links) if isinstance(v, dt.date) else v for name, v in values.items()}
     return frontmatter_patch(text, key, values)
@@ -192,6 +195,7 @@ def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsig
     plan = WritebackPlan()
     sources = {s.label: s for s in config.namespace(namespace).sources if s.kind in FORMATS}
     names = {label: LinkNames(source) for label, source in sources.items()}
+    added = journal_for(config, namespace).added()
     for insight in insights:
         source = sources.get(insight.note.source)
         if source is None:
@@ -201,18 +205,20 @@ def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsig
             plan.excluded += 1
             continue
         links = names[source.label]
-        _plan_note(plan, source, rel, note_values(insight, links, today), config.writeback.key, links)
+        blank = added_blank_line(added.get((source.label, rel)))
+        _plan_note(plan, source, rel, note_values(insight, links, today), config.writeback.key, links, blank)
     return plan
 
 
 def _plan_note(
     plan: WritebackPlan, source: SourceConfig, rel: str, values: dict[str, Value], key: str, links: LinkNames,
+    drop_blank: bool = False,
 ) -> None:
     file = source.path / rel
     try:
         data = read_note(file)
         text = data.decode("utf-8")
-        patch = note_patch(text, source.kind, key, values, links)
+        patch = note_patch(text, source.kind, key, values, links, drop_blank)
     except OptedOut:
         plan.opted_out += 1
         return

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.writeback import snapshot
-from conftest import EXAMPLE_VAULT, make_workspace
+from conftest import EXAMPLE_VAULT, Workspace, make_workspace
+from mnemo.forget_notes import block_removal, remove_blocks
+from mnemo.note_files import digest
 from mnemo.writeback import journal_for, undo_run, writeback_namespace
+from mnemo.writeback_journal import JournalEntry
 from ontology import load_ontology
 
 OLD_BLOCK = (
@@ -83,3 +86,43 @@ def test_a_day_without_a_journal_page_is_plain_quoted_text(tmp_path: Path) -> No
     assert 'mnemo-updated:: "2022-03-09"\n- works on [[Alpha]]\n' in beta
     assert '\nmnemo-updated: "2022-03-09"\n---\n' in (graph / "pages" / "Gamma.md").read_text(encoding="utf-8")
     assert "2022-03-09" not in _written_links(graph)
+
+
+OLD_LOGSEQ = "mnemo-about:: project_id:beta\nmnemo-related:: [[Alpha]]\nmnemo-consolidated:: 2026-01-01\n\n"
+
+
+def _old_logseq_write(tmp_path: Path) -> tuple[Path, Workspace, str]:
+    """A graph whose Beta page carries lines (and the blank line) an earlier version wrote, journaled."""
+    graph = _graph(tmp_path, "MMM do, yyyy")
+    page = graph / "pages" / "Beta.md"
+    original = page.read_text(encoding="utf-8")
+    page.write_text(OLD_LOGSEQ + original, encoding="utf-8")
+    workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
+    label = workspace.config.namespace("test").sources[0].label
+    journal_for(workspace.config, "test").append_many([JournalEntry(
+        "wb-old", "write", "2026-01-01T00:00:00+00:00", label, "pages/Beta.md", str(page), 0, "", OLD_LOGSEQ,
+        digest(original.encode()), digest((OLD_LOGSEQ + original).encode()),
+    )])
+    workspace.ingest()
+    return page, workspace, original
+
+
+def test_the_blank_line_an_earlier_version_added_to_a_logseq_page_goes_with_its_lines(tmp_path: Path) -> None:
+    page, workspace, original = _old_logseq_write(tmp_path)
+    _, report = writeback_namespace(workspace.config, "test", load_ontology(), today="2026-11-22")
+    assert "pages/Beta.md" in report.written
+    converted = page.read_text(encoding="utf-8")
+    first, rest = converted.split("\n", 1)
+    assert first.startswith("mnemo-related:: ") and "[[Alpha]]" in first
+    assert rest == 'mnemo-updated:: "2026-11-22"\n' + original
+    undo_run(journal_for(workspace.config, "test"), report.run)
+    assert page.read_text(encoding="utf-8") == OLD_LOGSEQ + original
+
+
+def test_forget_takes_the_old_blank_line_out_with_the_lines(tmp_path: Path) -> None:
+    page, workspace, original = _old_logseq_write(tmp_path)
+    doc = next(d for d in workspace.files().read_documents() if d.path == "pages/Beta.md")
+    report = remove_blocks(workspace.config, "test", [doc])
+    assert report is not None and report.written == ["pages/Beta.md"]
+    assert page.read_text(encoding="utf-8") == original
+    assert block_removal(OLD_LOGSEQ + original, "logseq", "mnemo").apply(OLD_LOGSEQ + original) == "\n" + original
