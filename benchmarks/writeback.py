@@ -155,7 +155,8 @@ def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
         "vault": source.name, "kind": kind, "notes": notes, "written": len(report.written),
         "skipped": len(report.skipped), "changed_files": sum(before[p] != after[p] for p in before),
         "outside_bytes": sum(outside_bytes(before[p], after[p]) for p in before),
-        "unresolved": missing, "day_links": len(days), "day_links_unresolved": len(set(days) & {m.split(" -> ")[1][2:-2] for m in missing}),
+        "unresolved": missing, "day_links": len(days),
+        "day_links_unresolved": len(set(days) & {m.split(" -> ")[1][2:-2] for m in missing}),
         "undo_exact": undo_exact, "related_links": related, "related_new": new, "seconds": seconds, "cpu_seconds": cpu,
         "s_per_1000": seconds / max(notes, 1) * 1000, "second_run_written": len(second.written),
         "skips": [(s.path, s.reason) for s in report.skipped],
@@ -185,7 +186,8 @@ def main() -> None:
         if args.synthetic:
             vaults.append((synthetic_vault(Path(tmp), args.synthetic), "obsidian"))
         print("| vault | kind | notes | written | skipped | bytes changed outside mnemo-* properties | unresolved links "
-              "| day links (unresolved) | undo exact | links written (not already in the note) | write-back s (CPU s) | s per 1,000 notes | 2nd run writes |")
+              "| day links (unresolved) | undo exact | links written (not already in the note) "
+              "| write-back s (CPU s) | s per 1,000 notes | 2nd run writes |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for index, (source, kind) in enumerate(vaults):
             if not source.exists():
@@ -194,7 +196,9 @@ def main() -> None:
             f = measure(source, kind, Path(tmp) / str(index))
             print(
                 f"| {f['vault']} | {f['kind']} | {f['notes']} | {f['written']} | {f['skipped']} | {f['outside_bytes']} "
-                f"| {len(f['unresolved'])} | {f['day_links']} ({f['day_links_unresolved']}) | {f['undo_exact']} | {f['related_links']} ({f['related_new']}) | {f['seconds']:.2f} ({f['cpu_seconds']:.2f}) | {f['s_per_1000']:.2f} | {f['second_run_written']} |"
+                f"| {len(f['unresolved'])} | {f['day_links']} ({f['day_links_unresolved']}) | {f['undo_exact']} "
+                f"| {f['related_links']} ({f['related_new']}) | {f['seconds']:.2f} ({f['cpu_seconds']:.2f}) "
+                f"| {f['s_per_1000']:.2f} | {f['second_run_written']} |"
             )
 
 

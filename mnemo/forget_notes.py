@@ -34,7 +34,9 @@ def difference(old: str, new: str) -> Patch | None:
     return Patch(start, old[start:len(old) - end], new[start:len(new) - end])
 
 
-def block_removal(text: str, kind: str, key: str, made_frontmatter: bool = True, drop_blank: bool = False) -> Patch | None:
+def block_removal(
+    text: str, kind: str, key: str, made_frontmatter: bool = True, drop_blank: bool = False,
+) -> Patch | None:
     """The patch that takes mnemo's block out of a note (None: it has none). `made_frontmatter`:
     the write-back that first added the block also made the frontmatter around it, which goes
     too when nothing else is left in it; else an empty frontmatter the person wrote stays. `drop_blank`:

@@ -89,7 +89,8 @@ def logseq_patch(
         current = {props[i].key: props[i].value for i in ours}
         wanted = {f"{prefix}-{k}": one_line(v) for k, v in values.items()}
         skip = f"{prefix}-{ignore}"
-        if not blank and {k: v for k, v in current.items() if k != skip} == {k: v for k, v in wanted.items() if k != skip}:
+        same = {k: v for k, v in current.items() if k != skip} == {k: v for k, v in wanted.items() if k != skip}
+        if same and not blank:
             return None
         old = text[first.offset:end + blank]
         patch = Patch(first.offset, old, _joined(lines, old.endswith("\n")))

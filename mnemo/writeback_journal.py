@@ -97,4 +97,6 @@ class Journal:
 def added_blank_line(entry: JournalEntry | None) -> bool:
     """Whether that write put a blank line after the lines it added to a Logseq page without
     properties (earlier versions did; the line is taken out again with mnemo's lines)."""
-    return entry is not None and not entry.new.lstrip("\ufeff").startswith("---") and entry.new.endswith(("\n\n", "\r\n\r\n"))
+    if entry is None or entry.new.lstrip("\ufeff").startswith("---"):
+        return False
+    return entry.new.endswith(("\n\n", "\r\n\r\n"))

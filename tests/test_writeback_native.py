@@ -35,7 +35,8 @@ def test_an_old_nested_block_is_converted_journaled_and_undone(tmp_path: Path) -
     converted = note.read_text(encoding="utf-8")
     assert "People/Alice Chen.md" in report.written
     assert "\nmnemo:" not in converted and "person_id:" not in converted and "salience" not in converted
-    assert '\nmnemo-related:\n' in converted and '\n  - "[[Project Heron]]"\n' in converted and "\nmnemo-updated: 2026-11-22\n---\n" in converted
+    assert '\nmnemo-related:\n' in converted and '\n  - "[[Project Heron]]"\n' in converted
+    assert "\nmnemo-updated: 2026-11-22\n---\n" in converted
     assert converted.replace(converted[converted.index("mnemo-related:"):converted.index("---\n", 4)], "") == (
         old.replace(OLD_BLOCK, ""))
     undo_run(journal_for(workspace.config, "test"), report.run)
@@ -62,7 +63,9 @@ def _written_links(graph: Path) -> list[str]:
     return [link for line in lines for link in re.findall(r"\[\[([^\[\]]+)\]\]", line)]
 
 
-@pytest.mark.parametrize("title_format, day_name", [("E, yyyy/MM/dd", "Tue, 2022/03/08"), ("MMM do, yyyy", "Mar 8th, 2022")])
+@pytest.mark.parametrize("title_format, day_name", [
+    ("E, yyyy/MM/dd", "Tue, 2022/03/08"), ("MMM do, yyyy", "Mar 8th, 2022"),
+])
 def test_logseq_day_links_use_the_graphs_title_format_and_resolve(tmp_path: Path, title_format: str, day_name: str) -> None:
     graph = _graph(tmp_path, title_format)
     workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
@@ -72,7 +75,8 @@ def test_logseq_day_links_use_the_graphs_title_format_and_resolve(tmp_path: Path
     related = alpha.split("\n")[0]
     assert related.startswith("mnemo-related:: ") and day_name in re.findall(r"\[\[([^\[\]]+)\]\]", related)
     assert f"\nmnemo-updated:: [[{day_name}]]\n- the project\n" in alpha
-    assert f'\nmnemo-updated: "[[{day_name}]]"\n---\n- part of [[Alpha]]\n' in (graph / "pages" / "Gamma.md").read_text(encoding="utf-8")
+    gamma = (graph / "pages" / "Gamma.md").read_text(encoding="utf-8")
+    assert f'\nmnemo-updated: "[[{day_name}]]"\n---\n- part of [[Alpha]]\n' in gamma
     assert set(_written_links(graph)) <= {"Alpha", "Beta", "Gamma", day_name}
     assert day_name in _written_links(graph)
 
