@@ -1,4 +1,4 @@
-"""The write-back asset: insights from the graph written into the notes' frontmatter."""
+"""The write-back asset: insights from the graph written into the notes as mnemo-* properties."""
 
 import dagster as dg
 
@@ -23,7 +23,7 @@ def _skipped_table(skipped: list[tuple[str, str]]) -> str:
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=[entity_graph], pool=GRAPH_POOL)
 def note_writeback(context: dg.AssetExecutionContext, note_writer: NoteWriterResource) -> dg.MaterializeResult:
-    """Entities, related notes and summaries written into each note under the mnemo key (journaled, undoable)."""
+    """Related notes, mentions and summaries written into each note as mnemo-* properties (journaled, undoable)."""
     plan, report = note_writer.write_back(context.partition_key, context.run_id)
     for skip in report.skipped:
         context.log.warning(f"{skip.path}: {skip.reason} (not written)")

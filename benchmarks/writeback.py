@@ -5,11 +5,13 @@
 
 For each vault: copy it to a temp folder, ingest it (hashing embedder), run a full
 write-back and a second one, then audit every note with a method independent of the
-patcher (regexes that cut the mnemo lines out again): the bytes changed outside the mnemo
-blocks, and every wikilink written that does not resolve to an existing note.
+patcher (regexes that cut the `mnemo-*` lines out again): the bytes changed outside them,
+every wikilink written that does not resolve to an existing note, the day links written
+(links to journal pages) and whether undoing the first run gives back every byte.
 """
 
 import argparse
+import datetime as dt
 import difflib
 import re
 import shutil
@@ -25,14 +27,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from conftest import CORPORA, make_workspace  # noqa: E402
-from mnemo.writeback import writeback_namespace  # noqa: E402
+from mnemo.journal_days import format_day, logseq_title_format  # noqa: E402
+from mnemo.writeback import journal_for, undo_run, writeback_namespace  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
 DAY = "2026-11-22"
-_YAML_BLOCK = re.compile(r"(?m)^mnemo:[^\n]*\n(?:[ \t][^\n]*\n)*")
+_YAML_BLOCK = re.compile(r"(?m)^mnemo(?:-[\w-]+)?:[^\n]*\n(?:[ \t][^\n]*\n)*")
 _LOGSEQ_LINE = re.compile(r"(?m)^mnemo-[\w-]+::[^\n]*(?:\n|$)")
 _LINK = re.compile(r"\[\[([^\[\]]+)\]\]")
-_MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -78,8 +80,7 @@ def logseq_names(root: Path) -> set[str]:
         day = re.fullmatch(r"(\d{4})_(\d\d)_(\d\d)", path.stem)
         if day:
             y, m, d = map(int, day.groups())
-            suffix = "th" if 11 <= d <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(d % 10, "th")
-            names.add(f"{_MONTHS[m - 1]} {d}{suffix}, {y}".lower())
+            names.add(format_day(dt.date(y, m, d), logseq_title_format(root)).lower())
         else:
             names.add(unquote(path.stem.replace("___", "/")).lower())
     return names
@@ -101,6 +102,34 @@ def unresolved(root: Path, after: dict[str, bytes], kind: str) -> list[str]:
     return missing
 
 
+def day_links(root: Path, after: dict[str, bytes], kind: str) -> list[str]:
+    """Links written into mnemo lines whose target is a day: a journal page's name (Logseq) or a
+    date-shaped name (either format), so that a day link in the wrong format is counted too."""
+    shaped = re.compile(r"\d{4}[-/_]\d{2}[-/_]\d{2}|[A-Z][a-z]{2} \d{1,2}(?:st|nd|rd|th), \d{4}")
+    journals = {p.stem for p in (root / "journals").glob("*.md")} if kind == "logseq" else set()
+    titles = set()
+    for stem in journals:
+        day = re.fullmatch(r"(\d{4})_(\d\d)_(\d\d)", stem)
+        if day:
+            titles.add(format_day(dt.date(*map(int, day.groups())), logseq_title_format(root)))
+    found = []
+    for path, data in after.items():
+        found += [t for t in _LINK.findall(without_mnemo(data.decode("utf-8"))[1]) if t in titles or shaped.search(t)]
+    return found
+
+
+def related_new(after: dict[str, bytes]) -> tuple[int, int]:
+    """(related links written, of those the ones the note's own text does not already link)."""
+    written = new = 0
+    for data in after.values():
+        rest, cut = without_mnemo(data.decode("utf-8"))
+        related = [m for line in cut.splitlines(keepends=True) for m in _LINK.findall(line)]
+        own = {t.split("|")[0].split("#")[0].strip().lower() for t in _LINK.findall(min(rest, key=len))}
+        written += len(related)
+        new += sum(t.lower() not in own and t.lower().rsplit("/", 1)[-1] not in own for t in related)
+    return written, new
+
+
 def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
     """Copy, ingest, write back twice, audit; the figures for one vault."""
     vault = work / source.name
@@ -116,12 +145,19 @@ def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     after = snapshot(vault)
     again, second = writeback_namespace(config, "test", load_ontology(), today="2026-12-24")
+    days = day_links(vault, after, kind)
+    related, new = related_new(after)
+    missing = unresolved(vault, after, kind)
+    undo = undo_run(journal_for(config, "test"), report.run)
+    undo_exact = snapshot(vault) == before and not undo.skipped
     notes = len(report.written) + plan.unchanged + plan.opted_out + plan.excluded + len(report.skipped)
     return {
         "vault": source.name, "kind": kind, "notes": notes, "written": len(report.written),
         "skipped": len(report.skipped), "changed_files": sum(before[p] != after[p] for p in before),
         "outside_bytes": sum(outside_bytes(before[p], after[p]) for p in before),
-        "unresolved": unresolved(vault, after, kind), "seconds": seconds, "cpu_seconds": cpu,
+        "unresolved": missing, "day_links": len(days),
+        "day_links_unresolved": len(set(days) & {m.split(" -> ")[1][2:-2] for m in missing}),
+        "undo_exact": undo_exact, "related_links": related, "related_new": new, "seconds": seconds, "cpu_seconds": cpu,
         "s_per_1000": seconds / max(notes, 1) * 1000, "second_run_written": len(second.written),
         "skips": [(s.path, s.reason) for s in report.skipped],
     }
@@ -144,20 +180,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--synthetic", type=int, default=0, help="also measure a generated vault of N notes")
     args = parser.parse_args()
-    vaults = [(CORPORA / "obsidian-kepano", "obsidian"), (CORPORA / "logseq-docs", "logseq")]
+    vaults = [(CORPORA / "obsidian-kepano", "obsidian"), (CORPORA / "obsidian-ideaverse", "obsidian"),
+              (CORPORA / "logseq-docs", "logseq")]
     with tempfile.TemporaryDirectory() as tmp:
         if args.synthetic:
             vaults.append((synthetic_vault(Path(tmp), args.synthetic), "obsidian"))
-        print("| vault | kind | notes | written | skipped | bytes changed outside mnemo blocks | unresolved links | write-back s (CPU s) | s per 1,000 notes | 2nd run writes |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| vault | kind | notes | written | skipped | bytes changed outside mnemo-* properties | unresolved links "
+              "| day links (unresolved) | undo exact | links written (not already in the note) "
+              "| write-back s (CPU s) | s per 1,000 notes | 2nd run writes |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for index, (source, kind) in enumerate(vaults):
             if not source.exists():
-                print(f"| {source.name} | missing | | | | | | | | |")
+                print(f"| {source.name} | missing | | | | | | | | | | | |")
                 continue
             f = measure(source, kind, Path(tmp) / str(index))
             print(
                 f"| {f['vault']} | {f['kind']} | {f['notes']} | {f['written']} | {f['skipped']} | {f['outside_bytes']} "
-                f"| {len(f['unresolved'])} | {f['seconds']:.2f} ({f['cpu_seconds']:.2f}) | {f['s_per_1000']:.2f} | {f['second_run_written']} |"
+                f"| {len(f['unresolved'])} | {f['day_links']} ({f['day_links_unresolved']}) | {f['undo_exact']} "
+                f"| {f['related_links']} ({f['related_new']}) | {f['seconds']:.2f} ({f['cpu_seconds']:.2f}) "
+                f"| {f['s_per_1000']:.2f} | {f['second_run_written']} |"
             )
 
 

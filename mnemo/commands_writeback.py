@@ -40,7 +40,7 @@ def writeback(
     runs: Annotated[bool, typer.Option("--runs", help="List the write-back runs in the journal.")] = False,
     config: Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")] = None,
 ) -> None:
-    """Write what mnemo learned into each note's frontmatter (only under the mnemo key)."""
+    """Write what mnemo learned into each note as mnemo-* properties (nothing else in the note changes)."""
     try:
         settings = load_config(config)
         if runs:

@@ -1,8 +1,8 @@
 """Forgetting an entity in its own note: mnemo's write-back block leaves the note, nothing else.
 
 The note that is a forgotten entity's page is the person's file: it is never deleted, and no
-character outside mnemo's block (the `mnemo:` frontmatter key, or Logseq's `mnemo-*::` page
-properties) changes. The block goes the way a write-back writes: through the write-back journal
+character outside mnemo's block (the `mnemo-*` frontmatter properties, or Logseq's `mnemo-*::`
+page properties) changes. The block goes the way a write-back writes: through the write-back journal
 (op `forget`), so `mnemo writeback --undo RUN` puts it back, and a note edited meanwhile is
 left alone and reported.
 """
@@ -17,7 +17,7 @@ from mnemo.patch_frontmatter import BOM, Patch, find_block, layout, without_bloc
 from mnemo.patch_logseq import without_properties
 from mnemo.stores.files import NamespaceFiles
 from mnemo.writeback import FORMATS, NoteChange, Skip, WritebackPlan, WritebackReport, apply_plan, journal_for, new_run_id
-from mnemo.writeback_journal import Journal
+from mnemo.writeback_journal import Journal, added_blank_line
 
 
 def difference(old: str, new: str) -> Patch | None:
@@ -34,19 +34,19 @@ def difference(old: str, new: str) -> Patch | None:
     return Patch(start, old[start:len(old) - end], new[start:len(new) - end])
 
 
-def block_removal(text: str, kind: str, key: str, made_frontmatter: bool = True) -> Patch | None:
+def block_removal(
+    text: str, kind: str, key: str, made_frontmatter: bool = True, drop_blank: bool = False,
+) -> Patch | None:
     """The patch that takes mnemo's block out of a note (None: it has none). `made_frontmatter`:
     the write-back that first added the block also made the frontmatter around it, which goes
-    too when nothing else is left in it; else an empty frontmatter the person wrote stays."""
+    too when nothing else is left in it; else an empty frontmatter the person wrote stays. `drop_blank`:
+    that write-back also put a blank line after its Logseq lines, which goes with them."""
     where = layout(text)
     if FORMATS[kind] == "logseq" and where.yaml_start is None:
-        return difference(text, without_properties(text, key))
-    span = find_block(text, where, key)
-    if span is None:
+        return difference(text, without_properties(text, key, drop_blank))
+    if find_block(text, where, key) is None:
         return None
-    if made_frontmatter:
-        return difference(text, without_block(text, key))
-    return Patch(span[0], text[span[0]:span[1]], "")
+    return difference(text, without_block(text, key, drop_empty=made_frontmatter))
 
 
 def made_frontmatter(journal: Journal, source: str, path: str) -> bool:
@@ -70,7 +70,8 @@ def plan_removals(config: MnemoConfig, namespace: str, pages: list[Document]) ->
             data = read_note(file)
             text = data.decode("utf-8")
             made = made_frontmatter(journal, source.label, doc.path)
-            patch = block_removal(text, source.kind, config.writeback.key, made)
+            blank = added_blank_line(journal.added().get((source.label, doc.path)))
+            patch = block_removal(text, source.kind, config.writeback.key, made, blank)
         except (OSError, UnicodeDecodeError, WritebackRefused) as exc:
             plan.skipped.append(Skip(doc.path, f"its mnemo block was left in place: {exc}"))
             continue

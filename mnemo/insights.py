@@ -114,6 +114,12 @@ def _related(graph: _Graph, note: NoteRef, page_of: dict[str, str], mentioned_by
     return tuple(sorted(candidates[:limit], key=lambda r: (r.title.lower(), r.path)))
 
 
+def _entity_names(graph: _Graph, ids: list[str]) -> tuple[str, ...]:
+    """The entities' names, in the given order, each once."""
+    names = [graph.entities[e][1] for e in ids if e in graph.entities and graph.entities[e][1]]
+    return tuple(dict.fromkeys(names))
+
+
 def _entity_refs(graph: _Graph, ids: list[str]) -> tuple[str, ...]:
     return tuple(sorted(inline_ref(e, graph.entities[e][0]) for e in ids if e in graph.entities))
 
@@ -135,7 +141,7 @@ def read_insights(store: GraphStore, max_related: int = 8, max_mentions: int = 1
         top = [e for e, _ in sorted(counted, key=lambda ec: (-ec[1], ec[0]))[:max_mentions]]
         related = _related(graph, note, page_of, mentioned_by, max_related)
         community, summary, salience = sleep.for_note(note.id, about, [e for e, _ in counted])
-        insights.append(NoteInsight(note, _entity_refs(graph, about), _entity_refs(graph, top), related, community, summary, salience))
+        insights.append(NoteInsight(note, _entity_refs(graph, about), _entity_names(graph, top), related, community, summary, salience))
     return insights
 
 

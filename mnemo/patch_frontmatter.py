@@ -1,12 +1,15 @@
-"""Surgical patching of one key of a note's YAML frontmatter.
+"""Surgical patching of mnemo's properties in a note's YAML frontmatter.
 
-The note is never round-tripped through a YAML dumper. The lines of the one key (`mnemo:`
-by default) are found in the text and replaced; a note that lacks the key gets a block
-just before the closing `---`; a note with no frontmatter gets a new block in front of
-its body. Every other character stays where it was, and each patch is verified by
+mnemo writes top-level properties with its prefix (`mnemo-related`, `mnemo-updated`, ...), which
+Obsidian's Properties view shows and whose `"[[links]]"` count in its graph and backlinks.
+The note is never round-tripped through a YAML dumper: the lines of those properties (and
+of an old nested `mnemo:` block, which they replace) are found in the text and replaced;
+a note without them gets them just before the closing `---`; a note with no frontmatter
+gets a new one in front of its body. Every other character stays where it was, and each patch is verified by
 re-parsing both versions the way the reader (`split_frontmatter`) does.
 """
 
+import datetime as dt
 import math
 import re
 from dataclasses import dataclass
@@ -20,7 +23,7 @@ _OPENING = re.compile(r"---[ \t]*\r?\n")
 _CLOSING = re.compile(r"-{3,}\s*")
 _UNSAFE = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
-Value = str | float | list[str]
+Value = str | float | dt.date | list[str]
 
 
 class OptedOut(WritebackRefused):
@@ -88,22 +91,24 @@ def layout(text: str) -> Layout:
 
 
 def _key_pattern(key: str) -> re.Pattern[str]:
+    """A top-level line that starts the `key:` block or a `key-name:` property (quoted or not)."""
     k = re.escape(key)
-    return re.compile(rf"(?:{k}|\"{k}\"|'{k}')[ \t]*:(?=\s|$)")
+    name = rf"{k}(?:-[A-Za-z0-9_-]+)?"
+    return re.compile(rf"(?:({name})|\"({name})\"|'({name})')[ \t]*:(?=\s|$)")
 
 
-def find_block(text: str, where: Layout, key: str) -> tuple[int, int] | None:
-    """The (start, end) offsets of the key's lines: its line and the value lines below it."""
-    if where.yaml_start is None:
-        return None
-    lines = lines_at(text, where.yaml_start, where.yaml_end)
-    pattern = _key_pattern(key)
-    starts = [i for i, (_, line) in enumerate(lines) if pattern.match(line)]
-    if not starts:
-        return None
-    if len(starts) > 1:
-        raise WritebackRefused(f"the {key!r} key appears {len(starts)} times in the frontmatter")
-    first = last = starts[0]
+@dataclass(frozen=True)
+class Span:
+    """The lines of one of mnemo's keys: the old nested `key:` block or a `key-name:` property."""
+
+    name: str
+    start: int
+    end: int
+
+
+def _span_end(lines: list[tuple[int, str]], first: int) -> int:
+    """The index of the last line of the value that starts on line `first`."""
+    last = first
     for j in range(first + 1, len(lines)):
         content = lines[j][1].rstrip("\r\n")
         stripped = content.strip()
@@ -113,7 +118,35 @@ def find_block(text: str, where: Layout, key: str) -> tuple[int, int] | None:
             last = j
             continue
         break
-    return lines[first][0], lines[last][0] + len(lines[last][1])
+    return last
+
+
+def find_spans(text: str, where: Layout, key: str) -> list[Span]:
+    """mnemo's keys in the frontmatter, in order: each with its line and the value lines below it."""
+    if where.yaml_start is None:
+        return []
+    lines = lines_at(text, where.yaml_start, where.yaml_end)
+    pattern = _key_pattern(key)
+    spans = []
+    for i, (offset, line) in enumerate(lines):
+        match = pattern.match(line)
+        if match:
+            last = lines[_span_end(lines, i)]
+            spans.append(Span(next(g for g in match.groups() if g), offset, last[0] + len(last[1])))
+    names = [s.name for s in spans]
+    if len(set(names)) < len(names):
+        raise WritebackRefused(f"a {key!r} property appears more than once in the frontmatter")
+    return spans
+
+
+def find_block(text: str, where: Layout, key: str) -> tuple[int, int] | None:
+    """The (start, end) offsets of all of mnemo's lines, which must be consecutive."""
+    spans = find_spans(text, where, key)
+    if not spans:
+        return None
+    if any(a.end != b.start for a, b in zip(spans, spans[1:])):
+        raise WritebackRefused(f"the note's {key}-* properties are not on consecutive lines")
+    return spans[0].start, spans[-1].end
 
 
 def quote(text: str) -> str:
@@ -127,18 +160,35 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
+def _scalar(item: str | float | dt.date) -> str:
+    if isinstance(item, dt.date):
+        return item.isoformat()
+    if isinstance(item, float) and math.isfinite(item):
+        return repr(item)
+    return quote(str(item))
+
+
 def render_block(key: str, value: dict[str, Value], newline: str) -> str:
-    """The key's lines: lists one item per line, strings double-quoted, numbers plain."""
-    lines = [f"{key}:"]
+    """mnemo's properties, one top-level `key-name:` each: lists one quoted item per line,
+    strings double-quoted, numbers and dates plain (Obsidian shows them as number and date)."""
+    lines = []
     for name, item in value.items():
         if isinstance(item, list):
-            lines.append(f"  {name}:")
-            lines.extend(f"    - {quote(v)}" for v in item)
-        elif isinstance(item, float) and math.isfinite(item):
-            lines.append(f"  {name}: {item!r}")
+            lines.append(f"{key}-{name}:")
+            lines.extend(f"  - {quote(v)}" for v in item)
         else:
-            lines.append(f"  {name}: {quote(str(item))}")
+            lines.append(f"{key}-{name}: {_scalar(item)}")
     return newline.join(lines) + newline
+
+
+def written_values(key: str, value: dict[str, Value]) -> dict[str, Any]:
+    """The properties a reader gets back from the rendered block."""
+    return split_frontmatter(f"---\n{render_block(key, value, chr(10))}---\n").properties
+
+
+def ours(props: dict[str, Any], key: str) -> dict[str, Any]:
+    """The properties mnemo owns: the old nested `key` block and every `key-name`."""
+    return {k: v for k, v in props.items() if k == key or k.startswith(key + "-")}
 
 
 def properties(text: str, where: Layout) -> dict[str, Any]:
@@ -151,74 +201,81 @@ def properties(text: str, where: Layout) -> dict[str, Any]:
     return meta.properties
 
 
-def same_insight(current: Any, value: dict[str, Value], ignore: str = "consolidated") -> bool:
-    """True when the written value already says the same, apart from its date."""
-    if not isinstance(current, dict):
-        return False
-    return {k: v for k, v in current.items() if k != ignore} == {k: v for k, v in value.items() if k != ignore}
+def same_insight(current: dict[str, Any], wanted: dict[str, Any], ignore: str) -> bool:
+    """True when the written properties already say the same, apart from the date they were updated."""
+    return {k: v for k, v in current.items() if k != ignore} == {k: v for k, v in wanted.items() if k != ignore}
 
 
-def frontmatter_patch(text: str, key: str, value: dict[str, Value]) -> Patch | None:
-    """The patch that writes `value` under `key`, or None when the note already says it."""
+def frontmatter_patch(text: str, key: str, value: dict[str, Value], ignore: str = "updated") -> Patch | None:
+    """The patch that writes `value` as `key-*` properties, or None when the note already says it.
+
+    An old nested `key:` block is replaced by the properties; a note that says `key: false` is never written.
+    """
     where = layout(text)
     block = render_block(key, value, where.newline)
-    props: dict[str, Any] = {}
     if where.yaml_start is None:
         patch = Patch(len(where.bom), "", f"---{where.newline}{block}---{where.newline}")
+        verify(text, patch, key, value, {})
+        return patch
+    props = properties(text, where)
+    if props.get(key) is False:
+        raise OptedOut(f"the note opts out ({key}: false)")
+    present = ours(props, key)
+    span = find_block(text, where, key)
+    if len(find_spans(text, where, key)) != len(present):
+        raise WritebackRefused(f"the {key!r} properties are written in a form that cannot be patched safely")
+    if span is None:
+        patch = Patch(where.yaml_end, "", block)
     else:
-        props = properties(text, where)
-        span = find_block(text, where, key)
-        if (span is None) == (key in props):
-            raise WritebackRefused(f"the {key!r} key is written in a form that cannot be patched safely")
-        if span is None:
-            patch = Patch(where.yaml_end, "", block)
-        else:
-            if props[key] is False:
-                raise OptedOut(f"the note opts out ({key}: false)")
-            if same_insight(props[key], value):
-                return None
-            patch = Patch(span[0], text[span[0]:span[1]], block)
+        if same_insight(present, written_values(key, value), f"{key}-{ignore}"):
+            return None
+        patch = Patch(span[0], text[span[0]:span[1]], block)
     verify(text, patch, key, value, props)
     return patch
 
 
 def verify(text: str, patch: Patch, key: str, value: dict[str, Value], old_props: dict[str, Any]) -> None:
-    """Re-parse the patched note: same body, same other keys in the same order, our block found."""
+    """Re-parse the patched note: same body, same other keys in the same order, ours as rendered."""
     new_text = patch.apply(text)
     old_where, new_where = layout(text), layout(new_text)
     if new_text[new_where.body_start:] != text[old_where.body_start:] or new_where.bom != old_where.bom:
         raise WritebackRefused("the patch would change the note's body")
-    expected = dict(old_props)
-    expected[key] = {k: v for k, v in value.items()}
-    if list(properties(new_text, new_where).items()) != list(expected.items()):
+    new_props = properties(new_text, new_where)
+    mine = ours(new_props, key)
+    others = [(k, v) for k, v in new_props.items() if k not in mine]
+    if others != [(k, v) for k, v in old_props.items() if k not in ours(old_props, key)]:
         raise WritebackRefused("re-parsing the patched frontmatter does not give back every other key unchanged")
+    if list(mine.items()) != list(written_values(key, value).items()):
+        raise WritebackRefused("the written properties cannot be read back from the patched note")
     span = find_block(new_text, new_where, key)
-    block = render_block(key, value, new_where.newline)
-    if span is None or new_text[span[0]:span[1]] != block:
-        raise WritebackRefused("the written block cannot be found again in the patched note")
+    if span is None or new_text[span[0]:span[1]] != render_block(key, value, new_where.newline):
+        raise WritebackRefused("the written properties cannot be found again in the patched note")
 
 
 def current_block(text: str, key: str) -> str | None:
-    """The key's lines as they are in the note, or None."""
+    """mnemo's lines as they are in the note, or None."""
     where = layout(text)
     span = find_block(text, where, key)
     return text[span[0]:span[1]] if span else None
 
 
-def without_block(text: str, key: str) -> str:
-    """The note with the key's lines taken out (and a frontmatter left empty dropped).
+def without_block(text: str, key: str, drop_empty: bool = True) -> str:
+    """The note with mnemo's lines taken out (and, with `drop_empty`, a frontmatter left empty dropped).
 
     Change detection hashes this, so a write-back alone never looks like an edit. A note
     whose frontmatter cannot be read safely is returned unchanged.
     """
     try:
         where = layout(text)
-        span = find_block(text, where, key)
+        spans = find_spans(text, where, key)
     except WritebackRefused:
         return text
     if where.yaml_start is None:
         return text
-    start, end = span or (where.yaml_end, where.yaml_end)
-    if text[where.yaml_start:start] + text[end:where.yaml_end] == "":
+    kept = text
+    for span in reversed(spans):
+        kept = kept[:span.start] + kept[span.end:]
+    removed = sum(span.end - span.start for span in spans)
+    if drop_empty and kept[where.yaml_start:where.yaml_end - removed] == "":
         return where.bom + text[where.body_start:]
-    return text[:start] + text[end:]
+    return kept

@@ -2,8 +2,8 @@
 
 Logseq keeps a page's properties as `key:: value` lines at the very top of the file. mnemo
 writes its insights there as `mnemo-<name>:: value` lines kept together: they replace the
-previous mnemo lines, or follow the page's own properties, or form a new first block
-(followed by a blank line) on a page that has none. Every other character stays as it was.
+previous mnemo lines, or follow the page's own properties, or go at the very top of a page
+that has none (nothing else is added: no blank line). Every other character stays as it was.
 A page that starts with YAML frontmatter is patched there instead (see patch_frontmatter).
 """
 
@@ -63,8 +63,19 @@ def _ours(props: list[PropertyLine], prefix: str) -> list[int]:
     return indexes
 
 
-def logseq_patch(text: str, prefix: str, values: dict[str, str], ignore: str = "consolidated") -> Patch | None:
-    """The patch that writes `values` as `<prefix>-<name>::` page properties, or None."""
+def _blank_after(text: str, end: int) -> int:
+    """The length of the blank line at `end` (0: none)."""
+    return next((len(nl) for nl in ("\r\n", "\n") if text.startswith(nl, end)), 0)
+
+
+def logseq_patch(
+    text: str, prefix: str, values: dict[str, str], ignore: str = "updated", drop_blank: bool = False,
+) -> Patch | None:
+    """The patch that writes `values` as `<prefix>-<name>::` page properties, or None.
+
+    `drop_blank`: mnemo's lines are the page's only properties and an earlier write-back put a blank
+    line after them; that line goes too.
+    """
     props = property_lines(text)
     if any(p.key == prefix and p.value.lower() == "false" for p in props):
         raise OptedOut(f"the page opts out ({prefix}:: false)")
@@ -72,13 +83,16 @@ def logseq_patch(text: str, prefix: str, values: dict[str, str], ignore: str = "
     lines = render_lines(prefix, values, newline)
     ours = _ours(props, prefix)
     if ours:
+        first, last = props[ours[0]], props[ours[-1]]
+        end = last.offset + len(last.line)
+        blank = _blank_after(text, end) if drop_blank and len(ours) == len(props) else 0
         current = {props[i].key: props[i].value for i in ours}
         wanted = {f"{prefix}-{k}": one_line(v) for k, v in values.items()}
         skip = f"{prefix}-{ignore}"
-        if {k: v for k, v in current.items() if k != skip} == {k: v for k, v in wanted.items() if k != skip}:
+        same = {k: v for k, v in current.items() if k != skip} == {k: v for k, v in wanted.items() if k != skip}
+        if same and not blank:
             return None
-        first, last = props[ours[0]], props[ours[-1]]
-        old = text[first.offset:last.offset + len(last.line)]
+        old = text[first.offset:end + blank]
         patch = Patch(first.offset, old, _joined(lines, old.endswith("\n")))
     elif props:
         last = props[-1]
@@ -86,7 +100,7 @@ def logseq_patch(text: str, prefix: str, values: dict[str, str], ignore: str = "
         block = "".join(lines)
         patch = Patch(end, "", block if last.line.endswith("\n") else newline + block.removesuffix(newline))
     else:
-        patch = Patch(len(BOM) if text.startswith(BOM) else 0, "", "".join(lines) + newline)
+        patch = Patch(len(BOM) if text.startswith(BOM) else 0, "", "".join(lines))
     verify(text, patch, prefix, values)
     return patch
 
@@ -109,8 +123,9 @@ def verify(text: str, patch: Patch, prefix: str, values: dict[str, str]) -> None
         raise WritebackRefused("the written properties cannot be read back from the patched page")
 
 
-def without_properties(text: str, prefix: str) -> str:
-    """The page with its `<prefix>-*::` lines taken out (for change detection)."""
+def without_properties(text: str, prefix: str, drop_blank: bool = False) -> str:
+    """The page with its `<prefix>-*::` lines taken out (for change detection, and forget). With
+    `drop_blank`, a blank line after them goes too when they are the page's only properties."""
     props = property_lines(text)
     try:
         ours = _ours(props, prefix)
@@ -120,9 +135,9 @@ def without_properties(text: str, prefix: str) -> str:
         return text
     start, last = props[ours[0]].offset, props[ours[-1]]
     end = last.offset + len(last.line)
-    if len(ours) == len(props):
-        end += next((len(nl) for nl in ("\r\n", "\n") if text.startswith(nl, end)), 0)
-    elif end == len(text) and not text.endswith("\n"):
+    if drop_blank and len(ours) == len(props):
+        end += _blank_after(text, end)
+    if end == len(text) and not text.endswith("\n"):
         start -= next((len(nl) for nl in ("\r\n", "\n") if text.endswith(nl, 0, start)), 0)
     return text[:start] + text[end:]
 

@@ -19,14 +19,16 @@ from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import WritebackRefused
+from mnemo.journal_days import LogseqDays
 from mnemo.insights import NoteInsight, NoteRef, read_insights
 from mnemo.note_files import Staged, digest, fsync_folders, read_note, run_lock, stage, sweep_temp_files
 from mnemo.patch_frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
 from mnemo.patch_logseq import logseq_patch, page_name, page_properties
+from mnemo.sources.logseq import graph_settings
 from mnemo.sources.markdown import split_frontmatter
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.writeback_journal import Journal, JournalEntry
+from mnemo.writeback_journal import Journal, JournalEntry, added_blank_line
 from ontology import Ontology
 
 FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}
@@ -86,17 +88,20 @@ class WritebackReport:
 
 
 class LinkNames:
-    """How a source's notes are linked: Obsidian by unique file name (else path), Logseq by page name."""
+    """How a source's notes are linked: Obsidian by unique file name (else path), Logseq by page name
+    (journal pages by the graph's `:journal/page-title-format`)."""
 
     def __init__(self, source: SourceConfig) -> None:
         self.kind = source.kind
         self.stems: dict[str, int] = {}
         self.titles: dict[str, str] = {}
-        for rel in _markdown_files(source.path):
+        files = _note_files(source.path, (".md", ".org") if self.kind == "logseq" else (".md",))
+        self.days = LogseqDays(source.path, graph_settings(source.path), files) if self.kind == "logseq" else None
+        for rel in files:
             stem = Path(rel).stem.lower()
             self.stems[stem] = self.stems.get(stem, 0) + 1
-            if self.kind == "logseq":
-                title = _logseq_title(source.path / rel)
+            if self.days is not None:
+                title = _logseq_title(source.path / rel) or self.days.title(rel)
                 if title:
                     self.titles[rel] = title
 
@@ -109,11 +114,11 @@ class LinkNames:
         return None if _OBSIDIAN_FORBIDDEN & set(name) else name
 
 
-def _markdown_files(root: Path) -> list[str]:
+def _note_files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found += [Path(folder, n).relative_to(root).as_posix() for n in files if n.lower().endswith(".md")]
+        found += [Path(folder, n).relative_to(root).as_posix() for n in files if n.lower().endswith(suffixes)]
     return found
 
 
@@ -132,31 +137,53 @@ def _logseq_title(file: Path) -> str | None:
 
 
 def note_values(insight: NoteInsight, links: LinkNames, today: str) -> dict[str, Value]:
-    """What is written for one note, in a fixed key order with stably sorted lists."""
+    """What is written for one note, in a fixed key order with stably sorted lists. No internal
+    ids or scores: entities by name, related notes as links, the day the insights last changed."""
     values: dict[str, Value] = {}
-    if insight.about:
-        values["about"] = list(insight.about)
-    if insight.mentions:
-        values["mentions"] = list(insight.mentions)
     related = [f"[[{n}]]" for r in insight.related if (n := links.name(r))]
     if related:
         values["related"] = related
+    if insight.mentions:
+        values["mentions"] = list(insight.mentions)
     if insight.community:
         values["community"] = insight.community
     if insight.summary:
         values["summary"] = insight.summary
-    if insight.salience is not None:
-        values["salience"] = float(insight.salience)
-    values["consolidated"] = today
+    values["updated"] = dt.date.fromisoformat(today)
     return values
 
 
-def note_patch(text: str, kind: str, key: str, values: dict[str, Value]) -> Patch | None:
-    """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it."""
+def logseq_values(values: dict[str, Value], links: LinkNames | None = None) -> dict[str, str]:
+    """Page-property values: links as `[[a]], [[b]]`; text in quotes, so Logseq makes no page of it;
+    the day as a link to its journal page when that page exists."""
+    flat = {}
+    for name, value in values.items():
+        if name == "related" and isinstance(value, list):
+            flat[name] = ", ".join(value)
+        elif isinstance(value, dt.date):
+            day = _logseq_day(value, links)
+            flat[name] = day if day.startswith("[[") else f'"{day}"'
+        else:
+            text = ", ".join(value) if isinstance(value, list) else str(value)
+            flat[name] = '"' + " ".join(text.replace('"', "'").split()) + '"'
+    return flat
+
+
+def note_patch(
+    text: str, kind: str, key: str, values: dict[str, Value], links: LinkNames | None = None, drop_blank: bool = False,
+) -> Patch | None:
+    """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it. `drop_blank`:
+    an earlier write-back put a blank line after its Logseq lines (see patch_logseq)."""
     if FORMATS[kind] == "logseq" and layout(text).yaml_start is None:
-        flat = {k: ", ".join(v) if isinstance(v, list) else (repr(v) if isinstance(v, float) else v) for k, v in values.items()}
-        return logseq_patch(text, key, flat)
+        return logseq_patch(text, key, logseq_values(values, links), drop_blank=drop_blank)
+    if FORMATS[kind] == "logseq":
+        values = {name: _logseq_day(v, links) if isinstance(v, dt.date) else v for name, v in values.items()}
     return frontmatter_patch(text, key, values)
+
+
+def _logseq_day(day: dt.date, links: LinkNames | None) -> str:
+    """In a Logseq page's frontmatter, a day is a link to its journal page, or the date as text."""
+    return (links.days.link(day.isoformat()) if links and links.days else None) or day.isoformat()
 
 
 def _excluded(rel: str, folders: tuple[str, ...]) -> bool:
@@ -168,6 +195,7 @@ def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsig
     plan = WritebackPlan()
     sources = {s.label: s for s in config.namespace(namespace).sources if s.kind in FORMATS}
     names = {label: LinkNames(source) for label, source in sources.items()}
+    added = journal_for(config, namespace).added()
     for insight in insights:
         source = sources.get(insight.note.source)
         if source is None:
@@ -176,16 +204,21 @@ def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsig
         if _excluded(rel, config.writeback.exclude) or not rel.lower().endswith(".md"):
             plan.excluded += 1
             continue
-        _plan_note(plan, source, rel, note_values(insight, names[source.label], today), config.writeback.key)
+        links = names[source.label]
+        blank = added_blank_line(added.get((source.label, rel)))
+        _plan_note(plan, source, rel, note_values(insight, links, today), config.writeback.key, links, blank)
     return plan
 
 
-def _plan_note(plan: WritebackPlan, source: SourceConfig, rel: str, values: dict[str, Value], key: str) -> None:
+def _plan_note(
+    plan: WritebackPlan, source: SourceConfig, rel: str, values: dict[str, Value], key: str, links: LinkNames,
+    drop_blank: bool = False,
+) -> None:
     file = source.path / rel
     try:
         data = read_note(file)
         text = data.decode("utf-8")
-        patch = note_patch(text, source.kind, key, values)
+        patch = note_patch(text, source.kind, key, values, links, drop_blank)
     except OptedOut:
         plan.opted_out += 1
         return
@@ -198,7 +231,7 @@ def _plan_note(plan: WritebackPlan, source: SourceConfig, rel: str, values: dict
     except OSError as exc:
         plan.skipped.append(Skip(rel, f"cannot read the note ({exc.strerror})"))
         return
-    if patch is None or (patch.old == "" and list(values) == ["consolidated"]):
+    if patch is None or (patch.old == "" and list(values) == ["updated"]):
         plan.unchanged += 1
         return
     plan.changes.append(NoteChange(source.label, rel, file, digest(data), text, patch))

@@ -79,6 +79,10 @@ class Journal:
             found[entry.run] = RunSummary(entry.run, entry.op, seen.at if seen else entry.at, (seen.notes if seen else 0) + 1)
         return list(found.values())
 
+    def added(self) -> dict[tuple[str, str], JournalEntry]:
+        """For each (source, path), the last write that added mnemo's lines to the note (nothing replaced)."""
+        return {(e.source, e.path): e for e in self.entries() if e.op == "write" and not e.old}
+
     def entries_of(self, run: str) -> tuple[str, list[JournalEntry]]:
         """The entries of one run, named by its id or an unambiguous prefix of it."""
         runs = {r.run for r in self.runs()}
@@ -88,3 +92,11 @@ class Journal:
         if len(matches) > 1:
             raise MnemoError(f"run id {run!r} is ambiguous: {', '.join(sorted(matches))}")
         return matches[0], [e for e in self.entries() if e.run == matches[0]]
+
+
+def added_blank_line(entry: JournalEntry | None) -> bool:
+    """Whether that write put a blank line after the lines it added to a Logseq page without
+    properties (earlier versions did; the line is taken out again with mnemo's lines)."""
+    if entry is None or entry.new.lstrip("\ufeff").startswith("---"):
+        return False
+    return entry.new.endswith(("\n\n", "\r\n\r\n"))

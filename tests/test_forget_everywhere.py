@@ -125,7 +125,7 @@ def test_forget_memory_leaves_no_byte_of_it(remembered: Workspace) -> None:
 def test_forget_entity_leaves_no_byte_of_its_page_and_only_mnemos_block_leaves_its_note(remembered: Workspace) -> None:
     note = remembered.root / "vault" / PAGE
     written = note.read_text(encoding="utf-8")
-    assert "mnemo:" in written and written != (EXAMPLE_VAULT / PAGE).read_text(encoding="utf-8")
+    assert "\nmnemo-updated: " in written and written != (EXAMPLE_VAULT / PAGE).read_text(encoding="utf-8")
     _assert_found_before(remembered, PAGE_NEEDLE)
     root = remembered.files().root
     assert {"sleep/overlay/communities.json", "sleep/overlay/salience.json"} <= set(holders(root, ENTITY_ID))

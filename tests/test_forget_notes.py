@@ -1,6 +1,7 @@
 """Taking mnemo's block out of a note gives back the note as it was before mnemo wrote one, byte
 for byte: Obsidian frontmatter (with and without a frontmatter of its own) and Logseq pages."""
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,8 @@ from mnemo.errors import WritebackRefused
 from mnemo.writeback import note_patch
 from tests.conftest import EXAMPLE_VAULT, corpus, make_workspace
 
-VALUES = {"about": ["person_id:dana_kim"], "related": ["[[Café Lusitano]]"], "summary": "Coffee once a month.",
-          "salience": 0.42, "consolidated": "2026-11-27"}
+VALUES = {"related": ["[[Café Lusitano]]"], "mentions": ["Dana Kim"], "summary": "Coffee once a month.",
+          "updated": dt.date(2026, 11, 27)}
 
 
 def _round_trip(text: str, kind: str) -> None:

@@ -1,15 +1,18 @@
-"""Frontmatter patching: only the mnemo key's lines change, on any note Hypothesis can think of."""
+"""Frontmatter patching: only the lines of the mnemo-* properties change, on any note Hypothesis can think of."""
 
+import datetime as dt
 import json
+import re
 import string
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import WritebackRefused
 from mnemo.patch_frontmatter import (
-    OptedOut, frontmatter_patch, quote, render_block, same_insight, without_block,
+    OptedOut, frontmatter_patch, quote, render_block, same_insight, without_block, written_values,
 )
 from mnemo.sources.markdown import split_frontmatter
 
@@ -21,7 +24,7 @@ words = st.text(st.sampled_from(string.ascii_letters + "éøßжλ中文"), min_
 plain = st.lists(words, min_size=1, max_size=3).map(" ".join)
 anything = st.text(st.characters(codec="utf-8"), max_size=30)  # what a UTF-8 file can hold: no lone surrogates
 keys = st.text(st.sampled_from(string.ascii_lowercase + "_-"), min_size=1, max_size=10).filter(
-    lambda k: k[0] not in "-_" and k != KEY and k not in {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+    lambda k: k[0] not in "-_" and not k.startswith(KEY) and k not in {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 )
 
 
@@ -58,16 +61,21 @@ def _value_lines(draw: st.DrawFn, nl: str) -> str:
 
 
 def _old_mnemo(draw: st.DrawFn, nl: str) -> str:
-    """An existing mnemo block: mnemo's own earlier output, or one a person wrote by hand."""
-    form = draw(st.sampled_from(["ours", "flow", "quoted", "compact", "scalar"]))
+    """Existing mnemo lines: mnemo's own earlier output (new or old nested form), or ones a person wrote."""
+    form = draw(st.sampled_from(["ours", "nested", "flow", "quoted", "compact", "scalar", "prefixed"]))
     if form == "ours":
         return render_block(KEY, draw(insights()), nl)
+    if form == "nested":
+        return nl.join([f"{KEY}:", "  about:", '    - "person_id:alice"', "  related:", '    - "[[A]]"',
+                        "  salience: 1.0", '  consolidated: "2026-01-01"']) + nl
     if form == "flow":
         return f"{KEY}: {{about: [a, b], n: 1}}{nl}"
     if form == "quoted":
-        return f'"{KEY}":{nl}  about:{nl}    - x{nl}'
+        return f'"{KEY}-related":{nl}  - x{nl}'
     if form == "compact":
-        return f"{KEY}:{nl}- one{nl}- two{nl}"
+        return f"{KEY}-mentions:{nl}- one{nl}- two{nl}"
+    if form == "prefixed":
+        return f"{KEY}-old: 3{nl}'{KEY}-other': [a]{nl}"
     return f"{KEY}: some text{nl}"
 
 
@@ -75,14 +83,14 @@ def _old_mnemo(draw: st.DrawFn, nl: str) -> str:
 def insights(draw: st.DrawFn) -> dict[str, object]:
     value: dict[str, object] = {}
     if draw(st.booleans()):
-        value["about"] = draw(st.lists(anything, min_size=1, max_size=3))
-    if draw(st.booleans()):
         value["related"] = [f"[[{t}]]" for t in draw(st.lists(anything, min_size=1, max_size=3))]
+    if draw(st.booleans()):
+        value["mentions"] = draw(st.lists(anything, min_size=1, max_size=3))
     if draw(st.booleans()):
         value["summary"] = draw(st.text(st.characters(codec="utf-8"), max_size=60))
     if draw(st.booleans()):
-        value["salience"] = draw(st.floats(0, 1, allow_nan=False)).__round__(3)
-    value["consolidated"] = draw(st.dates().map(lambda d: d.isoformat()))
+        value["count"] = float(draw(st.integers(0, 1000)))
+    value["updated"] = draw(st.dates(dt.date(1900, 1, 1), dt.date(2999, 12, 31)))
     return value
 
 
@@ -123,26 +131,31 @@ def notes(draw: st.DrawFn) -> tuple[str, str, dict[str, object]]:
     return text, expected, value
 
 
+def _ours(props: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in props.items() if k == KEY or k.startswith(KEY + "-")}
+
+
 @PROPERTY_SETTINGS
 @given(notes())
 def test_only_the_mnemo_lines_change(case: tuple[str, str, dict[str, object]]) -> None:
     text, expected, value = case
     assert split_frontmatter(text.removeprefix("\ufeff")).problem is None
     patch = frontmatter_patch(text, KEY, value)
+    old_props = split_frontmatter(text.removeprefix("\ufeff")).properties
     if patch is None:
-        assert same_insight(split_frontmatter(text.removeprefix("\ufeff")).properties[KEY], value)
+        assert same_insight(_ours(old_props), written_values(KEY, value), f"{KEY}-updated")
         return
     patched = patch.apply(text)
     assert patched == expected
-    old_props = split_frontmatter(text.removeprefix("\ufeff")).properties
     new_props = split_frontmatter(patched.removeprefix("\ufeff")).properties
-    assert new_props[KEY] == value
-    assert [(k, v) for k, v in new_props.items() if k != KEY] == [(k, v) for k, v in old_props.items() if k != KEY]
+    assert _ours(new_props) == {f"{KEY}-{k}": (v.isoformat() if isinstance(v, dt.date) else v) for k, v in value.items()}
+    assert [(k, v) for k, v in new_props.items() if k not in _ours(new_props)] == [
+        (k, v) for k, v in old_props.items() if k not in _ours(old_props)]
 
 
 @PROPERTY_SETTINGS
 @given(notes(), st.dates())
-def test_twice_is_once_and_undo_restores(case: tuple[str, str, dict[str, object]], other_day: object) -> None:
+def test_twice_is_once_and_undo_restores(case: tuple[str, str, dict[str, object]], other_day: dt.date) -> None:
     """Applying twice equals applying once (even on another day); the inverse restores the bytes."""
     text, _, value = case
     patch = frontmatter_patch(text, KEY, value)
@@ -150,7 +163,7 @@ def test_twice_is_once_and_undo_restores(case: tuple[str, str, dict[str, object]
         return
     patched = patch.apply(text)
     assert frontmatter_patch(patched, KEY, value) is None
-    assert frontmatter_patch(patched, KEY, {**value, "consolidated": str(other_day)}) is None
+    assert frontmatter_patch(patched, KEY, {**value, "updated": other_day}) is None
     assert patch.inverse().apply(patched) == text
     assert without_block(patched, KEY) == without_block(text, KEY)
 
@@ -164,44 +177,63 @@ def test_quoted_strings_read_back_exactly(text: str) -> None:
 
 def test_a_note_without_frontmatter_gets_one_and_keeps_its_body() -> None:
     text = "\ufeff# Title\r\n\r\nBody with --- and mnemo: inside\r\n"
-    patch = frontmatter_patch(text, KEY, {"about": ["person_id:a"], "consolidated": "2026-01-02"})
+    patch = frontmatter_patch(text, KEY, {"related": ["[[A]]"], "updated": dt.date(2026, 1, 2)})
     assert patch is not None
     assert patch.apply(text) == (
-        '\ufeff---\r\nmnemo:\r\n  about:\r\n    - "person_id:a"\r\n  consolidated: "2026-01-02"\r\n---\r\n'
+        '\ufeff---\r\nmnemo-related:\r\n  - "[[A]]"\r\nmnemo-updated: 2026-01-02\r\n---\r\n'
         "# Title\r\n\r\nBody with --- and mnemo: inside\r\n"
     )
 
 
+def test_a_note_is_read_the_way_obsidian_reads_properties() -> None:
+    """Obsidian's Properties view shows top-level keys only: a list of "[[...]]" strings is a list of
+    links (graph view, backlinks), an unquoted YYYY-MM-DD a date. A nested mapping it cannot show."""
+    note = "---\ntags: [a]\nmnemo:\n  related:\n    - \"[[Old]]\"\n  consolidated: \"2026-01-01\"\n---\nbody\n"
+    value = {"related": ["[[Alice Chen]]", "[[Project Heron]]"], "mentions": ["Bob"], "summary": "A note.",
+             "updated": dt.date(2026, 11, 22)}
+    written = frontmatter_patch(note, KEY, value).apply(note)
+    raw = yaml.safe_load(written.split("---\n")[1])
+    assert not any(isinstance(v, dict) for v in raw.values())
+    assert raw["mnemo-related"] == ["[[Alice Chen]]", "[[Project Heron]]"]
+    links = [m for v in raw.values() if isinstance(v, list) for m in v if re.fullmatch(r"\[\[[^\[\]]+\]\]", str(m))]
+    assert links == ["[[Alice Chen]]", "[[Project Heron]]"]
+    assert raw["mnemo-updated"] == dt.date(2026, 11, 22)
+    assert raw["mnemo-mentions"] == ["Bob"] and raw["mnemo-summary"] == "A note."
+    assert list(raw) == ["tags", "mnemo-related", "mnemo-mentions", "mnemo-summary", "mnemo-updated"]
+    assert written.endswith("---\nbody\n") and written.startswith("---\ntags: [a]\nmnemo-related:\n")
+
+
 def test_only_the_date_changing_writes_nothing() -> None:
-    value = {"related": ["[[A]]"], "consolidated": "2026-01-01"}
+    value = {"related": ["[[A]]"], "updated": dt.date(2026, 1, 1)}
     text = frontmatter_patch("x\n", KEY, value).apply("x\n")
-    assert frontmatter_patch(text, KEY, {**value, "consolidated": "2026-02-02"}) is None
-    changed = frontmatter_patch(text, KEY, {"related": ["[[B]]"], "consolidated": "2026-02-02"})
+    assert frontmatter_patch(text, KEY, {**value, "updated": dt.date(2026, 2, 2)}) is None
+    changed = frontmatter_patch(text, KEY, {"related": ["[[B]]"], "updated": dt.date(2026, 2, 2)})
     assert changed is not None and '"[[B]]"' in changed.new and "2026-02-02" in changed.new
 
 
 @pytest.mark.parametrize("text, reason", [
     ("---\na: [1,\n---\nbody\n", "invalid YAML"),
     ("---\na: 1\nbody without end\n", "never closed"),
-    ("---\nmnemo: 1\nmnemo: 2\n---\n", "appears 2 times"),
-    ("---\n? mnemo\n: 1\n---\n", "cannot be patched safely"),
+    ("---\nmnemo-related: 1\nmnemo-related: 2\n---\n", "more than once"),
+    ("---\nmnemo-related: 1\ntitle: x\nmnemo-updated: 2\n---\n", "not on consecutive lines"),
+    ("---\n? mnemo-related\n: 1\n---\n", "cannot be patched safely"),
     ("---\n- a\n- b\n---\n", "not a mapping"),
     ("---\n  a: 1\n  b: 2\n---\n", "does not give back|invalid YAML"),
 ])
 def test_notes_that_cannot_be_patched_safely_are_refused(text: str, reason: str) -> None:
     with pytest.raises(WritebackRefused, match=reason):
-        frontmatter_patch(text, KEY, {"about": ["x"], "consolidated": "2026-01-01"})
+        frontmatter_patch(text, KEY, {"related": ["x"], "updated": dt.date(2026, 1, 1)})
 
 
 @pytest.mark.parametrize("flag", ["false", "no", "off", "False"])
 def test_mnemo_false_opts_the_note_out(flag: str) -> None:
     with pytest.raises(OptedOut):
-        frontmatter_patch(f"---\ntitle: x\nmnemo: {flag}\n---\nbody\n", KEY, {"consolidated": "2026-01-01"})
+        frontmatter_patch(f"---\ntitle: x\nmnemo: {flag}\n---\nbody\n", KEY, {"updated": dt.date(2026, 1, 1)})
 
 
-def test_fingerprint_text_ignores_only_the_mnemo_block() -> None:
+def test_fingerprint_text_ignores_only_the_mnemo_lines() -> None:
     note = "---\ntitle: A\n---\nbody\n"
-    value = {"about": ["x"], "consolidated": "2026-01-01"}
+    value = {"related": ["[[x]]"], "updated": dt.date(2026, 1, 1)}
     written = frontmatter_patch(note, KEY, value).apply(note)
     assert without_block(written, KEY) == note
     bare = "just a body\n"

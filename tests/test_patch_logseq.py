@@ -24,8 +24,8 @@ values = st.text(st.characters(codec="utf-8", exclude_characters="\r\n\x0b\x0c\x
 
 @st.composite
 def mnemo_values(draw: st.DrawFn) -> dict[str, str]:
-    found = draw(st.dictionaries(st.sampled_from(["about", "mentions", "related", "summary"]), st.text(max_size=30), max_size=4))
-    found["consolidated"] = draw(st.dates()).isoformat()
+    found = draw(st.dictionaries(st.sampled_from(["mentions", "related", "summary", "community"]), st.text(max_size=30), max_size=4))
+    found["updated"] = draw(st.dates()).isoformat()
     return found
 
 
@@ -54,7 +54,7 @@ def pages(draw: st.DrawFn) -> tuple[str, str, dict[str, str]]:
     seen = nl if "\n" in text else "\n"
     block = "".join(render_lines(PREFIX, wanted, seen))
     if not props:
-        return text, bom + block + seen + body, wanted
+        return text, bom + block + body, wanted
     if old:
         parts[2] = block
     else:
@@ -70,8 +70,8 @@ def test_only_the_mnemo_property_lines_change(case: tuple[str, str, dict[str, st
     patch = logseq_patch(text, PREFIX, wanted)
     if patch is None:
         current = {k: v for k, v in page_properties(text).items() if k.startswith(PREFIX + "-")}
-        assert {k: v for k, v in current.items() if not k.endswith("consolidated")} == {
-            f"{PREFIX}-{k}": " ".join(v.split()) for k, v in wanted.items() if k != "consolidated"
+        assert {k: v for k, v in current.items() if not k.endswith("updated")} == {
+            f"{PREFIX}-{k}": " ".join(v.split()) for k, v in wanted.items() if k != "updated"
         }
         return
     patched = patch.apply(text)
@@ -90,31 +90,31 @@ def test_twice_is_once_and_undo_restores(case: tuple[str, str, dict[str, str]], 
         return
     patched = patch.apply(text)
     assert logseq_patch(patched, PREFIX, wanted) is None
-    assert logseq_patch(patched, PREFIX, {**wanted, "consolidated": str(other_day)}) is None
+    assert logseq_patch(patched, PREFIX, {**wanted, "updated": str(other_day)}) is None
     assert patch.inverse().apply(patched) == text
     assert without_properties(patched, PREFIX) == without_properties(text, PREFIX)
 
 
-def test_a_page_without_properties_gets_a_first_block() -> None:
+def test_a_page_without_properties_gets_page_properties_and_nothing_else() -> None:
     text = "- first bullet\n\t- child\n"
-    patched = logseq_patch(text, PREFIX, {"related": "[[A]], [[B]]", "consolidated": "2026-01-01"}).apply(text)
-    assert patched == "mnemo-related:: [[A]], [[B]]\nmnemo-consolidated:: 2026-01-01\n\n- first bullet\n\t- child\n"
+    patched = logseq_patch(text, PREFIX, {"related": "[[A]], [[B]]", "updated": '"2026-01-01"'}).apply(text)
+    assert patched == 'mnemo-related:: [[A]], [[B]]\nmnemo-updated:: "2026-01-01"\n- first bullet\n\t- child\n'
     assert without_properties(patched, PREFIX) == text
 
 
 def test_our_lines_follow_the_page_properties() -> None:
     text = "type:: [[Feature]]\r\ndescription:: x\r\n\r\n- body\r\n"
-    patched = logseq_patch(text, PREFIX, {"about": "feature_id:x", "consolidated": "2026-01-01"}).apply(text)
+    patched = logseq_patch(text, PREFIX, {"mentions": '"X"', "updated": "[[Jan 1st, 2026]]"}).apply(text)
     assert patched == (
-        "type:: [[Feature]]\r\ndescription:: x\r\nmnemo-about:: feature_id:x\r\nmnemo-consolidated:: 2026-01-01\r\n\r\n- body\r\n"
+        'type:: [[Feature]]\r\ndescription:: x\r\nmnemo-mentions:: "X"\r\nmnemo-updated:: [[Jan 1st, 2026]]\r\n\r\n- body\r\n'
     )
 
 
 def test_opt_out_and_scattered_lines() -> None:
     with pytest.raises(OptedOut):
-        logseq_patch("mnemo:: false\n- x\n", PREFIX, {"consolidated": "2026-01-01"})
+        logseq_patch("mnemo:: false\n- x\n", PREFIX, {"updated": "2026-01-01"})
     with pytest.raises(WritebackRefused, match="consecutive"):
-        logseq_patch("mnemo-a:: 1\ntype:: x\nmnemo-b:: 2\n", PREFIX, {"consolidated": "2026-01-01"})
+        logseq_patch("mnemo-a:: 1\ntype:: x\nmnemo-b:: 2\n", PREFIX, {"updated": "2026-01-01"})
 
 
 @pytest.mark.parametrize("stem, title, name", [
@@ -133,7 +133,7 @@ def test_the_scanner_fingerprint_ignores_mnemo_properties() -> None:
     from mnemo.sources.scan import file_fingerprint
 
     page = "type:: [[Feature]]\n\n- body\n"
-    written = logseq_patch(page, PREFIX, {"related": "[[A]]", "consolidated": "2026-01-01"}).apply(page)
+    written = logseq_patch(page, PREFIX, {"related": "[[A]]", "updated": "2026-01-01"}).apply(page)
     assert file_fingerprint(written.encode(), "logseq") == file_fingerprint(page.encode(), "logseq")
     assert file_fingerprint(written.encode(), "obsidian") != file_fingerprint(page.encode(), "obsidian")
     assert file_fingerprint((written + "- more\n").encode(), "logseq") != file_fingerprint(page.encode(), "logseq")

@@ -47,9 +47,9 @@ def mtimes(root: Path) -> dict[str, int]:
 
 
 def strip_mnemo(text: str) -> set[str]:
-    """Independent of the patcher: the text without the `mnemo:` line and its indented lines
+    """Independent of the patcher: the text without the `mnemo-*:` lines and their indented lines
     (and without the frontmatter that then is empty, for notes that had none)."""
-    out = re.sub(r"(?m)^mnemo:[^\n]*\n(?:[ \t][^\n]*\n)*", "", text)
+    out = re.sub(r"(?m)^mnemo(?:-[\w-]+)?:[^\n]*\n(?:[ \t][^\n]*\n)*", "", text)
     return {out, out.removeprefix("---\n---\n")}
 
 
@@ -69,9 +69,9 @@ def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: 
     for path in changed:
         assert before[path].decode() in strip_mnemo(after[path].decode()), path
     alice = after["People/Alice Chen.md"].decode()
-    assert "  about:\n    - \"person_id:alice_chen\"\n" in alice
-    assert '    - "[[Project Heron]]"\n' in alice
-    assert f'  consolidated: "{DAY}"' in alice
+    assert '\nmnemo-related:\n' in alice and '\n  - "[[Project Heron]]"\n' in alice
+    assert f'\nmnemo-updated: {DAY}\n---\n' in alice
+    assert "person_id:" not in alice and "mnemo:" not in alice and "salience" not in alice
 
     stamps = mtimes(vault)
     plan, report = run(workspace, "2026-12-01")
@@ -97,7 +97,7 @@ def test_undo_restores_every_byte_and_dry_run_writes_nothing(workspace: Workspac
     args = ["--namespace", "test", "--config", str(workspace.config_path)]
     dry = cli.invoke(app, ["writeback", "--dry-run", *args])
     assert dry.exit_code == 0, dry.output
-    assert "--- a/People/Alice Chen.md" in dry.output and "+mnemo:" in dry.output
+    assert "--- a/People/Alice Chen.md" in dry.output and "+mnemo-related:" in dry.output
     assert snapshot(vault) == original
     wrote = cli.invoke(app, ["writeback", *args])
     assert wrote.exit_code == 0, wrote.output
@@ -182,7 +182,7 @@ def test_opt_out_exclude_and_symlinks(workspace: Workspace, vault: Path) -> None
     assert snapshot(vault)["Places/Lisbon.md"] == before["Places/Lisbon.md"]
     assert all(not p.startswith("Projects/") for p in report.written)
     assert any(s.path == "Inbox/Alias of Kyoto.md" and "symlink" in s.reason for s in report.skipped)
-    assert "\nmemory:\n" in (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
+    assert "\nmemory-related:\n" in (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
 
 
 def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspace, vault: Path) -> None:
@@ -192,7 +192,8 @@ def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspa
         conn.execute("CREATE (:Salience {id: 'salience_person_alice_chen', item_id: 'person_alice_chen', item_kind: 'entity', score: 0.8123})")
     run(workspace)
     alice = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
-    assert '  community: "Heron team"\n  summary: "Alice leads Project Heron. More."\n  salience: 0.812\n' in alice
+    assert 'mnemo-community: "Heron team"\nmnemo-summary: "Alice leads Project Heron. More."\nmnemo-updated: ' in alice
+    assert "salience" not in alice and "0.812" not in alice
     assert "community:" not in (vault / "Places" / "Porto.md").read_text(encoding="utf-8")
 
 
@@ -229,12 +230,12 @@ def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_pat
     alpha = (graph / "pages" / "Alpha.md").read_text(encoding="utf-8")
     # every page is an entity: Beta and Gamma, untyped, are topics that Alpha's and Gamma's blocks mention
     assert alpha == (
-        "type:: [[Project]]\nmnemo-about:: project_id:alpha\nmnemo-mentions:: topic_id:beta\n"
-        "mnemo-related:: [[Beta]], [[Gamma]]\nmnemo-consolidated:: 2026-11-22\n\n- works with [[Beta]]\n"
+        'type:: [[Project]]\nmnemo-related:: [[Beta]], [[Gamma]]\nmnemo-mentions:: "Beta"\nmnemo-updated:: "2026-11-22"\n'
+        "\n- works with [[Beta]]\n"
     )
     assert (graph / "pages" / "Gamma.md").read_text(encoding="utf-8") == (
-        "mnemo-about:: topic_id:gamma\nmnemo-mentions:: project_id:alpha, topic_id:beta\n"
-        "mnemo-related:: [[Alpha]], [[Beta]]\nmnemo-consolidated:: 2026-11-22\n\n- see [[Alpha]] and [[Beta]]\n"
+        'mnemo-related:: [[Alpha]], [[Beta]]\nmnemo-mentions:: "Alpha, Beta"\nmnemo-updated:: "2026-11-22"\n'
+        "- see [[Alpha]] and [[Beta]]\n"
     )
     (graph / "pages" / "Alpha.md").write_text(alpha + "- a new bullet\n", encoding="utf-8")
     edited = workspace.metadata(workspace.ingest(), "documents")
