@@ -8,7 +8,6 @@ file and reads every Parquet table whole, and only then swaps it in with a renam
 """
 
 import datetime as dt
-import hashlib
 import io
 import json
 import os
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
-from mnemo.export_check import ExportError, read_table
+from mnemo.export_check import ExportError, read_table, sha256_of
 from mnemo.locks import namespace_lock
 
 FORMAT = "mnemo-backup"
@@ -47,14 +46,6 @@ def _kept(path: Path) -> bool:
     return not path.name.endswith(".tmp")
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def archive_path(dest: Path, namespace: str) -> Path:
     """DEST itself, or `<DEST>/<namespace>-<UTC time>.tar` when DEST is a folder."""
     if dest.is_dir():
@@ -75,7 +66,7 @@ def backup_namespace(data_dir: Path, namespace: str, dest: Path, wait_seconds: f
         index = {
             "format": FORMAT, "version": VERSION, "namespace": namespace,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "files": {p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": _sha256(p)} for p in members},
+            "files": {p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in members},
         }
         _write_tar(target, root, members, index)
     size = sum(f["bytes"] for f in index["files"].values())
@@ -124,7 +115,7 @@ def _unpack(archive: Path, index: dict[str, object], folder: Path) -> None:
         tar.extractall(folder, members=[m for m in tar.getmembers() if m.name.startswith("data/")], filter="data")
     for rel, meta in listed.items():
         path = folder / "data" / rel
-        if path.stat().st_size != meta["bytes"] or _sha256(path) != meta["sha256"]:
+        if path.stat().st_size != meta["bytes"] or sha256_of(path) != meta["sha256"]:
             raise BackupError(f"{archive}: {rel} is damaged (checksum mismatch); nothing was restored")
     _check_tables(archive, folder / "data")
 

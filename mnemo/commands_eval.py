@@ -1,14 +1,18 @@
 """`mnemo eval locomo` and `mnemo eval notes`: recall quality measured from the command line."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from mnemo.config import EmbedderConfig, load_config
 from mnemo.errors import ConfigError, MnemoError
+
+if TYPE_CHECKING:
+    from mnemo.stores.embedders import Embedder
 
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")]
@@ -36,6 +40,21 @@ def _embedder_settings(config: Path | None) -> EmbedderConfig:
         return EmbedderConfig()
 
 
+def _report(config: Path | None, json_out: Path | None, table: Callable[[dict[str, Any]], str],
+            run: Callable[["Embedder"], dict[str, Any]]) -> None:
+    """Run an evaluation with the configured embedder, print its table, write its JSON."""
+    from mnemo.stores.embedders import build_embedder
+
+    try:
+        report = run(build_embedder(_embedder_settings(config)))
+    except MnemoError as exc:
+        _fail(str(exc))
+        return
+    typer.echo(table(report))
+    if json_out:
+        json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+
+
 @eval_app.command("locomo", context_settings={"allow_extra_args": True})
 def eval_locomo(
     ctx: typer.Context,
@@ -47,22 +66,14 @@ def eval_locomo(
 ) -> None:
     """Turn-level evidence recall@k on LoCoMo (categories 1-4): mnemo vs BM25 vs plain hybrid."""
     from mnemo.eval.locomo import evaluate, format_table
-    from mnemo.stores.embedders import build_embedder
     from ontology import load_ontology
 
     extra = list(ctx.args)
     if any(not a.isdigit() for a in extra):
         _fail(f"unexpected arguments {extra}: cut-offs are whole numbers, e.g. --k 5 10 20")
     cutoffs = tuple(sorted(set((k or []) + [int(a) for a in extra]))) or (5, 10, 20)
-    try:
-        embedder = build_embedder(_embedder_settings(config))
-        report = evaluate(file, embedder, load_ontology(), ks=cutoffs, after_sleep=after_sleep, progress=_progress)
-    except MnemoError as exc:
-        _fail(str(exc))
-        return
-    typer.echo(format_table(report))
-    if json_out:
-        json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    _report(config, json_out, format_table, lambda embedder: evaluate(
+        file, embedder, load_ontology(), ks=cutoffs, after_sleep=after_sleep, progress=_progress))
 
 
 @eval_app.command("notes")
@@ -76,18 +87,9 @@ def eval_notes(
 ) -> None:
     """Note-level recall (hit@k over distinct notes, MRR, by question kind) against BM25 over whole notes."""
     from mnemo.eval.notes import evaluate_notes, format_notes_table
-    from mnemo.stores.embedders import build_embedder
     from ontology import load_ontology
 
     if kind not in ("obsidian", "logseq"):
         _fail(f"unknown --kind {kind!r}: use obsidian or logseq")
-    try:
-        embedder = build_embedder(_embedder_settings(config))
-        report = evaluate_notes(qa, vault, kind, embedder, load_ontology(), after_sleep=after_sleep,  # type: ignore[arg-type]
-                                progress=_progress)
-    except MnemoError as exc:
-        _fail(str(exc))
-        return
-    typer.echo(format_notes_table(report))
-    if json_out:
-        json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    _report(config, json_out, format_notes_table, lambda embedder: evaluate_notes(
+        qa, vault, kind, embedder, load_ontology(), after_sleep=after_sleep, progress=_progress))  # type: ignore[arg-type]
