@@ -4,7 +4,7 @@ in a fresh temporary workspace, with the default packaged MiniLM embedder).
 
 Corpora are the shared real ones (obsidian-kepano, obsidian-ideaverse, logseq-docs); a corpus
 that is absent is skipped. Prints a Markdown table and three communities per corpus, and writes
-the whole result as JSON (default: docs/results/real_graph-<date>.json).
+the whole result as JSON (default: benchmarks/results/real_graph-<date>.json).
 
 Usage: .venv/bin/python -m benchmarks.real_graph [--corpora DIR] [--embedder minilm|hashing] [--json OUT]
 """
@@ -125,7 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
     parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
-    parser.add_argument("--json", type=Path, default=ROOT / "docs" / "results" / f"real_graph-{dt.date.today().isoformat()}.json")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / f"real_graph-{dt.date.today().isoformat()}.json")
     args = parser.parse_args()
     results = {name: measure(args.corpora / name, kind, args.embedder)
                for name, kind in CORPORA.items() if (args.corpora / name).is_dir()}
