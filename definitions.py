@@ -8,7 +8,7 @@ from assets.ingest import ingest_assets
 from assets.sleep import sleep_assets
 from assets.writeback import writeback_assets
 from jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job
-from mnemo.bulk import keep_out_of_collections
+from mnemo.runtime import keep_out_of_collections
 from mnemo.errors import ConfigError
 from mnemo.sleep.settings import SleepConfig
 from resources import MnemoConfigResource, default_resources

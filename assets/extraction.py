@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
 from mnemo.extract.grounding import LanceEntityNeighbours
-from mnemo.pipeline import llm_extract
+from mnemo.ingest.pipeline import llm_extract
 from resources import EmbedderResource, LLMResource, MnemoConfigResource, VectorResource
 
 

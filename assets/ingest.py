@@ -4,7 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
+from mnemo.ingest.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource

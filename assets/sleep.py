@@ -11,10 +11,10 @@ import dagster as dg
 
 from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
 from assets.sleep_checks import check_results, check_specs
-from mnemo.compaction import compact_stores
+from mnemo.maintenance.compaction import compact_stores
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
-from mnemo.pipeline import entity_rows
+from mnemo.ingest.pipeline import entity_rows
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
 from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_entities

@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from benchmarks.measure import NAMESPACE
-from mnemo.bulk import collections_paused
+from mnemo.runtime import collections_paused
 from mnemo.config import load_config
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.salience import build_salience

@@ -4,7 +4,7 @@ Each cycle appends a line to one daily note of an ingested store, runs the inges
 sleep job (both in process, as the suite runs them), and records the graph file's size, the
 chunks table's fragments and the jobs' times. Eager search latency (the hybrid chunk search
 alone, 30 queries) is measured before the cycles, after them, and after the stores are compacted
-(`mnemo.compaction.compact_stores`, forced), after which `--after` more cycles are measured.
+(`mnemo.maintenance.compaction.compact_stores`, forced), after which `--after` more cycles are measured.
 Automatic compaction is set out of reach for the run, so only that one happens. Prints a table
 and, with --json, writes it.
 
@@ -24,9 +24,9 @@ import yaml
 
 from benchmarks.measure import NAMESPACE, IngestRunner, warm
 from benchmarks.sleep_bench import run_job
-from mnemo import compaction
-from mnemo.compaction import compact_stores
-from mnemo.recall import recall_chunks
+from mnemo.maintenance import compaction
+from mnemo.maintenance.compaction import compact_stores
+from mnemo.recall.engine import recall_chunks
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from ontology import load_ontology

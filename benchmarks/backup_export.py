@@ -13,11 +13,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from mnemo.backup import backup_namespace, restore_namespace  # noqa: E402
-from mnemo.canonical import canonical_dump, differences  # noqa: E402
+from mnemo.maintenance.backup import backup_namespace, restore_namespace  # noqa: E402
+from mnemo.maintenance.dump import canonical_dump, differences  # noqa: E402
 from mnemo.config import parse_config  # noqa: E402
-from mnemo.export import export_namespace, import_namespace  # noqa: E402
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
+from mnemo.maintenance.export import export_namespace, import_namespace  # noqa: E402
+from mnemo.ingest.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from mnemo.stores.files import NamespaceFiles  # noqa: E402
 from mnemo.stores.graph import GraphStore  # noqa: E402

@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from mnemo.canonical import differences  # noqa: E402
+from mnemo.maintenance.dump import differences  # noqa: E402
 from tests.crash_harness import Setup, converges, kill_at, trace, warm_up  # noqa: E402
 
 

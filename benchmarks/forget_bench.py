@@ -26,7 +26,7 @@ from benchmarks.synth import generate  # noqa: E402
 from mnemo.client import MemoryClient  # noqa: E402
 from mnemo.config import load_config  # noqa: E402
 from mnemo.documents import slugify  # noqa: E402
-from mnemo.writeback import writeback_namespace  # noqa: E402
+from mnemo.writeback.run import writeback_namespace  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
 NEEDLE = "zebra-7731-quokka"

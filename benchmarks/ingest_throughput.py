@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from definitions import build_defs  # noqa: E402
 from mnemo.config import SourceConfig  # noqa: E402
-from mnemo.segments import block_index, chunk_segments  # noqa: E402
+from mnemo.ingest.segments import block_index, chunk_segments  # noqa: E402
 from mnemo.sources.scan import scan_namespace  # noqa: E402
 from resources import default_resources  # noqa: E402
 

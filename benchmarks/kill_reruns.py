@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.crash_points import change  # noqa: E402
-from mnemo import faults  # noqa: E402
-from mnemo.canonical import differences  # noqa: E402
+from mnemo.stores import faults  # noqa: E402
+from mnemo.maintenance.dump import differences  # noqa: E402
 from tests.crash_harness import Setup, run_child, warm_up  # noqa: E402
 
 SLEEP_TAGS = {"mnemo/now": "2026-11-22T03:00:00+00:00"}

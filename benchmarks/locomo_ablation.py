@@ -18,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from mnemo.eval.locomo import Scores, ask, load_conversations, prepare, summarize  # noqa: E402
-from mnemo.recall import RecallSettings  # noqa: E402
+from mnemo.recall.engine import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import MiniLMEmbedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 

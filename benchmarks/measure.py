@@ -21,7 +21,7 @@ import yaml
 
 from definitions import build_defs
 from mnemo.config import load_config
-from mnemo.pipeline import chunk_rows, entity_rows
+from mnemo.ingest.pipeline import chunk_rows, entity_rows
 from mnemo.sleep.merges import canonical_facts
 from mnemo.sources.scan import PARSERS
 from mnemo.stores.embedders import Embedder, build_embedder

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import synth  # noqa: E402
 from benchmarks.synthetic_vault import generate  # noqa: E402
 from mnemo.config import parse_config  # noqa: E402
-from mnemo.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
+from mnemo.ingest.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
 from mnemo.sleep.consolidate import consolidate  # noqa: E402
 from mnemo.sleep.merges import canonical_facts, sync_graph  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402

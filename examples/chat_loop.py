@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from openai import OpenAI
 
-from mnemo.hooks import after_turn, before_turn
+from mnemo.serve.hooks import after_turn, before_turn
 
 SYSTEM = "You are a helpful assistant with a long-term memory of the user's notes and chats."
 

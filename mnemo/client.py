@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
-from mnemo.entity_history import page_observations, property_history
+from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.errors import MnemoError
-from mnemo.forget import ForgetReport, apply_forget, entity_pages
-from mnemo.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, parse_ref, read_memory, write_memory
-from mnemo.recall import Mode, RecallEngine, RecallResult, RecallSettings
-from mnemo.recall_sleep import record_lookup
+from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
+from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, parse_ref, read_memory, write_memory
+from mnemo.recall.engine import Mode, RecallEngine, RecallResult, RecallSettings
+from mnemo.recall.sleep_overlay import record_lookup
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore

@@ -12,7 +12,7 @@ from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
-from mnemo.writeback import WritebackPlan, WritebackReport, writeback_namespace
+from mnemo.writeback.run import WritebackPlan, WritebackReport, writeback_namespace
 from ontology import Ontology, load_ontology
 from resources.run_recovery import end_guard, guard_run
 

@@ -7,7 +7,7 @@ import dagster as dg
 from assets.ingest import namespaces
 from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
-from mnemo.watch import watch
+from mnemo.sources.watch import watch
 from resources import MnemoConfigResource
 
 

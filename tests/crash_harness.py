@@ -19,8 +19,8 @@ import dagster as dg
 import yaml
 
 from definitions import build_defs
-from mnemo import faults
-from mnemo.canonical import canonical_dump, differences
+from mnemo.stores import faults
+from mnemo.maintenance.dump import canonical_dump, differences
 from ontology import load_ontology
 from resources import default_resources
 

@@ -17,8 +17,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 from typer.testing import CliRunner
 
-from mnemo.api_keys import KeyStore
-from mnemo.cli import app
+from mnemo.serve.api_keys import KeyStore
+from mnemo.cli.main import app
 from tests.conftest import Workspace
 
 MAX_BODY = 4096
@@ -36,7 +36,7 @@ def start_server(config: str, max_body: int = MAX_BODY) -> tuple[subprocess.Pope
     unread pipe: a full pipe would block the server on its next log line."""
     port = free_port()
     log = open(Path(config).with_name(f"serve-{port}.log"), "wb")  # noqa: SIM115 - the child owns it
-    proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli", "serve", "--config", config, "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli.main", "serve", "--config", config, "--port", str(port),
                              "--max-body", str(max_body)], env={**os.environ, "HF_HUB_OFFLINE": "1"},
                             stdout=log, stderr=subprocess.STDOUT)
     log.close()

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from mnemo.api_keys import KeyStore
+from mnemo.serve.api_keys import KeyStore
 from tests.conftest import Workspace
 from tests.test_api import start_server
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mnemo import faults
-from mnemo.backup import BackupError, backup_namespace, restore_namespace
-from mnemo.canonical import canonical_dump, differences
-from mnemo.export import ExportError, export_namespace, import_namespace
+from mnemo.stores import faults
+from mnemo.maintenance.backup import BackupError, backup_namespace, restore_namespace
+from mnemo.maintenance.dump import canonical_dump, differences
+from mnemo.maintenance.export import ExportError, export_namespace, import_namespace
 from ontology import load_ontology
 from tests.conftest import Workspace, make_workspace
 from tests.test_crash_consistency import small_vault

@@ -9,12 +9,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.backup import BackupError, backup_namespace, restore_namespace
-from mnemo.canonical import canonical_dump, differences
-from mnemo.cli import app
+from mnemo.maintenance.backup import BackupError, backup_namespace, restore_namespace
+from mnemo.maintenance.dump import canonical_dump, differences
+from mnemo.cli.main import app
 from mnemo.errors import StoreLocked
-from mnemo.export import ExportError, export_namespace, import_namespace
-from mnemo.locks import namespace_lock
+from mnemo.maintenance.export import ExportError, export_namespace, import_namespace
+from mnemo.stores.locks import namespace_lock
 from ontology import load_ontology
 from tests.conftest import Workspace, make_workspace
 from tests.test_crash_consistency import small_vault

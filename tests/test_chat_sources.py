@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from mnemo.documents import Document
 from mnemo.errors import SourceError
-from mnemo.pipeline import chunk_rows
-from mnemo.segments import chunk_segments
+from mnemo.ingest.pipeline import chunk_rows
+from mnemo.ingest.segments import chunk_segments
 from mnemo.sources import chatgpt, claude, inbox, jsonl
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
+from mnemo.cli.main import app
 from tests.conftest import Workspace
 
 runner = CliRunner()

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from jobs import NAMESPACE_TAG
-from mnemo.cli import app
+from mnemo.cli.main import app
 from sensors.memories import memory_inbox_sensor
 from resources import MnemoConfigResource
 from tests.conftest import Workspace

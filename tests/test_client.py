@@ -9,7 +9,7 @@ import pytest
 
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
-from mnemo.recall import RecallSettings
+from mnemo.recall.engine import RecallSettings
 from tests.conftest import Workspace
 
 INJECTION = "x'}) DETACH DELETE n //"
@@ -191,7 +191,7 @@ def test_context_only_and_time_filtered_recall(ingested: Workspace) -> None:
 
 
 def test_recall_degrades_when_another_process_holds_the_graph(ingested: Workspace) -> None:
-    from mnemo.graph_view import drop_views
+    from mnemo.recall.graph_view import drop_views
 
     path = ingested.files().graph_path
     drop_views()  # no view of the graph yet: recall must read the database, which is held
@@ -216,7 +216,7 @@ def test_recall_runs_its_vector_math_on_one_blas_thread_and_restores_it(ingested
     """The full-text search runs on another thread meanwhile: a second BLAS thread would only contend."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from mnemo import recall
+    from mnemo.recall import engine as recall
 
     def blas_threads() -> set[int]:
         return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}

@@ -12,10 +12,10 @@ import pytest
 
 from conftest import Workspace
 from definitions import build_defs
-from mnemo import faults
+from mnemo.stores import faults
 from mnemo.client import MemoryClient
-from mnemo import compaction
-from mnemo.compaction import STATE, SUFFIX, compact_stores, read_state
+from mnemo.maintenance import compaction
+from mnemo.maintenance.compaction import STATE, SUFFIX, compact_stores, read_state
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.settings import SleepConfig

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo import faults
+from mnemo.stores import faults
 from tests.conftest import EXAMPLE_VAULT
 from tests.crash_harness import Setup, converges, trace
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.errors import MnemoError
 from mnemo.eval.locomo import evaluate
 from mnemo.eval.notes import load_questions

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from jobs import NAMESPACE_TAG
-from mnemo.watch import NamespaceWatch, fingerprint, step
+from mnemo.sources.watch import NamespaceWatch, fingerprint, step
 from resources import MnemoConfigResource
 from sensors.file_drop import file_drop_sensor
 

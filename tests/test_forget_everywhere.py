@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.stores.vectors import import_lancedb
 from tests.conftest import EXAMPLE_VAULT, Workspace, make_workspace

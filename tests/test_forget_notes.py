@@ -8,11 +8,11 @@ import pytest
 
 from mnemo.config import MnemoConfig, load_config
 from mnemo.documents import Document
-from mnemo.forget_notes import block_removal, difference, remove_blocks
-from mnemo.note_files import run_lock
+from mnemo.maintenance.forget_notes import block_removal, difference, remove_blocks
+from mnemo.writeback.note_files import run_lock
 from mnemo.stores.files import NamespaceFiles
 from mnemo.errors import WritebackRefused
-from mnemo.writeback import note_patch
+from mnemo.writeback.run import note_patch
 from tests.conftest import EXAMPLE_VAULT, corpus, make_workspace
 
 VALUES = {"related": ["[[Café Lusitano]]"], "mentions": ["Dana Kim"], "summary": "Coffee once a month.",

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from tests.conftest import Workspace

@@ -95,7 +95,7 @@ def test_a_graph_cut_off_before_its_schema_was_complete_degrades_readers_until_t
     import pytest
 
     from mnemo.errors import GraphIncomplete, StoreLocked
-    from mnemo.graph_view import INCOMPLETE, drop_views, hydrate
+    from mnemo.recall.graph_view import INCOMPLETE, drop_views, hydrate
 
     store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
     made, lacking = list(NODE_SCHEMAS)[:3], list(NODE_SCHEMAS)[-1]

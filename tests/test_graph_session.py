@@ -44,7 +44,7 @@ def _opens_elsewhere(path: Path) -> bool:
 
 def _locks_elsewhere(root: Path) -> bool:
     """Whether another process can take the namespace lock alone (as a backup or compaction does) right now."""
-    probe = "import sys; from pathlib import Path; from mnemo.locks import namespace_lock\n" \
+    probe = "import sys; from pathlib import Path; from mnemo.stores.locks import namespace_lock\n" \
             "with namespace_lock(Path(sys.argv[1]), exclusive=True, wait_seconds=0): pass"
     return subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True, cwd=Path(__file__).parents[1]).returncode == 0
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from mnemo.client import MemoryClient
-from mnemo.graph_view import current_view, drop_views
-from mnemo.recall import RecallEngine, RecallSettings
-from mnemo.recall_graph import Hydration, hydrate_from_graph
-from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, lexical, names_in, semantic
+from mnemo.recall.graph_view import current_view, drop_views
+from mnemo.recall.engine import RecallEngine, RecallSettings
+from mnemo.recall.graph import Hydration, hydrate_from_graph
+from mnemo.recall.search import HeldChunks, NameIndex, TimeWindow, lexical, names_in, semantic
 from tests.conftest import Workspace
 
 QUERIES = ["Who is Alice Chen?", "What does Alice Chen work on?", "Project Heron launch", "dinner with Dana Kim",

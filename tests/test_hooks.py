@@ -12,9 +12,9 @@ import pytest
 from openai import OpenAI
 
 from examples.chat_loop import chat
-from mnemo.activity import explore, self_profile, timeline, top_of_mind
+from mnemo.recall.activity import explore, self_profile, timeline, top_of_mind
 from mnemo.client import MemoryClient
-from mnemo.hooks import after_turn, before_turn, tokens
+from mnemo.serve.hooks import after_turn, before_turn, tokens
 from tests.conftest import Workspace
 
 NOW = dt.datetime(2026, 11, 21, 9, 0, tzinfo=dt.timezone.utc)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.imports import defer_package_init
+from mnemo.runtime_imports import defer_package_init
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from mnemo.extract.facts import GraphFacts
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.pipeline import _MERGED, build_chunks, extract_facts, graph_facts, scan_documents, update_facts
-from mnemo.segments import block_index, chunk_segments
+from mnemo.ingest.pipeline import _MERGED, build_chunks, extract_facts, graph_facts, scan_documents, update_facts
+from mnemo.ingest.segments import block_index, chunk_segments
 from mnemo.sources.scan import scan_namespace
 from mnemo.stores.files import _PARSED, NamespaceFiles
 from ontology import load_ontology

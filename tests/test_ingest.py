@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from mnemo import pipeline
-from mnemo.checks import dangling, relation_violations
+from mnemo.ingest import pipeline
+from mnemo.maintenance.checks import dangling, relation_violations
 from tests.conftest import Workspace
 
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnemo.backup import backup_namespace, restore_namespace
-from mnemo.canonical import canonical_dump, differences
+from mnemo.maintenance.backup import backup_namespace, restore_namespace
+from mnemo.maintenance.dump import canonical_dump, differences
 from mnemo.config import EmbedderConfig
-from mnemo.export import export_namespace
-from mnemo.recall import recall_chunks
+from mnemo.maintenance.export import export_namespace
+from mnemo.recall.engine import recall_chunks
 from mnemo.stores.embedders import build_embedder
 from ontology import load_ontology
 from tests.conftest import Workspace, make_workspace

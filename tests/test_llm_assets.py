@@ -102,7 +102,7 @@ def test_reextraction_job_sends_only_chunks_an_ontology_change_affects(tmp_path:
 def test_extraction_command_lists_cached_answers_and_pending_chunks(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from mnemo.cli import app
+    from mnemo.cli.main import app
 
     def flaky(request: dict) -> Reply:
         prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
-from mnemo.segments import chunk_segments
+from mnemo.cli.main import app
+from mnemo.ingest.segments import chunk_segments
 from mnemo.eval.locomo import evaluate, evidence_ids, format_table, questions_of, recall_at
 from mnemo.errors import SourceError
 from mnemo.sources.locomo import parse_date_time, parse_locomo

@@ -24,7 +24,7 @@ def _payload(result: Any) -> Any:
 
 
 async def _session_run(workspace: Workspace, namespace: str) -> dict[str, Any]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mnemo.cli", "mcp", "--namespace", namespace,
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mnemo.cli.main", "mcp", "--namespace", namespace,
                                                                  "--config", str(workspace.config_path)],
                                    env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
     out: dict[str, Any] = {}
@@ -98,7 +98,7 @@ def test_mcp_client_over_streamable_http(assist_workspace: Workspace, tmp_path: 
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = open(tmp_path / "mcp.log", "wb")  # noqa: SIM115 - the child owns it; never an unread pipe
-    proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli", "mcp", "--namespace", "test", "--config",
+    proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli.main", "mcp", "--namespace", "test", "--config",
                              str(assist_workspace.config_path), "--transport", "streamable-http", "--port", str(port)],
                             env={**os.environ, "HF_HUB_OFFLINE": "1"}, stdout=log, stderr=subprocess.STDOUT)
     log.close()

@@ -18,7 +18,7 @@ from tests.conftest import EXAMPLE_VAULT, corpus
 from mnemo.config import SourceConfig
 from mnemo.documents import chunk_document
 from mnemo.extract.structural import StructuralExtractor
-from mnemo.segments import block_index, chunk_segments
+from mnemo.ingest.segments import block_index, chunk_segments
 from mnemo.sources.scan import scan_namespace
 from ontology import load_ontology
 

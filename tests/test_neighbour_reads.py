@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mnemo.recall_rank as recall_rank
+import mnemo.recall.rank as recall_rank
 from mnemo.config import EmbedderConfig
-from mnemo.recall_rank import rows_around
-from mnemo.recall_search import TimeWindow, semantic
+from mnemo.recall.rank import rows_around
+from mnemo.recall.search import TimeWindow, semantic
 from mnemo.stores.embedders import build_embedder
 from mnemo.stores.vectors import VectorStore, embedding_windows
 

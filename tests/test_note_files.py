@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.errors import WritebackRefused
-from mnemo.note_files import digest, read_note, stage, sweep_temp_files
+from mnemo.writeback.note_files import digest, read_note, stage, sweep_temp_files
 
 
 def test_an_edit_between_stage_and_commit_is_kept(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import WritebackRefused
-from mnemo.patch_frontmatter import (
+from mnemo.writeback.frontmatter import (
     OptedOut, frontmatter_patch, quote, render_block, same_insight, without_block, written_values,
 )
 from mnemo.sources.markdown import split_frontmatter

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import WritebackRefused
-from mnemo.patch_frontmatter import OptedOut
-from mnemo.patch_logseq import (
+from mnemo.writeback.frontmatter import OptedOut
+from mnemo.writeback.logseq import (
     logseq_patch, page_name, page_properties, property_lines, render_lines, without_properties,
 )
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import corpus, make_workspace
 from mnemo.config import SourceConfig
-from mnemo.segments import block_index, chunk_segments
+from mnemo.ingest.segments import block_index, chunk_segments
 from mnemo.sources.scan import scan_namespace
 
 _REF = re.compile(r"\(\(([0-9a-f-]{36})\)\)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.checks import dangling, relation_violations
+from mnemo.maintenance.checks import dangling, relation_violations
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from tests.conftest import corpus, make_workspace

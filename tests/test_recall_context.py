@@ -4,9 +4,9 @@ the other notes' passages, and a period's summary standing in for passages that 
 from pathlib import Path
 
 from mnemo.client import MemoryClient
-from mnemo.recall import RecalledItem, RecallSettings
-from mnemo.recall_context import context_lines, summary_line, word_tokens
-from mnemo.recall_rank import diversified
+from mnemo.recall.engine import RecalledItem, RecallSettings
+from mnemo.recall.context import context_lines, summary_line, word_tokens
+from mnemo.recall.rank import diversified
 from tests.conftest import make_workspace
 
 JUNE = {"id": "summary_month_2026-06", "level": "month", "period": "2026-06", "text": "Repainted the boat with Marta."}

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.client import MemoryClient
-from mnemo.recall import RecallSettings
-from mnemo.recall_dates import DaySpan, dates_in
+from mnemo.recall.engine import RecallSettings
+from mnemo.recall.dates import DaySpan, dates_in
 from tests.conftest import Workspace, make_workspace
 
 TODAY = date(2026, 11, 27)  # a Friday

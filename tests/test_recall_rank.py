@@ -6,7 +6,7 @@ from pathlib import Path
 import lancedb
 import numpy as np
 
-from mnemo.recall_rank import Weights, neighbour_ids, rows_around, said_by_named, scored_fusion
+from mnemo.recall.rank import Weights, neighbour_ids, rows_around, said_by_named, scored_fusion
 
 ONLY_COSINE = Weights(cosine=1.0, bm25=0.0, speaker=0.0, neighbour_cosine=0.0, neighbour_bm25=0.0, session=0.0)
 
@@ -96,7 +96,7 @@ def test_rows_around_walks_prev_and_next_links_without_returning_the_hits(tmp_pa
 def test_rows_read_from_lancedb_hold_their_vectors_as_arrays_with_the_same_values(tmp_path: Path) -> None:
     """`vector_rows` gives what LanceDB's `to_list` gives, but each vector as a float32 array (what
     scoring needs); a table with a missing vector is read as `to_list` reads it."""
-    from mnemo.recall_search import vector_rows, rows_by_id
+    from mnemo.recall.search import vector_rows, rows_by_id
 
     rng = np.random.default_rng(3)
     data = [{"id": f"c{i}", "vector": rng.standard_normal(8).astype(np.float32).tolist(), "text": f"chunk {i}",

@@ -17,7 +17,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL
-from mnemo.canonical import differences
+from mnemo.maintenance.dump import differences
 from resources.run_recovery import WORKER_TAG, Worker, is_gone, release_dead_runs, this_worker
 from sensors.recovery import run_recovery_sensor
 from tests.conftest import REPO

@@ -11,9 +11,9 @@ benchmarks/crash_points.py runs more seeds over a whole run of a whole vault.
 import random
 from pathlib import Path
 
-from mnemo.canonical import differences
+from mnemo.maintenance.dump import differences
 from mnemo.errors import StoreLocked
-from mnemo.locks import namespace_lock
+from mnemo.stores.locks import namespace_lock
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
 from tests.crash_harness import Setup, kill_at, warm_up

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.sleep.merges import MergeLog
 from mnemo.sleep.store import SleepFiles
 from tests.conftest import Workspace

@@ -142,7 +142,7 @@ def test_the_facts_a_consolidation_read_are_freed_before_collections_resume(
     import gc
     import weakref
 
-    import mnemo.bulk
+    import mnemo.runtime
     import mnemo.sleep.consolidate as consolidation
 
     workspace.ingest()
@@ -163,6 +163,6 @@ def test_the_facts_a_consolidation_read_are_freed_before_collections_resume(
             gc.enable()
 
     monkeypatch.setattr(consolidation, "sleep_facts", reading)
-    monkeypatch.setattr(mnemo.bulk, "gc", Collector())
+    monkeypatch.setattr(mnemo.runtime, "gc", Collector())
     consolidate(workspace.files(), workspace.graph(), SleepConfig(), T0 + timedelta(days=1))
     assert held and alive_at_resume == [False]

@@ -12,7 +12,7 @@ import pytest
 
 from mnemo.config import SourceConfig
 from mnemo.sources.scan import read_regular, scan_namespace
-from mnemo.watch import snapshot
+from mnemo.sources.watch import snapshot
 
 T = TypeVar("T")
 

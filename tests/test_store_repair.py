@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 import pytest
 from typer.testing import CliRunner
 
-from mnemo.canonical import differences
-from mnemo.cli import app
+from mnemo.maintenance.dump import differences
+from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.stores.embedders import HashingEmbedder
 from mnemo.stores.vectors import RowGroup, VectorStore

@@ -8,7 +8,7 @@ from mnemo.documents import Chunk, Document, Segment, chunk_document
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.segments import chunk_segments
+from mnemo.ingest.segments import chunk_segments
 from mnemo.sources.scan import scan_namespace
 from ontology import load_ontology
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.client import MemoryClient
-from mnemo.recall import RecallSettings
+from mnemo.recall.engine import RecallSettings
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.settings import SleepConfig
 from mnemo.sleep.summaries import read_summaries

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from mnemo.config import EmbedderConfig, VectorIndexConfig, parse_config
-from mnemo.recall import RecallSettings, recall_chunks
+from mnemo.recall.engine import RecallSettings, recall_chunks
 from mnemo.stores.embedders import build_embedder
 from mnemo.stores.vectors import VectorStore, tune_search, vector_index_state
 
@@ -76,7 +76,7 @@ def test_index_config_key(tmp_path):
 
 
 def test_lookups_by_id_use_an_index_that_follows_every_sync(tmp_path, embedder):
-    from mnemo.recall_search import rows_by_id
+    from mnemo.recall.search import rows_by_id
 
     store = VectorStore(tmp_path / "lance")
     rows = _rows(50, 4, "note")

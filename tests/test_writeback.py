@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from benchmarks.writeback import snapshot
 from conftest import EXAMPLE_VAULT, Workspace, make_workspace
-from mnemo.cli import app
+from mnemo.cli.main import app
 from mnemo.stores.graph import GraphStore
-from mnemo.watch import fingerprint
-from mnemo.watch import snapshot as watch_snapshot
-from mnemo.writeback import apply_plan, journal_for, plan_namespace, writeback_namespace
+from mnemo.sources.watch import fingerprint
+from mnemo.sources.watch import snapshot as watch_snapshot
+from mnemo.writeback.run import apply_plan, journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
 
 DAY = "2026-11-22"

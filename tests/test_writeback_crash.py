@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchmarks.writeback import snapshot
 from conftest import Workspace
-from mnemo.writeback import journal_for, plan_namespace, writeback_namespace
+from mnemo.writeback.run import journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
 
 DAY = "2026-11-22"
@@ -18,8 +18,8 @@ KILLS = 4
 RUNNER = """
 import sys
 from mnemo.config import load_config
-from mnemo.note_files import sweep_temp_files
-from mnemo.writeback import apply_plan, journal_for, new_run_id, plan_namespace
+from mnemo.writeback.note_files import sweep_temp_files
+from mnemo.writeback.run import apply_plan, journal_for, new_run_id, plan_namespace
 from ontology import load_ontology
 config = load_config(sys.argv[1])
 sweep_temp_files([s.path for s in config.namespaces["test"].sources])

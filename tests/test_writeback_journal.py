@@ -5,10 +5,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from mnemo.note_files import digest
-from mnemo.patch_frontmatter import frontmatter_patch
-from mnemo.writeback import NoteChange, WritebackPlan, apply_plan, undo_run
-from mnemo.writeback_journal import Journal
+from mnemo.writeback.note_files import digest
+from mnemo.writeback.frontmatter import frontmatter_patch
+from mnemo.writeback.run import NoteChange, WritebackPlan, apply_plan, undo_run
+from mnemo.writeback.journal import Journal
 from test_patch_frontmatter import KEY, notes
 
 

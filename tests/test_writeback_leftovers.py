@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Workspace, make_workspace
-from mnemo.writeback import undo_namespace, writeback_namespace
+from mnemo.writeback.run import undo_namespace, writeback_namespace
 from ontology import load_ontology
 from tests.test_crash_consistency import small_vault
 

@@ -9,10 +9,10 @@ import pytest
 
 from benchmarks.writeback import snapshot
 from conftest import EXAMPLE_VAULT, Workspace, make_workspace
-from mnemo.forget_notes import block_removal, remove_blocks
-from mnemo.note_files import digest
-from mnemo.writeback import journal_for, undo_run, writeback_namespace
-from mnemo.writeback_journal import JournalEntry
+from mnemo.maintenance.forget_notes import block_removal, remove_blocks
+from mnemo.writeback.note_files import digest
+from mnemo.writeback.run import journal_for, undo_run, writeback_namespace
+from mnemo.writeback.journal import JournalEntry
 from ontology import load_ontology
 
 OLD_BLOCK = (

@@ -20,9 +20,9 @@ from typing import Any
 from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
 from mnemo.eval.sleep_run import consolidate_for_eval
-from mnemo.pipeline import ingest_namespace
-from mnemo.recall import RecallEngine, RecallSettings, recall_chunks, timed_recall
-from mnemo.recall_search import TimeWindow, lexical
+from mnemo.ingest.pipeline import ingest_namespace
+from mnemo.recall.engine import RecallEngine, RecallSettings, recall_chunks, timed_recall
+from mnemo.recall.search import TimeWindow, lexical
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles

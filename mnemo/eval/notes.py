@@ -21,9 +21,9 @@ from typing import Any, Literal
 from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
 from mnemo.eval.sleep_run import consolidate_for_eval
-from mnemo.pipeline import ingest_namespace
-from mnemo.recall import RecallEngine, RecallResult, RecallSettings
-from mnemo.recall_search import fts_query
+from mnemo.ingest.pipeline import ingest_namespace
+from mnemo.recall.engine import RecallEngine, RecallResult, RecallSettings
+from mnemo.recall.search import fts_query
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles

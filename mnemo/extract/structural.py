@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, TypeVar
 
-from mnemo.bulk import collections_paused
+from mnemo.runtime import collections_paused
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
 from mnemo.extract.facts import GraphFacts, edge

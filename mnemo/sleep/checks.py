@@ -6,7 +6,7 @@ from datetime import date
 
 import polars as pl
 
-from mnemo.pipeline import graph_facts
+from mnemo.ingest.pipeline import graph_facts
 from mnemo.sleep.merges import MergeLog
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.view import FactsView

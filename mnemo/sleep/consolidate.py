@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from mnemo.bulk import collections_paused
+from mnemo.runtime import collections_paused
 from mnemo.extract.facts import GraphFacts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter

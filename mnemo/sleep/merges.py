@@ -19,7 +19,7 @@ from mnemo.documents import content_hash, normalize_name
 from mnemo.errors import MnemoError
 from mnemo.extract.facts import ColumnRows, GraphFacts, edge, row_hash
 from mnemo.extract.llm_facts import merge_facts
-from mnemo.pipeline import LLM_FACTS, graph_facts
+from mnemo.ingest.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import NODE_SCHEMAS, STRUCTURAL_EDGES, ApplyStats, GraphStore, Known

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.extract.facts import GraphFacts, edge_columns
-from mnemo.pipeline import graph_facts
+from mnemo.ingest.pipeline import graph_facts
 from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.settings import SleepConfig

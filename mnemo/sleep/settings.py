@@ -19,5 +19,5 @@ class SleepConfig(BaseModel):
     top_of_mind: int = Field(default=10, ge=0)
     llm: bool = True  # with an `llm:` endpoint configured: abstractive summaries, portrait, abstractions
     # rebuild the graph from the memory files once its file has grown to this many times its size
-    # after the last rebuild (see mnemo.compaction)
+    # after the last rebuild (see mnemo.maintenance.compaction)
     compact_growth: float = Field(default=2.0, gt=1.0)

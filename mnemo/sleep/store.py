@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from mnemo import faults
+from mnemo.stores import faults
 from mnemo.documents import content_hash
 from mnemo.extract.facts import GraphFacts, edge, row_hash
 from mnemo.stores.files import file_stamp

@@ -18,9 +18,9 @@ from pathlib import Path
 from mnemo.config import SourceConfig
 from mnemo.documents import Document
 from mnemo.errors import SourceError
-from mnemo.patch_frontmatter import without_block
-from mnemo.patch_logseq import without_properties
-from mnemo import memories
+from mnemo.writeback.frontmatter import without_block
+from mnemo.writeback.logseq import without_properties
+from mnemo.sources import memories
 from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.ignore import is_temp_file

@@ -9,7 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mnemo.bulk import keep_out_of_collections
+from mnemo.runtime import keep_out_of_collections
 from mnemo.config import EmbedderConfig
 from mnemo.errors import LLMError
 from mnemo.stores.minilm import MAX_TOKENS, NumpyMiniLM, longest_first

@@ -13,8 +13,8 @@ from typing import Any, Generic, TypeVar
 
 import polars as pl
 
-from mnemo import faults
-from mnemo.bulk import keep_out_of_collections
+from mnemo.stores import faults
+from mnemo.runtime import keep_out_of_collections
 from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document, content_hash
 from mnemo.extract.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash

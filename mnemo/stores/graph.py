@@ -19,10 +19,10 @@ from typing import Any
 import kuzu
 import polars as pl
 
-from mnemo import faults
+from mnemo.stores import faults
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
-from mnemo.locks import namespace_lock, writer
+from mnemo.stores.locks import namespace_lock, writer
 from ontology import Ontology
 
 NODE_SCHEMAS: dict[str, dict[str, str]] = {

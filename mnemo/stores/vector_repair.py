@@ -16,8 +16,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mnemo import faults
-from mnemo.locks import WRITER_WAIT_SECONDS, file_lock
+from mnemo.stores import faults
+from mnemo.stores.locks import WRITER_WAIT_SECONDS, file_lock
 
 # What LanceDB raises for a table folder it lists but cannot open (`Table 'x' was not found`
 # for a folder without a version, an I/O or format error for a damaged manifest).

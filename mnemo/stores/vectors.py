@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mnemo import faults
-from mnemo.bulk import keep_out_of_collections
+from mnemo.stores import faults
+from mnemo.runtime import keep_out_of_collections
 from mnemo.config import VectorIndexConfig
 from mnemo.documents import content_hash
-from mnemo.imports import defer_package_init
-from mnemo.locks import writer
+from mnemo.runtime_imports import defer_package_init
+from mnemo.stores.locks import writer
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.vector_repair import TableProblem, drop_duplicate_ids, open_table, reconcile_count, remove_table, write_lock

@@ -14,7 +14,7 @@ The format (version 2), documented in README.md:
                            problems), so that an incremental ingest goes on after an import
 
 Nothing in it depends on Kùzu or LanceDB: another graph engine (LadybugDB, Neo4j) loads
-graph/ directly. Import checks the whole folder first (`mnemo.export_check`), rebuilds both
+graph/ directly. Import checks the whole folder first (`mnemo.maintenance.export_check`), rebuilds both
 stores from it beside the namespace, with the same ids and hashes, and swaps the result in
 at the end: a failed import leaves the namespace as it was. Version 1 exports (no `files`)
 are still read, with every other check.
@@ -34,9 +34,9 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from mnemo.config import validate_namespace
-from mnemo.export_check import ExportError, check_files, check_tables, file_digests
+from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
 from mnemo.extract.facts import GraphFacts
-from mnemo.locks import namespace_lock
+from mnemo.stores.locks import namespace_lock
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb

@@ -23,8 +23,8 @@ from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_run import chunk_hash
 from mnemo.sleep.store import Overlay, SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles, write_bytes_atomic
-from mnemo.pipeline import update_facts
-from mnemo.tombstones import Tombstones
+from mnemo.ingest.pipeline import update_facts
+from mnemo.stores.tombstones import Tombstones
 from ontology import Ontology
 
 STRUCTURAL, LLM = "facts", "llm_facts"

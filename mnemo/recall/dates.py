@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.recall_rank import Pool
+from mnemo.recall.rank import Pool
 
 MONTHS = {name: n for n, names in enumerate((
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),

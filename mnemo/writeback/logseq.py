@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from mnemo.errors import WritebackRefused
-from mnemo.patch_frontmatter import BOM, OptedOut, Patch, lines_at, newline_of
+from mnemo.writeback.frontmatter import BOM, OptedOut, Patch, lines_at, newline_of
 
 _PROPERTY = re.compile(r"([^\s:]+)::(?:[ \t](.*))?$")
 _JOURNAL = re.compile(r"^(\d{4})_(\d{2})_(\d{2})$")

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.recall_search import HeldChunks, rows_by_id, rows_near
+from mnemo.recall.search import HeldChunks, rows_by_id, rows_near
 
 NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
 

@@ -14,12 +14,12 @@ from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, R
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mnemo.activity import timeline
-from mnemo.api_keys import KeyStore
+from mnemo.recall.activity import timeline
+from mnemo.serve.api_keys import KeyStore
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MnemoError, StoreLocked
-from mnemo.hooks import before_turn
+from mnemo.serve.hooks import before_turn
 
 MAX_BODY = 64 * 1024
 NS = Annotated[str, PathParam(min_length=1, max_length=64, description="The namespace (must match the key's).")]

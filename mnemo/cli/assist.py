@@ -7,7 +7,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.api_keys import KeyStore
+from mnemo.serve.api_keys import KeyStore
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 
@@ -27,7 +27,7 @@ def mcp(namespace: NamespaceOption = "example", config: ConfigOption = None,
         host: Annotated[str, typer.Option(help="Address for streamable-http (keep it loopback).")] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port for streamable-http; the endpoint is /mcp.")] = 8766) -> None:
     """Serve one namespace's memory to an MCP-capable assistant (stdio by default)."""
-    from mnemo.mcp_server import run
+    from mnemo.serve.mcp import run
 
     if transport not in ("stdio", "streamable-http"):
         _fail(f"unknown transport {transport!r}: use stdio or streamable-http")
@@ -43,7 +43,7 @@ def serve(config: ConfigOption = None, host: Annotated[str, typer.Option(help="A
     """Serve the HTTP API (keys from `mnemo keys create`; OpenAPI at /openapi.json, docs at /docs)."""
     import uvicorn
 
-    from mnemo.api import create_app
+    from mnemo.serve.http import create_app
 
     try:
         app = create_app(config, max_body=max_body)

@@ -14,18 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from mnemo.compaction import compact_stores
+from mnemo.maintenance.compaction import compact_stores
 from mnemo.config import MnemoConfig, NamespaceConfig
-from mnemo.forget_notes import remove_blocks
-from mnemo.forget_state import purge_files, purge_sleep
-from mnemo.forget_vectors import purge_rows, purge_vectors
-from mnemo.locks import namespace_lock
-from mnemo.pipeline import entity_rows
+from mnemo.maintenance.forget_notes import remove_blocks
+from mnemo.maintenance.forget_state import purge_files, purge_sleep
+from mnemo.maintenance.forget_vectors import purge_rows, purge_vectors
+from mnemo.stores.locks import namespace_lock
+from mnemo.ingest.pipeline import entity_rows
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore, id_filter
-from mnemo.tombstones import Tombstones
+from mnemo.stores.tombstones import Tombstones
 
 T = TypeVar("T")
 GRAPH_WAIT = 10.0

@@ -21,21 +21,21 @@ from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
-from mnemo.bulk import collections_paused, keep_out_of_collections
+from mnemo.runtime import collections_paused, keep_out_of_collections
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.notes import grounding_entities, link_text_aliases
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.locks import writer
-from mnemo.memories import inbox_dir, inbox_source
-from mnemo.segments import block_index, chunk_segments, referenced
+from mnemo.stores.locks import writer
+from mnemo.sources.memories import inbox_dir, inbox_source
+from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles, read_json_object
 from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
 from mnemo.stores.vectors import RowGroup, VectorStore
-from mnemo.tombstones import FILE as TOMBSTONES
-from mnemo.tombstones import Tombstones
+from mnemo.stores.tombstones import FILE as TOMBSTONES
+from mnemo.stores.tombstones import Tombstones
 from ontology import Ontology
 
 

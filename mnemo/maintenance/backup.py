@@ -20,8 +20,8 @@ from pathlib import Path
 
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
-from mnemo.export_check import ExportError, read_table, sha256_of
-from mnemo.locks import namespace_lock
+from mnemo.maintenance.export_check import ExportError, read_table, sha256_of
+from mnemo.stores.locks import namespace_lock
 
 FORMAT = "mnemo-backup"
 VERSION = 1

@@ -12,12 +12,12 @@ from pathlib import Path
 from mnemo.config import MnemoConfig
 from mnemo.documents import Document
 from mnemo.errors import MnemoError, WritebackRefused
-from mnemo.note_files import digest, read_note, run_lock
-from mnemo.patch_frontmatter import BOM, Patch, find_block, layout, without_block
-from mnemo.patch_logseq import without_properties
+from mnemo.writeback.note_files import digest, read_note, run_lock
+from mnemo.writeback.frontmatter import BOM, Patch, find_block, layout, without_block
+from mnemo.writeback.logseq import without_properties
 from mnemo.stores.files import NamespaceFiles
-from mnemo.writeback import FORMATS, NoteChange, Skip, WritebackPlan, WritebackReport, apply_plan, journal_for, new_run_id
-from mnemo.writeback_journal import Journal, added_blank_line
+from mnemo.writeback.run import FORMATS, NoteChange, Skip, WritebackPlan, WritebackReport, apply_plan, journal_for, new_run_id
+from mnemo.writeback.journal import Journal, added_blank_line
 
 
 def difference(old: str, new: str) -> Patch | None:

@@ -6,10 +6,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mnemo.backup import backup_namespace, restore_namespace
+from mnemo.maintenance.backup import backup_namespace, restore_namespace
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.export import export_namespace, import_namespace
+from mnemo.maintenance.export import export_namespace, import_namespace
 from ontology import load_ontology
 
 console = Console()

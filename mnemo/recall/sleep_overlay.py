@@ -22,8 +22,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mnemo.memories import parse_ref
-from mnemo.recall import RecalledItem, RecallResult
+from mnemo.sources.memories import parse_ref
+from mnemo.recall.engine import RecalledItem, RecallResult
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
 

@@ -36,8 +36,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from mnemo import faults
-from mnemo.locks import WRITER_WAIT_SECONDS, namespace_lock
+from mnemo.stores import faults
+from mnemo.stores.locks import WRITER_WAIT_SECONDS, namespace_lock
 from mnemo.stores.files import NamespaceFiles, write_text_atomic
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mnemo.activity import last_interaction, mark_interaction, timeline, top_of_mind
+from mnemo.recall.activity import last_interaction, mark_interaction, timeline, top_of_mind
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
-from mnemo.memories import Memory
-from mnemo.recall_context import context_lines
+from mnemo.sources.memories import Memory
+from mnemo.recall.context import context_lines
 
 TOKEN_BUDGET = 800
 GRAPH_TTL = 60.0

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.compaction import Compaction, compact_stores
+from mnemo.maintenance.compaction import Compaction, compact_stores
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.sleep.abstractive import writer_for

@@ -16,16 +16,16 @@ from typing import Any, Literal
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.graph_view import hydrate
-from mnemo.recall_context import context_lines
-from mnemo.recall_dates import DaySpan, add_dated, dates_in, favour_dated
-from mnemo.recall_graph import Hydration
-from mnemo.recall_rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
-from mnemo.recall_search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
+from mnemo.recall.graph_view import hydrate
+from mnemo.recall.context import context_lines
+from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
+from mnemo.recall.graph import Hydration
+from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
+from mnemo.recall.search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
-from mnemo.tombstones import Tombstones
+from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, sql_quote, tune_search
 
 
@@ -242,7 +242,7 @@ class RecallEngine:
         items = self._ranked(table, pool, k, mode)
         grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
-        from mnemo.recall_sleep import after_recall, with_source_paths  # builds on this module's types
+        from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
         shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
@@ -259,7 +259,7 @@ class RecallEngine:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
-        from mnemo.recall_sleep import SleepView, eager_ranked
+        from mnemo.recall.sleep_overlay import SleepView, eager_ranked
 
         candidates = [self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))]
         if mode == "eager":

@@ -1,6 +1,6 @@
 """Graph hydration for recall: what the Kùzu graph adds around matched entities and hits.
 
-Recall hydrates from `mnemo.graph_view`, an in-memory view of the graph; this module holds
+Recall hydrates from `mnemo.recall.graph_view`, an in-memory view of the graph; this module holds
 what hydration answers (`Hydration`) and the same answer read straight from the database
 (`hydrate_from_graph`), which defines the view's order: mentions newest first, then by
 entity and chunk id; relations by entity, label, other end, role and validity.

@@ -10,7 +10,7 @@ recall opens no database at all.
 When the files changed but a writer holds the database, recall keeps answering from the
 previous view (a consistent earlier state) without waiting; with no view yet it waits as
 long as recall allows and raises StoreLocked as a direct read would. The view answers
-exactly what `mnemo.recall_graph.hydrate_from_graph` answers from the database.
+exactly what `mnemo.recall.graph.hydrate_from_graph` answers from the database.
 """
 
 import heapq
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.errors import GraphIncomplete, StoreLocked
-from mnemo.recall_graph import RELATION_LIMIT, Hydration
+from mnemo.recall.graph import RELATION_LIMIT, Hydration
 from mnemo.stores.files import file_stamp
 from mnemo.stores.graph import GraphStore, arrow_rows
 
@@ -31,7 +31,7 @@ LOCKED = "the graph is locked by another process: answered from vectors and full
 INCOMPLETE = "the graph is incomplete (the write that created it was cut off; the next ingest completes it): answered from vectors and full-text search only"
 KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
 
-# read whole, in the order hydration answers in (see mnemo.recall_graph)
+# read whole, in the order hydration answers in (see mnemo.recall.graph)
 _BY_TIME = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id ORDER BY c.timestamp DESC, e.id, c.id"
 _BY_CHUNK = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id, e.kind ORDER BY c.id, e.id"
 _RELATIONS = (

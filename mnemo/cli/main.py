@@ -7,14 +7,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.commands_extraction import extraction_state, print_extraction_state
-from mnemo.commands_sleep import register as register_sleep_commands
-from mnemo.commands_writeback import writeback
-from mnemo import commands_assist, commands_eval, commands_memory
+from mnemo.cli.extraction import extraction_state, print_extraction_state
+from mnemo.cli.sleep import register as register_sleep_commands
+from mnemo.cli.writeback import writeback
+from mnemo.cli import assist as commands_assist
+from mnemo.cli import evaluate as commands_eval
+from mnemo.cli import memory as commands_memory
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
-from mnemo.doctor import examine
+from mnemo.maintenance.doctor import examine
 from mnemo.errors import MnemoError
-from mnemo.memories import pending_memories
+from mnemo.sources.memories import pending_memories
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
@@ -120,7 +122,7 @@ def extraction(
 
 register_sleep_commands(app)
 
-from mnemo.commands_backup import register as register_backup_commands  # noqa: E402
+from mnemo.cli.backup import register as register_backup_commands  # noqa: E402
 
 register_backup_commands(app)
 

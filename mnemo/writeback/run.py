@@ -19,16 +19,16 @@ from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import WritebackRefused
-from mnemo.journal_days import LogseqDays
-from mnemo.insights import NoteInsight, NoteRef, read_insights
-from mnemo.note_files import Staged, digest, fsync_folders, read_note, run_lock, stage, sweep_temp_files
-from mnemo.patch_frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
-from mnemo.patch_logseq import logseq_patch, page_name, page_properties
+from mnemo.writeback.journal_days import LogseqDays
+from mnemo.writeback.insights import NoteInsight, NoteRef, read_insights
+from mnemo.writeback.note_files import Staged, digest, fsync_folders, read_note, run_lock, stage, sweep_temp_files
+from mnemo.writeback.frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
+from mnemo.writeback.logseq import logseq_patch, page_name, page_properties
 from mnemo.sources.logseq import graph_settings
 from mnemo.sources.markdown import split_frontmatter
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.writeback_journal import Journal, JournalEntry, added_blank_line
+from mnemo.writeback.journal import Journal, JournalEntry, added_blank_line
 from ontology import Ontology
 
 FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.writeback import WritebackPlan, WritebackReport, journal_for, plan_namespace, undo_namespace, writeback_namespace
+from mnemo.writeback.run import WritebackPlan, WritebackReport, journal_for, plan_namespace, undo_namespace, writeback_namespace
 from ontology import load_ontology
 
 console = Console()

@@ -1,0 +1,1 @@
+"""Keeping a namespace healthy: backup, export, compaction, forget, checks and repair."""

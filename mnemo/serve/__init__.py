@@ -1,0 +1,1 @@
+"""Serving memory to assistants: MCP, HTTP, API keys and chat hooks."""
