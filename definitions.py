@@ -10,7 +10,7 @@ from assets.writeback import writeback_assets
 from jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job
 from mnemo.runtime import keep_out_of_collections
 from mnemo.errors import ConfigError
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from resources import MnemoConfigResource, default_resources
 from sensors import namespaces_sensor
 from sensors.file_drop import file_drop_sensor

@@ -31,7 +31,7 @@ from mnemo.runtime import collections_paused
 from mnemo.config import load_config
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.salience import build_salience
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles

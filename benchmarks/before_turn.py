@@ -15,7 +15,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from mnemo.recall.activity import mark_interaction  # noqa: E402
+from mnemo.serve.activity import mark_interaction  # noqa: E402
 from mnemo.client import MemoryClient  # noqa: E402
 from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig  # noqa: E402
 from mnemo.eval.locomo import load_conversations, prepare  # noqa: E402

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.dedup_context import CorpusContext  # noqa: E402
 from mnemo.documents import normalize_name  # noqa: E402
 from mnemo.sleep.dedup import EntityRecord, PairScore, candidate_pairs, name_keys, score_pair  # noqa: E402
-from mnemo.sleep.settings import SleepConfig  # noqa: E402
+from mnemo.config import SleepConfig  # noqa: E402
 
 PAIRS = Path(__file__).with_name("dedup_pairs.tsv")
 CORPORA = ROOT.parent / "shared" / "corpora"

@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.ingest import GROUP
 from assets.sleep import GROUP as SLEEP_GROUP
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 
 # Every step of these jobs runs in the run's own process. Dagster's default executor starts a
 # process per step, each importing Dagster, the stores and (for the vector steps) the model

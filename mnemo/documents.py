@@ -277,3 +277,15 @@ def chunk_document(doc: Document, max_words: int = 180) -> list[Chunk]:
         after.prev_id = before.id
         before.next_id = after.id
     return chunks
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One scanned source file: where it is, its size, time and hash, and the documents it made."""
+
+    source: str
+    path: str
+    mtime_ns: int
+    size: int
+    file_hash: str
+    doc_ids: tuple[str, ...]

@@ -4,7 +4,7 @@ the last run is exactly the one making it again would give, whatever chunks chan
 import random
 
 from mnemo.documents import content_hash
-from mnemo.extract.facts import GraphFacts, edge
+from mnemo.facts import GraphFacts, edge
 from mnemo.sleep.communities import EXTRACTIVE, SOURCE_CHUNKS, _central, _legacy_digest, build_communities
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.view import FactsView

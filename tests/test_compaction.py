@@ -18,7 +18,7 @@ from mnemo.maintenance import compaction
 from mnemo.maintenance.compaction import STATE, SUFFIX, compact_stores, read_state
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.stores.embedders import HashingEmbedder
 from mnemo.stores.vectors import VectorStore
 from resources import default_resources

@@ -10,7 +10,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from mnemo.extract.facts import GraphFacts, edge, row_hash
+from mnemo.facts import GraphFacts, edge, row_hash
 from mnemo.stores import files as files_module
 from mnemo.stores.files import NamespaceFiles, _edge_frame, _node_frame
 from mnemo.stores.graph import NODE_SCHEMAS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.extract.fragments import SHARDS, Fragment, FragmentCache
 
 

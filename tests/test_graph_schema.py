@@ -5,7 +5,7 @@ from pathlib import Path
 
 import kuzu
 
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.stores.graph import _EDGE_TYPES, EDGE_PROPS, NODE_SCHEMAS, GraphStore
 from ontology import load_ontology
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
 

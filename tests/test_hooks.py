@@ -12,7 +12,7 @@ import pytest
 from openai import OpenAI
 
 from examples.chat_loop import chat
-from mnemo.recall.activity import explore, self_profile, timeline, top_of_mind
+from mnemo.serve.activity import explore, self_profile, timeline, top_of_mind
 from mnemo.client import MemoryClient
 from mnemo.serve.hooks import after_turn, before_turn, tokens
 from tests.conftest import Workspace

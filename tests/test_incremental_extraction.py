@@ -9,7 +9,7 @@ import pytest
 from conftest import EXAMPLE_VAULT, corpus
 from mnemo.config import NamespaceConfig, SourceConfig
 from mnemo.documents import chunk_document
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap

@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import WritebackRefused
-from mnemo.writeback.frontmatter import (
-    OptedOut, frontmatter_patch, quote, render_block, same_insight, without_block, written_values,
-)
+from mnemo.writeback.frontmatter import OptedOut, frontmatter_patch, quote, render_block, same_insight, written_values
+from mnemo.sources.note_layout import without_block
 from mnemo.sources.markdown import split_frontmatter
 
 KEY = "mnemo"

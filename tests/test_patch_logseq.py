@@ -8,9 +8,8 @@ from hypothesis import strategies as st
 
 from mnemo.errors import WritebackRefused
 from mnemo.writeback.frontmatter import OptedOut
-from mnemo.writeback.logseq import (
-    logseq_patch, page_name, page_properties, property_lines, render_lines, without_properties,
-)
+from mnemo.writeback.logseq import logseq_patch, render_lines
+from mnemo.sources.logseq_properties import page_name, page_properties, property_lines, without_properties
 
 PREFIX = "mnemo"
 PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from mnemo.client import MemoryClient
 from mnemo.recall.engine import RecallSettings
 from mnemo.sleep.consolidate import consolidate, run_salience, run_summaries
 from mnemo.sleep.salience import read_salience
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles, read_jsonl
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)

@@ -14,7 +14,7 @@ from mnemo.sleep import accesses, salience
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.salience import build_salience, record_access
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.view import FactsView
 

@@ -7,7 +7,7 @@ from collections import Counter
 import polars as pl
 
 from conftest import Workspace
-from mnemo.extract.facts import ColumnRows, row_hash
+from mnemo.facts import ColumnRows, row_hash
 from mnemo.sleep.merges import SLEEP_COLUMNAR, Merge, MergeLog, merged_facts, merged_sleep_facts
 from mnemo.sleep.store import SleepFiles
 

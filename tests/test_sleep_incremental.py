@@ -13,8 +13,8 @@ from conftest import Workspace
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph, sync_sleep_tables
 from mnemo.sleep.salience import SCORE_EPSILON, read_salience, retention_at
-from mnemo.sleep.settings import SleepConfig
-from mnemo.extract.facts import edge
+from mnemo.config import SleepConfig
+from mnemo.facts import edge
 from mnemo.sleep.store import Overlay, SleepFiles, read_json, write_json
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)

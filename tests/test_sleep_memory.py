@@ -14,7 +14,7 @@ from jobs import NAMESPACE_TAG
 from mnemo.sleep.consolidate import run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.salience import read_salience, record_access, strength
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import read_summaries
 from mnemo.stores.graph import GraphStore

@@ -6,7 +6,7 @@ from conftest import Workspace, corpus
 from mnemo.sleep.dedup import EntityRecord, score_pair
 from mnemo.sleep.merges import MergeLog, canonical_entities, canonical_facts, sync_graph
 from mnemo.sleep.resolve import run_dedup
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.files import NamespaceFiles
 

@@ -15,7 +15,7 @@ from definitions import build_defs
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
 from mnemo.sleep.picture import salience_histogram
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import Overlay, SleepFiles, read_json
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore

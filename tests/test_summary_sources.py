@@ -10,7 +10,7 @@ import pytest
 from mnemo.client import MemoryClient
 from mnemo.recall.engine import RecallSettings
 from mnemo.sleep.consolidate import consolidate
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.summaries import read_summaries
 from mnemo.sleep.text import sentences
 from tests.conftest import Workspace, make_workspace

@@ -11,7 +11,7 @@ import yaml
 from conftest import Workspace
 from mnemo.sleep.checks import content_days, missing_day_summaries
 from mnemo.sleep.consolidate import consolidate
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import day_chunks
 from mnemo.sleep.view import FactsView
@@ -129,7 +129,7 @@ def _rerun_does_no_work_and_a_newer_export_supersedes_the_old(workspace: Workspa
 def test_a_graph_made_before_episodes_existed_gains_them(tmp_path: Path) -> None:
     import kuzu
 
-    from mnemo.extract.facts import GraphFacts, edge
+    from mnemo.facts import GraphFacts, edge
     from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore
     from ontology import load_ontology
 

@@ -4,7 +4,7 @@ summaries exist for every period the namespace holds."""
 from datetime import datetime, timedelta, timezone
 
 from mnemo.sleep.consolidate import SleepReport, consolidate
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
-from mnemo.extract.facts import GraphFacts, row_hash
+from mnemo.facts import GraphFacts, row_hash
 from mnemo.stores.files import write_bytes_atomic
 
 CACHE_VERSION = "2"

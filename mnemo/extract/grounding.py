@@ -15,7 +15,7 @@ import ahocorasick
 
 from mnemo.config import GroundingConfig
 from mnemo.documents import Chunk, normalize_name
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.sources.markdown import prose
 from mnemo.stores.vectors import tune_search
 

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mnemo.documents import Chunk
-from mnemo.extract.facts import ColumnRows, GraphFacts, edge
+from mnemo.facts import ColumnRows, GraphFacts, edge
 from ontology import Ontology
 from ontology.extraction import id_kind
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from mnemo.documents import Chunk, content_hash
 from mnemo.errors import LLMError
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.extract.grounding import Grounder, GroundedEntity
 from mnemo.extract.llm import Answer, LLMUnavailable
 from mnemo.extract.llm_cache import CacheEntry, ExtractionCache, affected, cache_key

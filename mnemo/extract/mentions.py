@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Any
 
 from mnemo.documents import Chunk, Document, normalize_name
-from mnemo.extract.facts import GraphFacts, edge
+from mnemo.facts import GraphFacts, edge
 from mnemo.extract.fragments import Fragment
 from mnemo.extract.grounding import AliasHit, AliasMatcher
 from mnemo.extract.timeline import is_speaker_label

@@ -17,7 +17,7 @@ from typing import Any
 
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import find_dates
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.sources.markdown import as_strings, located_wikilinks, prose
 from ontology import ANY, Ontology
 

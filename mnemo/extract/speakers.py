@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from mnemo.documents import Chunk, Document, Segment
-from mnemo.extract.facts import GraphFacts, edge
+from mnemo.facts import GraphFacts, edge
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.sources.markdown import prose
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from mnemo.runtime import collections_paused
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
-from mnemo.extract.facts import GraphFacts, edge
+from mnemo.facts import GraphFacts, edge
 from mnemo.extract.fragments import Fragment, FragmentCache, absorb
 from mnemo.extract.grounding import AliasMatcher
 from mnemo.extract.mentions import doc_mentions, neighbours

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from mnemo.documents import Chunk, Document, Segment, content_hash, entity_id, normalize_name
-from mnemo.extract.facts import GraphFacts, edge
+from mnemo.facts import GraphFacts, edge
 
 SELF_ROLES = ("user", "human")
 SILENT_ROLES = ("system", "tool")

@@ -16,7 +16,7 @@ from typing import Any
 
 from mnemo.config import GroundingConfig, NamespaceConfig
 from mnemo.documents import Chunk, Document, chunk_document, content_hash
-from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 from mnemo.config import validate_namespace
 from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.stores.locks import namespace_lock
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mnemo.recall.activity import last_interaction, mark_interaction, timeline, top_of_mind
+from mnemo.serve.activity import last_interaction, mark_interaction, timeline, top_of_mind
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.sources.memories import Memory

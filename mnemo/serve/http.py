@@ -14,7 +14,7 @@ from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, R
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mnemo.recall.activity import timeline
+from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config

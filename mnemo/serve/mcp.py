@@ -14,8 +14,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from mnemo.recall.activity import explore as explore_graph
-from mnemo.recall.activity import self_profile, timeline as timeline_of, top_of_mind
+from mnemo.serve.activity import explore as explore_graph
+from mnemo.serve.activity import self_profile, timeline as timeline_of, top_of_mind
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.documents import content_hash, entity_id
-from mnemo.extract.facts import edge
+from mnemo.facts import edge
 from mnemo.sleep.abstractive import SLEEP_PROMPT_VERSION, SleepWriter
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.view import FactsView

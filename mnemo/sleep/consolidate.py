@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from mnemo.runtime import collections_paused
-from mnemo.extract.facts import GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import DIGESTS, CommunityStats, build_communities, detect_or_reuse
@@ -17,7 +17,7 @@ from mnemo.sleep.merges import MergeLog, apply_merges, merged_sleep_facts, sleep
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
 from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import SummaryStats, build_summaries
 from mnemo.sleep.view import FactsView

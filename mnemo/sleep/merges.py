@@ -17,7 +17,7 @@ from typing import Any
 
 from mnemo.documents import content_hash, normalize_name
 from mnemo.errors import MnemoError
-from mnemo.extract.facts import ColumnRows, GraphFacts, edge, row_hash
+from mnemo.facts import ColumnRows, GraphFacts, edge, row_hash
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.ingest.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.extract.facts import GraphFacts, edge_columns
+from mnemo.facts import GraphFacts, edge_columns
 from mnemo.ingest.pipeline import graph_facts
 from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.vectors import VectorStore, vectors_by_id

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, replay
-from mnemo.sleep.settings import SleepConfig
+from mnemo.config import SleepConfig
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl
 from mnemo.sleep.view import FactsView
 

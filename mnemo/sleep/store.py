@@ -19,7 +19,7 @@ import orjson
 
 from mnemo.stores import faults
 from mnemo.documents import content_hash
-from mnemo.extract.facts import GraphFacts, edge, row_hash
+from mnemo.facts import GraphFacts, edge, row_hash
 from mnemo.stores.files import file_stamp
 
 

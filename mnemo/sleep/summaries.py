@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.documents import content_hash
-from mnemo.extract.facts import edge_columns
+from mnemo.facts import edge_columns
 from mnemo.sleep.store import Overlay, SleepFiles
 from mnemo.sleep.text import Sentence, clean, sentences, summarize
 from mnemo.sleep.view import FactsView

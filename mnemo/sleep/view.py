@@ -7,7 +7,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from mnemo.documents import content_hash
-from mnemo.extract.facts import GraphFacts, edge_columns
+from mnemo.facts import GraphFacts, edge_columns
 
 if TYPE_CHECKING:
     import igraph as ig  # imported when a graph is built: a re-run that reuses Leiden and PageRank never loads it

@@ -10,7 +10,13 @@ noted in the turn's metadata.
 from typing import Any
 
 from mnemo.documents import Document, Segment
-from mnemo.sources.chats import Conversation, conversation_record, export_documents, fill_timestamps, iso_time
+from mnemo.sources.chats import (
+    Conversation,
+    conversation_record,
+    export_documents,
+    fill_timestamps,
+    iso_time,
+)
 
 SUFFIXES = (".json", ".zip")
 FORMAT = "chatgpt"

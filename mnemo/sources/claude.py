@@ -13,7 +13,13 @@ from typing import Any
 
 from mnemo.documents import Document, Segment
 from mnemo.sources import claude_side
-from mnemo.sources.chats import Conversation, conversation_record, export_documents, fill_timestamps, iso_time
+from mnemo.sources.chats import (
+    Conversation,
+    conversation_record,
+    export_documents,
+    fill_timestamps,
+    iso_time,
+)
 
 SUFFIXES = (".json", ".zip")
 FORMAT = "claude"

@@ -12,7 +12,13 @@ from typing import Any
 from mnemo.documents import Document
 from mnemo.errors import SourceError
 from mnemo.sources import chatgpt, claude, jsonl, obsidian
-from mnemo.sources.chats import SIDE_FILES, conversations_to_documents, decode_text, load_json, zip_members
+from mnemo.sources.chats import (
+    SIDE_FILES,
+    conversations_to_documents,
+    decode_text,
+    load_json,
+    zip_members,
+)
 
 SUFFIXES = (".json", ".jsonl", ".md", ".zip")
 

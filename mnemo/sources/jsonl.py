@@ -15,7 +15,14 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from mnemo.documents import Document, Segment
-from mnemo.sources.chats import Conversation, conversation_document, decode_text, documents_or_error, fill_timestamps, iso_time
+from mnemo.sources.chats import (
+    Conversation,
+    conversation_document,
+    decode_text,
+    documents_or_error,
+    fill_timestamps,
+    iso_time,
+)
 
 SUFFIXES = (".jsonl",)
 FORMAT = "jsonl"

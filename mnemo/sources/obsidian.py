@@ -7,7 +7,15 @@ from pathlib import Path
 
 from mnemo.documents import Document, content_hash
 from mnemo.sources.excalidraw import drawing_text, is_drawing
-from mnemo.sources.markdown import as_strings, body_links, inline_tags, property_links, prose, split_frontmatter, tag_list
+from mnemo.sources.markdown import (
+    as_strings,
+    body_links,
+    inline_tags,
+    property_links,
+    prose,
+    split_frontmatter,
+    tag_list,
+)
 
 DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 ALWAYS_EXCLUDED = (".obsidian", ".trash", ".git")

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mnemo.config import SourceConfig
-from mnemo.documents import Document
+from mnemo.documents import Document, ManifestEntry
 from mnemo.errors import SourceError
-from mnemo.writeback.frontmatter import without_block
-from mnemo.writeback.logseq import without_properties
-from mnemo.sources import memories
-from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, obsidian
+from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.ignore import is_temp_file
+from mnemo.sources.logseq_properties import without_properties
+from mnemo.sources.note_layout import without_block
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 EMPTY_FILE = "empty file, nothing to ingest"
@@ -35,16 +34,6 @@ class Problem:
     path: str
     reason: str
     fatal: bool
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    source: str
-    path: str
-    mtime_ns: int
-    size: int
-    file_hash: str
-    doc_ids: tuple[str, ...]
 
 
 @dataclass

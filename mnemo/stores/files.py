@@ -17,8 +17,8 @@ from mnemo.stores import faults
 from mnemo.runtime import keep_out_of_collections
 from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document, content_hash
-from mnemo.extract.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash
-from mnemo.sources.scan import ManifestEntry
+from mnemo.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash
+from mnemo.documents import ManifestEntry
 
 T = TypeVar("T")
 DOCUMENT_SCHEMA = {

@@ -21,7 +21,7 @@ import polars as pl
 
 from mnemo.stores import faults
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
-from mnemo.extract.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.stores.locks import namespace_lock, writer
 from ontology import Ontology
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.documents import Chunk
-from mnemo.extract.facts import GraphFacts, row_hash
+from mnemo.facts import GraphFacts, row_hash
 
 FILE = "tombstones.json"
 

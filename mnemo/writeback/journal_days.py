@@ -19,7 +19,7 @@ _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 _TOKEN = re.compile(r"yyyy|MMMM|MMM|MM|M|do|dd|d|EEEE|EEE|E|'[^']*'")
 
 
-def _ordinal(day: int) -> str:
+def _day_ordinal(day: int) -> str:
     if 11 <= day % 100 <= 13:
         return f"{day}th"
     return f"{day}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th') }"
@@ -29,7 +29,7 @@ def _token(day: dt.date, token: str) -> str:
     month, weekday = _MONTHS[day.month - 1], _WEEKDAYS[day.weekday()]
     values = {
         "yyyy": f"{day.year:04d}", "MMMM": month, "MMM": month[:3],
-        "MM": f"{day.month:02d}", "M": str(day.month), "do": _ordinal(day.day), "dd": f"{day.day:02d}",
+        "MM": f"{day.month:02d}", "M": str(day.month), "do": _day_ordinal(day.day), "dd": f"{day.day:02d}",
         "d": str(day.day), "EEEE": weekday, "EEE": weekday[:3], "E": weekday[:3],
     }
     return values.get(token, token.strip("'"))

@@ -19,16 +19,26 @@ from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import WritebackRefused
-from mnemo.writeback.journal_days import LogseqDays
-from mnemo.writeback.insights import NoteInsight, NoteRef, read_insights
-from mnemo.writeback.note_files import Staged, digest, fsync_folders, read_note, run_lock, stage, sweep_temp_files
-from mnemo.writeback.frontmatter import OptedOut, Patch, Value, frontmatter_patch, layout
-from mnemo.writeback.logseq import logseq_patch, page_name, page_properties
 from mnemo.sources.logseq import graph_settings
+from mnemo.sources.logseq_properties import page_name, page_properties
 from mnemo.sources.markdown import split_frontmatter
+from mnemo.sources.note_layout import layout
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.writeback.frontmatter import OptedOut, Patch, Value, frontmatter_patch
+from mnemo.writeback.insights import NoteInsight, NoteRef, read_insights
 from mnemo.writeback.journal import Journal, JournalEntry, added_blank_line
+from mnemo.writeback.journal_days import LogseqDays
+from mnemo.writeback.logseq import logseq_patch
+from mnemo.writeback.note_files import (
+    Staged,
+    digest,
+    fsync_folders,
+    read_note,
+    run_lock,
+    stage,
+    sweep_temp_files,
+)
 from ontology import Ontology
 
 FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}
