@@ -14,12 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
-from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.errors import MnemoError
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
-from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, parse_ref, read_memory, write_memory
 from mnemo.recall.engine import Mode, RecallEngine, RecallResult, RecallSettings
+from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.sleep_overlay import record_lookup
+from mnemo.sources.memories import (
+    Memory,
+    inbox_dir,
+    memory_doc_id,
+    memory_doc_ids,
+    parse_ref,
+    read_memory,
+    write_memory,
+)
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -109,11 +117,15 @@ class MemoryClient:
     def _plan_query(self, query: str) -> ForgetReport:
         result = self.engine.recall(query, k=50, mode="deliberate")
         chosen = [i for i in result.items if i.kind == "chunk" and "lexical" in i.reasons]
-        return ForgetReport(chunks={i.id for i in chosen}, items=[{"id": i.id, "path": i.path, "text": i.text} for i in chosen])
+        return ForgetReport(
+            chunks={i.id for i in chosen}, items=[{"id": i.id, "path": i.path, "text": i.text} for i in chosen]
+        )
 
     # -- entities -----------------------------------------------------------------------
 
-    def get_entity(self, ref: str, props: bool = False, content: bool = False, relations: bool = False) -> dict[str, Any]:
+    def get_entity(
+        self, ref: str, props: bool = False, content: bool = False, relations: bool = False
+    ) -> dict[str, Any]:
         """An entity by reference: name, kind, aliases; optionally properties with `since`
         and history, its note's content, and its relations in both directions."""
         entity = parse_ref(ref).entity_id
@@ -127,14 +139,22 @@ class MemoryClient:
             raise MnemoError(f"no entity {ref!r} in namespace {self.namespace!r}")
         row = rows[0]
         record_lookup(self.files.root, row["id"])
-        out: dict[str, Any] = {"ref": ref, "id": row["id"], "kind": row["kind"], "name": row["name"], "aliases": row["aliases"]}
+        out: dict[str, Any] = {
+            "ref": ref,
+            "id": row["id"],
+            "kind": row["kind"],
+            "name": row["name"],
+            "aliases": row["aliases"],
+        }
         if props:
             pages = self.graph.query(
                 "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id "
                 "RETURN n.properties AS properties, n.created AS created, n.day AS day",
                 {"id": entity}, wait_seconds=ENTITY_WAIT,
             )
-            out["properties"] = property_history(json.loads(row["properties"] or "{}"), page_observations(pages, self.ontology))
+            out["properties"] = property_history(
+                json.loads(row["properties"] or "{}"), page_observations(pages, self.ontology)
+            )
         if content:
             docs = {d.id: d for d in self.files.read_documents()}
             out["content"] = docs[row["doc_id"]].body if row["doc_id"] in docs else ""

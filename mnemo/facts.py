@@ -106,7 +106,9 @@ class ColumnRows(MutableMapping[str, dict[str, Any]]):
         if changed:
             for row in changed:
                 _remapped(row, src, dst)
-            self._frame = self._frame.update(pl.DataFrame(changed, schema=self._frame.schema), on="id", include_nulls=True)
+            self._frame = self._frame.update(
+                pl.DataFrame(changed, schema=self._frame.schema), on="id", include_nulls=True
+            )
 
 
 def _remapped(row: dict[str, Any], src: Mapping[str, str], dst: Mapping[str, str]) -> None:
@@ -128,7 +130,9 @@ class GraphFacts:
     """Node rows per node table and edge rows per (table, from-table, to-table)."""
 
     nodes: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {t: {} for t in NODE_TABLES})
-    edges: dict[tuple[str, str, str], MutableMapping[str, dict[str, Any]]] = field(default_factory=dict)  # dicts or ColumnRows
+    edges: dict[tuple[str, str, str], MutableMapping[str, dict[str, Any]]] = field(
+        default_factory=dict
+    )  # dicts or ColumnRows
 
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = dict(row)

@@ -7,12 +7,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.serve.api_keys import KeyStore
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.serve.api_keys import KeyStore
 
 console = Console()
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 keys_app = typer.Typer(help="API keys for `mnemo serve`: one namespace each, stored hashed.", no_args_is_help=True)
 
@@ -62,8 +64,11 @@ def _store(config: Path | None) -> KeyStore:
 
 
 @keys_app.command("create")
-def keys_create(namespace: Annotated[str, typer.Argument(help="The namespace the key grants.")],
-                label: Annotated[str, typer.Option(help="What the key is for.")] = "", config: ConfigOption = None) -> None:
+def keys_create(
+    namespace: Annotated[str, typer.Argument(help="The namespace the key grants.")],
+    label: Annotated[str, typer.Option(help="What the key is for.")] = "",
+    config: ConfigOption = None,
+) -> None:
     """Create a key for NAMESPACE; the key is printed once and only its hash is kept."""
     try:
         key, token = _store(config).create(namespace, label)
@@ -86,7 +91,9 @@ def keys_list(config: ConfigOption = None) -> None:
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key id shown by `mnemo keys list`.")], config: ConfigOption = None) -> None:
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key id shown by `mnemo keys list`.")], config: ConfigOption = None
+) -> None:
     """Revoke a key at once."""
     try:
         key = _store(config).revoke(key_id)

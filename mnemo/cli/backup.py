@@ -6,15 +6,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mnemo.maintenance.backup import backup_namespace, restore_namespace
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.maintenance.backup import backup_namespace, restore_namespace
 from mnemo.maintenance.export import export_namespace, import_namespace
 from ontology import load_ontology
 
 console = Console()
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
-WaitOption = Annotated[float, typer.Option("--wait", min=0, help="Seconds to wait for running writers before giving up.")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
+WaitOption = Annotated[
+    float, typer.Option("--wait", min=0, help="Seconds to wait for running writers before giving up.")
+]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace the namespace if it already holds data.")]
 
 
@@ -39,7 +43,9 @@ def backup(
     except MnemoError as exc:
         _fail(str(exc))
         return
-    console.print(f"backed up {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}")
+    console.print(
+        f"backed up {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}"
+    )
 
 
 def restore(

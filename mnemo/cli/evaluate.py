@@ -14,7 +14,9 @@ from mnemo.errors import ConfigError, MnemoError
 if TYPE_CHECKING:
     from mnemo.stores.embedders import Embedder
 
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")]
 AfterSleepOption = Annotated[bool, typer.Option(
     "--after-sleep", help="Also consolidate (sleep mode, offline) after ingest and ask every question again.")]
@@ -78,7 +80,9 @@ def eval_locomo(
 
 @eval_app.command("notes")
 def eval_notes(
-    qa: Annotated[Path, typer.Argument(help="Questions as JSON lines: question, gold (note paths in the vault), kind.")],
+    qa: Annotated[
+        Path, typer.Argument(help="Questions as JSON lines: question, gold (note paths in the vault), kind.")
+    ],
     vault: Annotated[Path, typer.Option("--vault", help="The vault or graph folder the questions are about.")],
     kind: Annotated[str, typer.Option("--kind", help="obsidian or logseq.")],
     after_sleep: AfterSleepOption = False,

@@ -21,7 +21,10 @@ def extraction_state(settings: MnemoConfig, namespace: str) -> dict[str, Any]:
         "namespace": namespace,
         "configured": settings.llm is not None,
         "model": settings.llm.model if settings.llm else None,
-        "cached": [{"model": m, "ontology_version": o, "prompt_version": p, "answers": n} for (m, o, p), n in sorted(versions.items())],
+        "cached": [
+            {"model": m, "ontology_version": o, "prompt_version": p, "answers": n}
+            for (m, o, p), n in sorted(versions.items())
+        ],
         "dropped_items": sum(e.dropped for e in cache.entries.values()),
         "pending": cache.read_pending(),
     }

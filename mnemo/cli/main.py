@@ -7,15 +7,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.cli.extraction import extraction_state, print_extraction_state
-from mnemo.cli.sleep import register as register_sleep_commands
-from mnemo.cli.writeback import writeback
 from mnemo.cli import assist as commands_assist
 from mnemo.cli import evaluate as commands_eval
 from mnemo.cli import memory as commands_memory
+from mnemo.cli.extraction import extraction_state, print_extraction_state
+from mnemo.cli.sleep import register as register_sleep_commands
+from mnemo.cli.writeback import writeback
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
-from mnemo.maintenance.doctor import examine
 from mnemo.errors import MnemoError
+from mnemo.maintenance.doctor import examine
 from mnemo.sources.memories import pending_memories
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -31,7 +31,9 @@ app.add_typer(commands_eval.eval_app, name="eval")
 app.command()(commands_assist.mcp)
 app.command()(commands_assist.serve)
 app.add_typer(commands_assist.keys_app, name="keys")
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 
 
@@ -64,7 +66,13 @@ def status(
     table = Table(title=f"namespace {namespace}")
     table.add_column("what")
     table.add_column("count", justify="right")
-    for name, value in [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities), ("problem files", len(problems)), ("pending memories", pending)]:
+    for name, value in [
+        *counts.items(),
+        ("chunk vectors", chunks),
+        ("entity vectors", entities),
+        ("problem files", len(problems)),
+        ("pending memories", pending),
+    ]:
         if value:
             table.add_row(name, str(value))
     console.print(table)

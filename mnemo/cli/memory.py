@@ -14,7 +14,9 @@ from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 
 console = Console()
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
@@ -54,9 +56,15 @@ def recall(
     query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
     namespace: NamespaceOption = "example",
     k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
-    mode: Annotated[str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")] = "eager",
-    since: Annotated[str | None, typer.Option("--since", help="Only what was written or said on or after this date (YYYY-MM-DD).")] = None,
-    until: Annotated[str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")] = None,
+    mode: Annotated[
+        str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")
+    ] = "eager",
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only what was written or said on or after this date (YYYY-MM-DD).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")
+    ] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
@@ -91,7 +99,9 @@ def recall(
 def remember(
     text: Annotated[str, typer.Argument(help="What to remember; may name entities inline as person_id:alice.")],
     namespace: NamespaceOption = "example",
-    entity: Annotated[list[str] | None, typer.Option("--entity", "-e", help="An entity reference to attach (repeatable).")] = None,
+    entity: Annotated[
+        list[str] | None, typer.Option("--entity", "-e", help="An entity reference to attach (repeatable).")
+    ] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
@@ -111,16 +121,24 @@ def forget(
     namespace: NamespaceOption = "example",
     memory: Annotated[str | None, typer.Option("--memory", help="A memory id returned by remember.")] = None,
     entity: Annotated[str | None, typer.Option("--entity", help="An entity reference, e.g. person_id:alice.")] = None,
-    prop: Annotated[list[str] | None, typer.Option("--property", help="Forget only this property of --entity (repeatable).")] = None,
-    relation: Annotated[list[str] | None, typer.Option("--relation", help="Forget only this relation of --entity (repeatable).")] = None,
-    query: Annotated[str | None, typer.Option("--query", help="Forget what this query finds (shown first; needs --yes).")] = None,
+    prop: Annotated[
+        list[str] | None, typer.Option("--property", help="Forget only this property of --entity (repeatable).")
+    ] = None,
+    relation: Annotated[
+        list[str] | None, typer.Option("--relation", help="Forget only this relation of --entity (repeatable).")
+    ] = None,
+    query: Annotated[
+        str | None, typer.Option("--query", help="Forget what this query finds (shown first; needs --yes).")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Confirm forgetting what --query finds.")] = False,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Forget a memory, an entity (or some of its properties/relations), or what a query finds."""
     try:
-        report = _client(namespace, config).forget(memory, entity, properties=prop, relations=relation, query=query, confirm=yes)
+        report = _client(namespace, config).forget(
+            memory, entity, properties=prop, relations=relation, query=query, confirm=yes
+        )
     except (MnemoError, ValueError) as exc:
         _fail(str(exc))
         return
@@ -128,8 +146,10 @@ def forget(
         _print_json(report.to_dict())
         return
     verb = "would forget" if report.dry_run else "forgot"
-    console.print(f"{verb}: {len(report.chunks)} passages, {len(report.docs)} documents, {len(report.entities)} entities, "
-                  f"{len(report.properties)} properties, {len(report.relations)} relations")
+    console.print(
+        f"{verb}: {len(report.chunks)} passages, {len(report.docs)} documents, {len(report.entities)} entities, "
+        f"{len(report.properties)} properties, {len(report.relations)} relations"
+    )
     for item in report.items[:50]:
         console.print(f"  - {item.get('path', '')} {str(item.get('text', item))[:160]}")
     if report.notes:
@@ -156,7 +176,9 @@ def entity(
     if as_json:
         _print_json(found)
         return
-    console.print(f"[bold]{found['name']}[/] ({found['kind']}, {found['ref']}) aliases: {', '.join(found['aliases']) or '-'}")
+    console.print(
+        f"[bold]{found['name']}[/] ({found['kind']}, {found['ref']}) aliases: {', '.join(found['aliases']) or '-'}"
+    )
     for key, value in found["properties"].items():
         console.print(f"  {key}: {value['value']}  [dim](since {value['since'] or '?'})[/]")
     for rel in found["relations"]:

@@ -1,7 +1,7 @@
 """`mnemo sleep`, `mnemo compact`, `mnemo merges`, `mnemo unmerge` and `mnemo review ...`: sleep mode from the CLI."""
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -9,9 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.maintenance.compaction import Compaction, compact_stores
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.maintenance.compaction import Compaction, compact_stores
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import MergeLog, sync_graph
@@ -24,7 +24,9 @@ from ontology import load_ontology
 
 console = Console()
 review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pairs.", no_args_is_help=True)
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
 NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 
 
@@ -64,7 +66,7 @@ def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
         graph, vectors = GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path)
         report = consolidate(files, graph, settings.sleep,
-                             datetime.now(timezone.utc), settings.namespace(namespace).self_name, vectors,
+                             datetime.now(UTC), settings.namespace(namespace).self_name, vectors,
                              writer=writer_for(settings.llm, settings.sleep.llm))
         compaction = compact_stores(files, graph, vectors, settings.sleep.compact_growth)
     except MnemoError as exc:
@@ -82,9 +84,14 @@ def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
 
 def _compaction_line(done: Compaction) -> str:
     mb = 1024 * 1024
-    graph = (f"graph rebuilt: {done.size / mb:.1f} MB -> {done.size_after / mb:.1f} MB in {done.seconds:.1f} s" if done.rebuilt
-             else f"graph {done.size / mb:.1f} MB, {done.growth:.2f} x its size after the last rebuild")
-    tables = "".join(f"; {name} compacted: {before} -> {after} fragments" for name, (before, after) in done.tables.items())
+    graph = (
+        f"graph rebuilt: {done.size / mb:.1f} MB -> {done.size_after / mb:.1f} MB in {done.seconds:.1f} s"
+        if done.rebuilt
+        else f"graph {done.size / mb:.1f} MB, {done.growth:.2f} x its size after the last rebuild"
+    )
+    tables = "".join(
+        f"; {name} compacted: {before} -> {after} fragments" for name, (before, after) in done.tables.items()
+    )
     return graph + tables
 
 
@@ -114,8 +121,13 @@ def merges(namespace: NamespaceOption = "example", config: ConfigOption = None) 
                   if active else "No active merges.")
 
 
-def unmerge(target: Annotated[str, typer.Argument(help="A merge id, or an entity id to separate from everything merged with it.")],
-            namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+def unmerge(
+    target: Annotated[
+        str, typer.Argument(help="A merge id, or an entity id to separate from everything merged with it.")
+    ],
+    namespace: NamespaceOption = "example",
+    config: ConfigOption = None,
+) -> None:
     """Undo a merge: the entities are separate again, exactly as extracted, and stay apart."""
     try:
         files = _files(config, namespace)

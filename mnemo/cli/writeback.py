@@ -9,7 +9,14 @@ from rich.markup import escape
 
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.writeback.run import WritebackPlan, WritebackReport, journal_for, plan_namespace, undo_namespace, writeback_namespace
+from mnemo.writeback.run import (
+    WritebackPlan,
+    WritebackReport,
+    journal_for,
+    plan_namespace,
+    undo_namespace,
+    writeback_namespace,
+)
 from ontology import load_ontology
 
 console = Console()
@@ -35,10 +42,16 @@ def _print_report(report: WritebackReport, verb: str) -> None:
 
 def writeback(
     namespace: Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")] = "example",
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print unified diffs of what would change; write nothing.")] = False,
-    undo: Annotated[str | None, typer.Option("--undo", metavar="RUN", help="Restore the notes a run wrote (id or prefix).")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print unified diffs of what would change; write nothing.")
+    ] = False,
+    undo: Annotated[
+        str | None, typer.Option("--undo", metavar="RUN", help="Restore the notes a run wrote (id or prefix).")
+    ] = None,
     runs: Annotated[bool, typer.Option("--runs", help="List the write-back runs in the journal.")] = False,
-    config: Annotated[Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+    ] = None,
 ) -> None:
     """Write what mnemo learned into each note as mnemo-* properties (nothing else in the note changes)."""
     try:

@@ -164,8 +164,13 @@ def summarize(scores: Scores) -> dict[str, Any]:
         }
         systems[system] = {"overall": overall, "by_category": by_category}
     latency = {
-        mode: {"p50_ms": _percentile(v, 0.5), "p95_ms": _percentile(v, 0.95), "mean_ms": round(1000 * statistics.fmean(v), 1)}
-        for mode, v in scores.latency.items() if v
+        mode: {
+            "p50_ms": _percentile(v, 0.5),
+            "p95_ms": _percentile(v, 0.95),
+            "mean_ms": round(1000 * statistics.fmean(v), 1),
+        }
+        for mode, v in scores.latency.items()
+        if v
     }
     return {"questions": questions, "systems": systems, "latency": latency}
 
@@ -177,7 +182,9 @@ def load_conversations(path: Path) -> list[dict[str, Any]]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MnemoError(f"{path}: cannot read LoCoMo file ({exc})") from None
     conversations = data if isinstance(data, list) else [data]
-    if not conversations or not all(isinstance(c, dict) and isinstance(c.get("conversation"), dict) for c in conversations):
+    if not conversations or not all(
+        isinstance(c, dict) and isinstance(c.get("conversation"), dict) for c in conversations
+    ):
         raise MnemoError(f"{path}: not a LoCoMo file (expected a list of objects with a 'conversation')")
     return conversations
 

@@ -80,7 +80,9 @@ def _question(path: Path, number: int, line: str) -> NoteQuestion:
         raise MnemoError(f"{path}:{number}: needs a non-empty 'question'")
     if not isinstance(gold, list) or not gold or not all(isinstance(g, str) and g for g in gold):
         raise MnemoError(f"{path}:{number}: 'gold' must be a non-empty list of note paths")
-    return NoteQuestion(str(row.get("id") or f"q{number}"), row["question"], tuple(gold), str(row.get("kind") or "fact"))
+    return NoteQuestion(
+        str(row.get("id") or f"q{number}"), row["question"], tuple(gold), str(row.get("kind") or "fact")
+    )
 
 
 def distinct_notes(result: RecallResult) -> list[str]:
@@ -127,7 +129,9 @@ class NoteIndex:
         text = fts_query(question)
         if not text:
             return []
-        rows = self.table.search(text, query_type="fts", fts_columns="text").select(["path", "_score"]).limit(k).to_list()
+        rows = (
+            self.table.search(text, query_type="fts", fts_columns="text").select(["path", "_score"]).limit(k).to_list()
+        )
         return [r["path"] for r in rows]
 
 
@@ -200,10 +204,15 @@ def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[s
 def format_notes_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table (one row per system and question kind)."""
     head = ["hit@1", "hit@5", "hit@10", "MRR", "notes"]
-    lines = [f"Note recall on {report['vault']} — {report['questions']} questions (notes: distinct notes in {report['depth']} items)"]
+    lines = [
+        f"Note recall on {report['vault']} — {report['questions']} questions"
+        f" (notes: distinct notes in {report['depth']} items)"
+    ]
     if report.get("unreadable"):
-        lines.append(f"{len(report['unreadable'])} questions have gold notes the source could not read (scored as misses): "
-                     + ", ".join(report["unreadable"]))
+        lines.append(
+            f"{len(report['unreadable'])} questions have gold notes the source could not read (scored as misses): "
+            + ", ".join(report["unreadable"])
+        )
     lines.append(f"{'system':<18} {'kind':<10} {'n':>3} " + " ".join(f"{h:>6}" for h in head))
     for name, figures in report["systems"].items():
         rows = [("all", report["questions"], figures["overall"])]

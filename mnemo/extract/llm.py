@@ -63,7 +63,9 @@ class Usage:
     completion_tokens: int = 0
 
     def cost(self, settings: LLMConfig) -> float:
-        return (self.prompt_tokens * settings.input_cost_per_mtok + self.completion_tokens * settings.output_cost_per_mtok) / 1e6
+        return (
+            self.prompt_tokens * settings.input_cost_per_mtok + self.completion_tokens * settings.output_cost_per_mtok
+        ) / 1e6
 
 
 @dataclass
@@ -159,11 +161,18 @@ class LLMExtractor:
                 return
             retry_error, api_error = llm_errors()
             try:
-                self._retrying()(self.client.chat.completions.create, model=self.model, response_model=_Probe, max_retries=0,
-                                 messages=[{"role": "user", "content": "Reply with ok set to true."}])
+                self._retrying()(
+                    self.client.chat.completions.create,
+                    model=self.model,
+                    response_model=_Probe,
+                    max_retries=0,
+                    messages=[{"role": "user", "content": "Reply with ok set to true."}],
+                )
             except (retry_error, api_error, ValidationError) as exc:
                 if _transient(exc):
-                    raise LLMUnavailable(f"LLM model {self.model!r} at {self.settings.base_url} is unreachable: {exc}") from exc
+                    raise LLMUnavailable(
+                        f"LLM model {self.model!r} at {self.settings.base_url} is unreachable: {exc}"
+                    ) from exc
                 raise LLMError(
                     f"LLM model {self.model!r} at {self.settings.base_url} cannot produce structured output "
                     f"in {self.settings.mode} mode: {exc}"

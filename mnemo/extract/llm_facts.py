@@ -39,11 +39,20 @@ def add_extraction(
     """Add one chunk's validated extraction (made under `ontology_version`) to `facts`."""
     provenance = {"chunk": chunk.id, "model": model, "ontology_version": ontology_version}
     for entity in extraction.get("entities", []):
-        facts.add_node("Entity", {
-            "id": entity["id"], "kind": entity["kind"], "name": entity["name"], "aliases": sorted(set(entity.get("aliases", []))),
-            "properties": json.dumps(_properties(entity, chunk, prompt_version), sort_keys=True, ensure_ascii=False),
-            "doc_id": chunk.doc_id, "origin": EXTRACTOR,
-        })
+        facts.add_node(
+            "Entity",
+            {
+                "id": entity["id"],
+                "kind": entity["kind"],
+                "name": entity["name"],
+                "aliases": sorted(set(entity.get("aliases", []))),
+                "properties": json.dumps(
+                    _properties(entity, chunk, prompt_version), sort_keys=True, ensure_ascii=False
+                ),
+                "doc_id": chunk.doc_id,
+                "origin": EXTRACTOR,
+            },
+        )
         start, end, surface = _span(chunk.text, [entity["name"], *entity.get("aliases", [])])
         facts.add_edge("MENTIONS", "Chunk", "Entity", edge(
             "MENTIONS", chunk.id, entity["id"], chunk.doc_id, start=start, end=end, surface=surface,
@@ -66,9 +75,18 @@ def _implied(facts: GraphFacts, eid: str, ontology: Ontology, chunk: Chunk) -> N
     """A relation endpoint the answer named by a well-formed new id but did not list."""
     kind = id_kind(eid, tuple(ontology.entity_types)) or "concept"
     name = eid.removeprefix(f"{kind}_").replace("_", " ")
-    facts.add_node("Entity", {
-        "id": eid, "kind": kind, "name": name, "aliases": [], "properties": "{}", "doc_id": chunk.doc_id, "origin": EXTRACTOR,
-    })
+    facts.add_node(
+        "Entity",
+        {
+            "id": eid,
+            "kind": kind,
+            "name": name,
+            "aliases": [],
+            "properties": "{}",
+            "doc_id": chunk.doc_id,
+            "origin": EXTRACTOR,
+        },
+    )
 
 
 def merge_facts(structural: GraphFacts, llm: GraphFacts) -> GraphFacts:

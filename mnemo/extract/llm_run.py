@@ -15,11 +15,11 @@ from typing import Any, Protocol
 
 from mnemo.documents import Chunk, content_hash
 from mnemo.errors import LLMError
-from mnemo.facts import GraphFacts
-from mnemo.extract.grounding import Grounder, GroundedEntity
+from mnemo.extract.grounding import GroundedEntity, Grounder
 from mnemo.extract.llm import Answer, LLMUnavailable
 from mnemo.extract.llm_cache import CacheEntry, ExtractionCache, affected, cache_key
 from mnemo.extract.llm_facts import add_extraction
+from mnemo.facts import GraphFacts
 from ontology import Ontology
 from ontology.extraction import salvage
 
@@ -58,7 +58,9 @@ def chunk_hash(chunk: Chunk) -> str:
 class LLMRun:
     """Plans, runs and records one extraction run (see the module docstring)."""
 
-    def __init__(self, cache: ExtractionCache, extractor: ChunkExtractor, ontology: Ontology, concurrency: int = 1) -> None:
+    def __init__(
+        self, cache: ExtractionCache, extractor: ChunkExtractor, ontology: Ontology, concurrency: int = 1
+    ) -> None:
         self.cache = cache
         self.extractor = extractor
         self.ontology = ontology
@@ -77,8 +79,12 @@ class LLMRun:
                 plan.answers[chunk.id] = (entry.data, entry.ontology_version)
                 self.stats.cached += 1
                 continue
-            stale = self.cache.stale(chunk_hash(chunk), self.extractor.prompt_version, self.extractor.model, self.ontology.version)
-            if stale is None or (reextract and affected(stale.data, self.cache.snapshot(stale.ontology_version), current)):
+            stale = self.cache.stale(
+                chunk_hash(chunk), self.extractor.prompt_version, self.extractor.model, self.ontology.version
+            )
+            if stale is None or (
+                reextract and affected(stale.data, self.cache.snapshot(stale.ontology_version), current)
+            ):
                 plan.todo.append(chunk)
                 continue
             kept, dropped = salvage(self.ontology.extraction_model(), stale.data, self.ontology, {})

@@ -9,10 +9,10 @@ from collections import defaultdict
 from typing import Any
 
 from mnemo.documents import Chunk, Document, normalize_name
-from mnemo.facts import GraphFacts, edge
 from mnemo.extract.fragments import Fragment
 from mnemo.extract.grounding import AliasHit, AliasMatcher
 from mnemo.extract.timeline import is_speaker_label
+from mnemo.facts import GraphFacts, edge
 from mnemo.sources.markdown import located_wikilinks, prose
 
 # What may stand before the first word of a sentence: a line start or a sentence end, then
@@ -74,7 +74,9 @@ def _initial_word_alias(text: str, hit: AliasHit, entities: dict[str, dict[str, 
     surface = text[start:end]
     if " " in surface.strip() or surface.isupper():
         return False
-    if any(entities[e]["kind"] == "person" or normalize_name(entities[e]["name"]) == normalize_name(surface) for e in eids):
+    if any(
+        entities[e]["kind"] == "person" or normalize_name(entities[e]["name"]) == normalize_name(surface) for e in eids
+    ):
         return False
     return bool(_OPENING.search(text[text.rfind("\n", 0, start) + 1:start]))
 

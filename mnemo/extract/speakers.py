@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 
 from mnemo.documents import Chunk, Document, Segment
-from mnemo.facts import GraphFacts, edge
 from mnemo.extract.timeline import SpeakerMap
+from mnemo.facts import GraphFacts, edge
 from mnemo.sources.markdown import prose
 
 _FIRST_PERSON = re.compile(r"(?<![\w'’-])(I|me|Me|ME|myself|Myself)(?![\w-])")

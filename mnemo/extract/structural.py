@@ -19,19 +19,28 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, TypeVar
 
-from mnemo.runtime import collections_paused
 from mnemo.documents import Chunk, Document, content_hash, entity_id, normalize_name
 from mnemo.extract.dates import anchor_day, find_dates
-from mnemo.facts import GraphFacts, edge
 from mnemo.extract.fragments import Fragment, FragmentCache, absorb
 from mnemo.extract.grounding import AliasMatcher
 from mnemo.extract.mentions import doc_mentions, neighbours
 from mnemo.extract.notes import (
-    LINK_TEXT, NoteIndex, Resolver, common_words, entity_ids, entity_kinds, ghost_id, link_targets, link_text_alias_id,
-    link_texts, link_weights,
+    LINK_TEXT,
+    NoteIndex,
+    Resolver,
+    common_words,
+    entity_ids,
+    entity_kinds,
+    ghost_id,
+    link_targets,
+    link_text_alias_id,
+    link_texts,
+    link_weights,
 )
 from mnemo.extract.speakers import add_self_mentions
 from mnemo.extract.timeline import SpeakerMap, add_days, add_episodes, add_speakers
+from mnemo.facts import GraphFacts, edge
+from mnemo.runtime import collections_paused
 from mnemo.sources.markdown import located_wikilinks, prose
 from ontology import ANY, Ontology
 
@@ -94,10 +103,20 @@ class StructuralExtractor:
             if pages[eid] > 1:  # notes of one entity merge their rows, in order: made each run
                 self._entity(facts, doc, kind, eid)
             else:
-                absorb(facts, cache.get("entity", doc.id, content_hash(keys[doc.id], kind), lambda: self._entity(Fragment(), doc, kind, eid)))
+                absorb(
+                    facts,
+                    cache.get(
+                        "entity",
+                        doc.id,
+                        content_hash(keys[doc.id], kind),
+                        lambda: self._entity(Fragment(), doc, kind, eid),
+                    ),
+                )
         for note in sorted(set(kinds) - set(keys)):
             _missing_note_entity(facts, kinds[note], entity_of[note])
-        context = _LinkContext(index, kinds, entity_of, dict(facts.nodes["Entity"]), Resolver(index, entity_of, self.namespace))
+        context = _LinkContext(
+            index, kinds, entity_of, dict(facts.nodes["Entity"]), Resolver(index, entity_of, self.namespace)
+        )
         for doc in docs:
             targets = cache.get("targets", doc.id, keys[doc.id], lambda: link_targets(doc, by_doc[doc.id]))
             key = content_hash(keys[doc.id], repr(self._link_view(doc, targets, context)))
@@ -107,7 +126,10 @@ class StructuralExtractor:
         self._mentions(facts, docs, by_doc, index, entity_of, cache, keys)
         for doc in docs:
             if doc.segments:
-                absorb(facts, cache.get("self", doc.id, keys[doc.id], lambda: _self_mentions(doc, by_doc[doc.id], speakers)))
+                absorb(
+                    facts,
+                    cache.get("self", doc.id, keys[doc.id], lambda: _self_mentions(doc, by_doc[doc.id], speakers)),
+                )
         for doc in docs:
             absorb(facts, cache.get("dates", doc.id, keys[doc.id], lambda: _dates(doc, by_doc[doc.id])))
         people = content_hash(repr(sorted(speakers.people.items())))
@@ -186,7 +208,10 @@ class StructuralExtractor:
         facts.add_edge("PAGE_OF", "Note", "Entity", edge("PAGE_OF", doc.id, eid, doc.id))
         for alias in names:
             alias_id = "alias_" + content_hash(eid, alias)
-            facts.add_node("Alias", {"id": alias_id, "name": alias, "norm": normalize_name(alias), "entity_id": eid, "doc_id": doc.id})
+            facts.add_node(
+                "Alias",
+                {"id": alias_id, "name": alias, "norm": normalize_name(alias), "entity_id": eid, "doc_id": doc.id},
+            )
             facts.add_edge("ALIAS_OF", "Alias", "Entity", edge("ALIAS_OF", alias_id, eid, doc.id))
         return facts
 
@@ -209,7 +234,9 @@ class StructuralExtractor:
             if not link.property or link.property.lower() in self.ontology.type_keys:
                 continue
             target = self._target(part, link.target, context)
-            part.add_edge("LINKS_TO", "Note", "Note", edge("LINKS_TO", doc.id, target.note_id, doc.id, role=link.property))
+            part.add_edge(
+                "LINKS_TO", "Note", "Note", edge("LINKS_TO", doc.id, target.note_id, doc.id, role=link.property)
+            )
             rel = self.ontology.relation_for_key(link.property)
             if target.entity is None and source is not None and rel is not None and ANY not in rel.range:
                 target.entity = self._implied_entity(part, link.target, rel.range[0], context)
@@ -275,7 +302,9 @@ class StructuralExtractor:
                     matcher.append(AliasMatcher(entities.values(), skip=common))
                 part = Fragment()
                 if matcher[0].owners:
-                    doc_mentions(part, doc, by_doc[doc.id], matcher[0], linked, entity_of.get(doc.id), entities, related)
+                    doc_mentions(
+                        part, doc, by_doc[doc.id], matcher[0], linked, entity_of.get(doc.id), entities, related
+                    )
                 return part
 
             absorb(facts, cache.get("mentions", doc.id, key, make))
@@ -327,7 +356,9 @@ def _link_text_aliases(part: Fragment, doc: Document, own: str | None, texts: Co
         if target == own:
             continue
         alias_id = link_text_alias_id(target, text, doc.id)
-        part.add_node("Alias", {"id": alias_id, "name": text, "norm": normalize_name(text), "entity_id": target, "doc_id": doc.id})
+        part.add_node(
+            "Alias", {"id": alias_id, "name": text, "norm": normalize_name(text), "entity_id": target, "doc_id": doc.id}
+        )
         part.add_edge("ALIAS_OF", "Alias", "Entity", edge(
             "ALIAS_OF", alias_id, target, doc.id, props={"count": count}, method=LINK_TEXT,
         ))

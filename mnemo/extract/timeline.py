@@ -114,7 +114,9 @@ def add_speakers(facts: GraphFacts, docs: list[Document], speakers: SpeakerMap) 
                 })
 
 
-def add_timeline(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], namespace: str, speakers: SpeakerMap) -> None:
+def add_timeline(
+    facts: GraphFacts, docs: list[Document], chunks: list[Chunk], namespace: str, speakers: SpeakerMap
+) -> None:
     """Episodes, Days and the links that put them on one timeline."""
     by_doc: dict[str, list[Chunk]] = defaultdict(list)
     for chunk in chunks:
@@ -171,7 +173,9 @@ def _episode(facts: GraphFacts, episode: _Episode, speakers: SpeakerMap) -> None
         ))
 
 
-def _turn_chunks(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], namespace: str, speakers: SpeakerMap) -> None:
+def _turn_chunks(
+    facts: GraphFacts, docs: list[Document], chunks: list[Chunk], namespace: str, speakers: SpeakerMap
+) -> None:
     """Each turn chunk IN_EPISODE its episode and SAID_BY each of its speakers."""
     turns: dict[tuple[str, str], tuple[Segment, str]] = {
         (d.id, s.id): (s, _fmt(d)) for d in docs for s in d.segments if s.kind == "turn"
@@ -187,12 +191,23 @@ def _turn_chunks(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], n
             turn = turns.get((chunk.doc_id, turn_id))
             found = speakers.entity(*turn) if turn else None
             if found:
-                facts.add_edge("SAID_BY", "Chunk", "Entity", edge(
-                    "SAID_BY", chunk.id, found[0], chunk.doc_id, surface=turn[0].speaker, observed_at=turn[0].timestamp or "",
-                ))
+                facts.add_edge(
+                    "SAID_BY",
+                    "Chunk",
+                    "Entity",
+                    edge(
+                        "SAID_BY",
+                        chunk.id,
+                        found[0],
+                        chunk.doc_id,
+                        surface=turn[0].speaker,
+                        observed_at=turn[0].timestamp or "",
+                    ),
+                )
 
 
 def is_speaker_label(chunk: Chunk, text: str, start: int, end: int) -> bool:
     """True for the `Name:` that opens a turn in a chat chunk (who spoke, not a mention)."""
-    return bool(chunk.metadata.get("turn_ids")) and text.startswith(":", end) and (start == 0 or text[start - 1] == "\n")
-
+    return (
+        bool(chunk.metadata.get("turn_ids")) and text.startswith(":", end) and (start == 0 or text[start - 1] == "\n")
+    )

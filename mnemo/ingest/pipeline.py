@@ -16,26 +16,26 @@ from typing import Any
 
 from mnemo.config import GroundingConfig, NamespaceConfig
 from mnemo.documents import Chunk, Document, chunk_document, content_hash
-from mnemo.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_facts import merge_facts
 from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
-from mnemo.runtime import collections_paused, keep_out_of_collections
-from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.notes import grounding_entities, link_text_aliases
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.stores.locks import writer
-from mnemo.sources.memories import inbox_dir, inbox_source
+from mnemo.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
+from mnemo.runtime import collections_paused, keep_out_of_collections
+from mnemo.sources.memories import inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles, read_json_object
 from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
-from mnemo.stores.vectors import RowGroup, VectorStore
+from mnemo.stores.locks import writer
 from mnemo.stores.tombstones import FILE as TOMBSTONES
 from mnemo.stores.tombstones import Tombstones
+from mnemo.stores.vectors import RowGroup, VectorStore
 from ontology import Ontology
 
 
@@ -123,10 +123,22 @@ def chunk_rows(chunks: list[Chunk]) -> list[dict[str, Any]]:
     by_id = {c.id: c for c in chunks}
     return [
         {
-            "id": c.id, "namespace": c.namespace, "doc_id": c.doc_id, "position": c.position, "path": c.path,
-            "title": c.title, "heading": c.heading, "kind": c.kind, "text": c.text, "embed_text": embed_text(c, by_id),
-            "timestamp": c.timestamp or "", "prev_id": c.prev_id or "", "next_id": c.next_id or "",
-            "metadata": json.dumps({k: v for k, v in c.metadata.items() if k not in ("doc_key", "max_words")}, sort_keys=True),
+            "id": c.id,
+            "namespace": c.namespace,
+            "doc_id": c.doc_id,
+            "position": c.position,
+            "path": c.path,
+            "title": c.title,
+            "heading": c.heading,
+            "kind": c.kind,
+            "text": c.text,
+            "embed_text": embed_text(c, by_id),
+            "timestamp": c.timestamp or "",
+            "prev_id": c.prev_id or "",
+            "next_id": c.next_id or "",
+            "metadata": json.dumps(
+                {k: v for k, v in c.metadata.items() if k not in ("doc_key", "max_words")}, sort_keys=True
+            ),
         }
         for c in chunks
     ]
@@ -146,12 +158,17 @@ def chunk_groups(chunks: list[Chunk]) -> list[RowGroup]:
     by_doc: dict[str, list[Chunk]] = defaultdict(list)
     for chunk in chunks:
         by_doc[chunk.doc_id].append(chunk)
-    return [RowGroup(doc_id, _chunks_digest(group), len(group), partial(chunk_rows, group)) for doc_id, group in by_doc.items()]
+    return [
+        RowGroup(doc_id, _chunks_digest(group), len(group), partial(chunk_rows, group))
+        for doc_id, group in by_doc.items()
+    ]
 
 
 def _chunks_digest(chunks: list[Chunk]) -> str:
     if all("doc_key" in c.metadata for c in chunks):
-        return content_hash(CHUNK_ROWS_FORMAT, *(f"{c.id}:{c.metadata['doc_key']}:{c.metadata.get('max_words')}" for c in chunks))
+        return content_hash(
+            CHUNK_ROWS_FORMAT, *(f"{c.id}:{c.metadata['doc_key']}:{c.metadata.get('max_words')}" for c in chunks)
+        )
     return content_hash(CHUNK_ROWS_FORMAT, json.dumps(chunk_rows(chunks), sort_keys=True))
 
 
@@ -277,7 +294,9 @@ def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
     if any(row.keys() != edge_columns for rows in facts.edges.values() for row in rows.values()):
         return
     version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
-    if {name for name, *_ in version[0] if name.endswith(".parquet")} != {f"{t}.parquet" for t in facts.nodes} | {"edges.parquet"}:
+    if {name for name, *_ in version[0] if name.endswith(".parquet")} != {f"{t}.parquet" for t in facts.nodes} | {
+        "edges.parquet"
+    }:
         return
     _MERGED[files.root] = (version, merge_facts(facts, files.read_facts(LLM_FACTS)))
 

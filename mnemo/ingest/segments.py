@@ -47,13 +47,17 @@ def referenced(doc: Document, blocks: dict[str, str]) -> dict[str, str]:
 def chunk_segments(doc: Document, max_words: int, blocks: dict[str, str] | None = None) -> list[Chunk]:
     """Chunks of a document that has segments (turns or blocks)."""
     turns = [s for s in doc.segments if s.kind == "turn"]
-    chunks = _turn_chunks(doc, turns, max_words) + _block_chunks(doc, [s for s in doc.segments if s.kind == "block"], max_words, blocks or {})
+    chunks = _turn_chunks(doc, turns, max_words) + _block_chunks(
+        doc, [s for s in doc.segments if s.kind == "block"], max_words, blocks or {}
+    )
     for position, chunk in enumerate(chunks):
         chunk.position = position
     return chunks
 
 
-def _new_chunk(doc: Document, key: str, text: str, heading: str, timestamp: str | None, metadata: dict[str, Any]) -> Chunk:
+def _new_chunk(
+    doc: Document, key: str, text: str, heading: str, timestamp: str | None, metadata: dict[str, Any]
+) -> Chunk:
     return Chunk(
         id="chunk_" + content_hash(doc.namespace, doc.id, key, heading, text), namespace=doc.namespace,
         doc_id=doc.id, position=0, heading=heading, text=text, path=doc.path, title=doc.title, kind=doc.kind,
@@ -137,8 +141,11 @@ def _block_chunks(doc: Document, blocks: list[Segment], max_words: int, refs: di
         heading = _breadcrumb(block, by_id)
         for index, piece in enumerate(_split_long(text, max_words)):
             metadata = {
-                "block_id": block.id, "parent_block": block.parent, "parent_chunk": chunk_of.get(parent.id) if parent else None,
-                "depth": block.depth, **{k: v for k, v in block.meta.items()},
+                "block_id": block.id,
+                "parent_block": block.parent,
+                "parent_chunk": chunk_of.get(parent.id) if parent else None,
+                "depth": block.depth,
+                **{k: v for k, v in block.meta.items()},
             }
             chunk = _new_chunk(doc, f"{block.id}#{index}", piece, heading, block.timestamp, metadata)
             chunk_of.setdefault(block.id, chunk.id)

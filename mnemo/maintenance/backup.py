@@ -49,7 +49,7 @@ def _kept(path: Path) -> bool:
 def archive_path(dest: Path, namespace: str) -> Path:
     """DEST itself, or `<DEST>/<namespace>-<UTC time>.tar` when DEST is a folder."""
     if dest.is_dir():
-        return dest / f"{namespace}-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}.tar"
+        return dest / f"{namespace}-{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%SZ}.tar"
     return dest
 
 
@@ -64,9 +64,13 @@ def backup_namespace(data_dir: Path, namespace: str, dest: Path, wait_seconds: f
     with namespace_lock(root, exclusive=True, wait_seconds=wait_seconds):
         members = sorted(p for p in root.rglob("*") if p.is_file() and _kept(p))
         index = {
-            "format": FORMAT, "version": VERSION, "namespace": namespace,
-            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "files": {p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in members},
+            "format": FORMAT,
+            "version": VERSION,
+            "namespace": namespace,
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "files": {
+                p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in members
+            },
         }
         _write_tar(target, root, members, index)
     size = sum(f["bytes"] for f in index["files"].values())
@@ -111,7 +115,9 @@ def _unpack(archive: Path, index: dict[str, object], folder: Path) -> None:
     with tarfile.open(archive) as tar:
         names = {m.name.removeprefix("data/") for m in tar.getmembers() if m.name.startswith("data/")}
         if names != set(listed):
-            raise BackupError(f"{archive}: its files do not match its index (missing or extra: {sorted(names ^ set(listed))[:5]})")
+            raise BackupError(
+                f"{archive}: its files do not match its index (missing or extra: {sorted(names ^ set(listed))[:5]})"
+            )
         tar.extractall(folder, members=[m for m in tar.getmembers() if m.name.startswith("data/")], filter="data")
     for rel, meta in listed.items():
         path = folder / "data" / rel
@@ -150,4 +156,6 @@ def restore_namespace(archive: Path, data_dir: Path, force: bool = False, wait_s
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     listed: dict[str, dict[str, int]] = index["files"]  # type: ignore[assignment]
-    return BackupInfo(archive, namespace, len(listed), sum(f["bytes"] for f in listed.values()), time.perf_counter() - started)
+    return BackupInfo(
+        archive, namespace, len(listed), sum(f["bytes"] for f in listed.values()), time.perf_counter() - started
+    )

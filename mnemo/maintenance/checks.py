@@ -5,7 +5,9 @@ from mnemo.stores.vectors import VectorStore
 
 DANGLING_QUERIES = {
     "chunks without a note": "MATCH (c:Chunk) WHERE NOT EXISTS { MATCH (:Note)-[:HAS_CHUNK]->(c) } RETURN count(c)",
-    "aliases without an entity": "MATCH (a:Alias) WHERE NOT EXISTS { MATCH (a)-[:ALIAS_OF]->(:Entity) } RETURN count(a)",
+    "aliases without an entity": (
+        "MATCH (a:Alias) WHERE NOT EXISTS { MATCH (a)-[:ALIAS_OF]->(:Entity) } RETURN count(a)"
+    ),
     "missing notes nobody links to": (
         "MATCH (n:Note) WHERE n.present = false AND NOT EXISTS { MATCH (:Note)-[:LINKS_TO]->(n) } RETURN count(n)"
     ),

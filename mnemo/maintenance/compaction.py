@@ -32,14 +32,14 @@ import json
 import os
 import time
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from mnemo.stores import faults
-from mnemo.stores.locks import WRITER_WAIT_SECONDS, namespace_lock
 from mnemo.stores.files import NamespaceFiles, write_text_atomic
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.locks import WRITER_WAIT_SECONDS, namespace_lock
 from mnemo.stores.vectors import VectorStore
 
 STATE = "compaction.json"
@@ -85,8 +85,9 @@ def compact_stores(
 ) -> Compaction:
     """Rebuild the graph from the memory files when it has grown to `growth` times its size after
     the last rebuild, and compact each vector table with `FRAGMENT_SLACK` more data files than after
-    its last compaction; with `growth` None, both always, and each table keeps one row per id. Without a noted size or file count, the
-    present one is noted and nothing is done (unless `growth` is None). Waits up to
+    its last compaction; with `growth` None, both always, and each table keeps one row per id.
+    Without a noted size or file count, the present one is noted and nothing is done (unless
+    `growth` is None). Waits up to
     `wait_seconds` for running writers (StoreLocked after that)."""
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
         state = read_state(files)
@@ -117,7 +118,9 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
     from mnemo.sleep.merges import canonical_facts  # the sleep package imports the stores, not the other way
 
     try:
-        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(canonical_facts(files, shared=True), run_id=run_id)
+        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(
+            canonical_facts(files, shared=True), run_id=run_id
+        )
         faults.point("compaction:swap")
     except BaseException:
         _remove(fresh)  # e.g. a full disk: the old graph stays, and so does the space
@@ -171,4 +174,4 @@ def _remove(path: Path) -> None:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -29,7 +29,10 @@ class Finding:
 def examine(data_dir: Path, namespace: str, ontology: Ontology, fix: bool = False) -> list[Finding]:
     """What is wrong with the namespace's stores (and, with `fix`, what was repaired)."""
     files = NamespaceFiles(data_dir, namespace)
-    return [*_vector_findings(VectorStore(files.vectors_path), fix), *_graph_findings(GraphStore(files.graph_path, ontology))]
+    return [
+        *_vector_findings(VectorStore(files.vectors_path), fix),
+        *_graph_findings(GraphStore(files.graph_path, ontology)),
+    ]
 
 
 def _vector_findings(store: VectorStore, fix: bool) -> list[Finding]:

@@ -24,7 +24,9 @@ def canonical_dump(data_dir: Path, namespace: str, ontology: Ontology) -> dict[s
     return {
         "graph": {k: [list(r) for r in v] for k, v in graph.dump().items()} if graph.path.exists() else {},
         "vectors": {name: [list(r) for r in vectors.dump(name)] for name in vectors.table_names()},
-        "manifest": sorted((e.source, e.path, e.mtime_ns, e.size, e.file_hash, list(e.doc_ids)) for e in files.read_manifest()),
+        "manifest": sorted(
+            (e.source, e.path, e.mtime_ns, e.size, e.file_hash, list(e.doc_ids)) for e in files.read_manifest()
+        ),
         "documents": sorted((d.id, d.path, d.content_hash, d.title) for d in files.read_documents()),
         "chunks": sorted(c.id for c in files.read_chunks()),
         "problems": sorted((p["path"], p["reason"]) for p in files.read_problems()),

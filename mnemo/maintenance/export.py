@@ -34,11 +34,11 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from mnemo.config import validate_namespace
-from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
 from mnemo.facts import GraphFacts
-from mnemo.stores.locks import namespace_lock
+from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type
+from mnemo.stores.locks import namespace_lock
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
 from ontology import Ontology
 
@@ -74,7 +74,9 @@ def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
         for a, b in pairs:
             props = ", ".join(f"r.{c} AS {c}" for c in EDGE_PROPS)
             cypher = f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id AS src, y.id AS dst, {props}"
-            edges.extend({"table": table, "from_table": a, "to_table": b, **row} for row in graph.query(cypher, wait_seconds=30))
+            edges.extend(
+                {"table": table, "from_table": a, "to_table": b, **row} for row in graph.query(cypher, wait_seconds=30)
+            )
     frames["edges"] = pl.DataFrame(edges, schema=_edge_schema())
     return frames
 
@@ -82,12 +84,17 @@ def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
 def _state_files(root: Path) -> list[Path]:
     """The pipeline's own files: everything but the two stores and leftovers of interrupted writes."""
     return [
-        p for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.name.endswith(".tmp") and not p.relative_to(root).parts[0].startswith(("graph.kuzu", "lance"))
+        p
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and not p.name.endswith(".tmp")
+        and not p.relative_to(root).parts[0].startswith(("graph.kuzu", "lance"))
     ]
 
 
-def export_namespace(data_dir: Path, namespace: str, ontology: Ontology, dest: Path, wait_seconds: float = 60.0) -> ExportInfo:
+def export_namespace(
+    data_dir: Path, namespace: str, ontology: Ontology, dest: Path, wait_seconds: float = 60.0
+) -> ExportInfo:
     """Write the namespace's graph, vectors and pipeline state to the folder DEST."""
     files = NamespaceFiles(data_dir, namespace)
     if not files.graph_path.exists():
@@ -113,7 +120,7 @@ def export_namespace(data_dir: Path, namespace: str, ontology: Ontology, dest: P
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
     index = {"format": FORMAT, "version": VERSION, "namespace": namespace, "rows": rows, "dimensions": dims,
-             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
              "files": file_digests(dest, INDEX)}
     write_text_atomic(dest / INDEX, json.dumps(index, indent=1, sort_keys=True))
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())

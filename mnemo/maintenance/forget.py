@@ -14,18 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from mnemo.maintenance.compaction import compact_stores
 from mnemo.config import MnemoConfig, NamespaceConfig
+from mnemo.ingest.pipeline import entity_rows
+from mnemo.maintenance.compaction import compact_stores
 from mnemo.maintenance.forget_notes import remove_blocks
 from mnemo.maintenance.forget_state import purge_files, purge_sleep
 from mnemo.maintenance.forget_vectors import purge_rows, purge_vectors
-from mnemo.stores.locks import namespace_lock
-from mnemo.ingest.pipeline import entity_rows
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore, id_filter
+from mnemo.stores.locks import namespace_lock
 from mnemo.stores.tombstones import Tombstones
+from mnemo.stores.vectors import VectorStore, id_filter
 
 T = TypeVar("T")
 GRAPH_WAIT = 10.0
@@ -99,7 +99,9 @@ def _purge_stores(files: NamespaceFiles, vectors: VectorStore, graph: GraphStore
     entities = delta.entities | left
     overlays = _timed(delta, "sleep", lambda: purge_sleep(files.root, frozenset(entities | delta.docs | set(chunks))))
     _timed(delta, "vectors", lambda: purge_vectors(vectors, chunks, sorted(delta.docs), sorted(entities)))
-    _resync_entities(files, vectors, embedder, changed | {e for e, _ in delta.properties} | {e for e, _ in delta.relations})
+    _resync_entities(
+        files, vectors, embedder, changed | {e for e, _ in delta.properties} | {e for e, _ in delta.relations}
+    )
     return purged is not None or overlays > 0
 
 

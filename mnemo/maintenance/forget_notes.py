@@ -12,13 +12,22 @@ from pathlib import Path
 from mnemo.config import MnemoConfig
 from mnemo.documents import Document
 from mnemo.errors import MnemoError, WritebackRefused
-from mnemo.writeback.note_files import digest, read_note, run_lock
-from mnemo.writeback.frontmatter import Patch
-from mnemo.sources.note_layout import BOM, find_block, layout, without_block
 from mnemo.sources.logseq_properties import without_properties
+from mnemo.sources.note_layout import BOM, find_block, layout, without_block
 from mnemo.stores.files import NamespaceFiles
-from mnemo.writeback.run import FORMATS, NoteChange, Skip, WritebackPlan, WritebackReport, apply_plan, journal_for, new_run_id
+from mnemo.writeback.frontmatter import Patch
 from mnemo.writeback.journal import Journal, added_blank_line
+from mnemo.writeback.note_files import digest, read_note, run_lock
+from mnemo.writeback.run import (
+    FORMATS,
+    NoteChange,
+    Skip,
+    WritebackPlan,
+    WritebackReport,
+    apply_plan,
+    journal_for,
+    new_run_id,
+)
 
 
 def difference(old: str, new: str) -> Patch | None:

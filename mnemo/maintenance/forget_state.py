@@ -4,8 +4,9 @@ Every file mnemo derives from the sources drops what a tombstone names: the docu
 memory's text, the body of the note that is a forgotten entity's page), the chunks, the
 structural facts (extracted again from what is left, as the next ingest would: an entity only a
 forgotten memory named goes, and the extractor's cache drops the forgotten documents), the LLM
-facts, and the LLM extractor's cached answers for forgotten chunks. In sleep mode's files, a row made from something forgotten goes (a community with a
-forgotten member, a summary citing a forgotten passage, a salience row), the per-step state
+facts, and the LLM extractor's cached answers for forgotten chunks. In sleep mode's files, a
+row made from something forgotten goes (a community with a forgotten member, a summary citing a
+forgotten passage, a salience row), the per-step state
 files stop naming forgotten ids, and so do the review queue and the access log; the next sleep
 recomputes what went. The merge log is left as it is: it names ids only, and rewriting it could
 part entities a person merged.
@@ -21,9 +22,9 @@ import polars as pl
 from mnemo.config import NamespaceConfig
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_run import chunk_hash
+from mnemo.ingest.pipeline import update_facts
 from mnemo.sleep.store import Overlay, SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles, write_bytes_atomic
-from mnemo.ingest.pipeline import update_facts
 from mnemo.stores.tombstones import Tombstones
 from ontology import Ontology
 

@@ -16,12 +16,21 @@ from typing import Any, Literal
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.recall.graph_view import hydrate
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.graph import Hydration
+from mnemo.recall.graph_view import hydrate
 from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
-from mnemo.recall.search import HeldChunks, NameIndex, TimeWindow, entity_names, lexical, reference, rows_by_id, semantic
+from mnemo.recall.search import (
+    HeldChunks,
+    NameIndex,
+    TimeWindow,
+    entity_names,
+    lexical,
+    reference,
+    rows_by_id,
+    semantic,
+)
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
@@ -61,7 +70,9 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
         .to_list()
     )
     return [
-        RecallItem(r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"]))
+        RecallItem(
+            r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"])
+        )
         for r in rows
     ]
 
@@ -261,7 +272,9 @@ class RecallEngine:
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
         from mnemo.recall.sleep_overlay import SleepView, eager_ranked
 
-        candidates = [self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))]
+        candidates = [
+            self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))
+        ]
         if mode == "eager":
             candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
@@ -322,7 +335,9 @@ class RecallEngine:
         pool.ranked(semantic_rows, self.settings.semantic_weight, "semantic")
         return pool
 
-    def _hits(self, table: Any, query: str, size: int, window: TimeWindow) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]:
+    def _hits(
+        self, table: Any, query: str, size: int, window: TimeWindow
+    ) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]:
         """The query's vector, then its full-text and vector hits, best first: the full-text search
         runs on a worker thread while the query is embedded and searched by vector here."""
         held = self._held_chunks(table)  # the rows of a small table, for both searches' hits
@@ -360,7 +375,9 @@ class RecallEngine:
         for row_id in pool.scores:
             pool.scores[row_id] += self.settings.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
 
-    def _hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None) -> tuple[str | None, Hydration]:
+    def _hydrate(
+        self, entities: list[str], hits: list[str], hops: int, as_of: str | None
+    ) -> tuple[str | None, Hydration]:
         return hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait)
 
     def _add_entity_chunks(self, pool: Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
@@ -426,7 +443,9 @@ class RecallEngine:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+        return (
+            {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+        )
 
     def _apply_salience(self, pool: Pool) -> None:
         weights = self.salience()
@@ -455,10 +474,23 @@ class RecallEngine:
 
     def _item(self, pool: Pool, row_id: str) -> RecalledItem:
         r = pool.rows[row_id]
-        return RecalledItem(row_id, "chunk", r["text"], round(pool.scores[row_id], 6), r["path"], r["title"], r["heading"],
-                            r["timestamp"], r["doc_id"], pool.reasons[row_id], json.loads(r["metadata"] or "{}"))
+        return RecalledItem(
+            row_id,
+            "chunk",
+            r["text"],
+            round(pool.scores[row_id], 6),
+            r["path"],
+            r["title"],
+            r["heading"],
+            r["timestamp"],
+            r["doc_id"],
+            pool.reasons[row_id],
+            json.loads(r["metadata"] or "{}"),
+        )
 
-    def _grounding(self, entities: list[str], items: list[RecalledItem], hydration: Hydration, kinds: dict[str, str]) -> list[str]:
+    def _grounding(
+        self, entities: list[str], items: list[RecalledItem], hydration: Hydration, kinds: dict[str, str]
+    ) -> list[str]:
         refs = []
         for item in items:
             for entity, kind in hydration.chunk_entities.get(item.id, []):

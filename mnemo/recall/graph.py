@@ -19,7 +19,9 @@ _MENTIONED_BY = (
     "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE e.id IN $ids "
     "RETURN e.id AS entity, c.id AS chunk, c.timestamp AS ts ORDER BY ts DESC, entity, chunk LIMIT $limit"
 )
-_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id IN $ids RETURN e.id AS entity, n.id AS doc ORDER BY entity, doc"
+_PAGES = (
+    "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id IN $ids RETURN e.id AS entity, n.id AS doc ORDER BY entity, doc"
+)
 _MENTIONS_OF = (
     "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) WHERE c.id IN $ids "
     "RETURN c.id AS chunk, e.id AS entity, e.kind AS kind ORDER BY chunk, entity"

@@ -28,7 +28,10 @@ from mnemo.stores.graph import GraphStore, arrow_rows
 
 Stamp = tuple[tuple[Any, ...], ...]
 LOCKED = "the graph is locked by another process: answered from vectors and full-text search only"
-INCOMPLETE = "the graph is incomplete (the write that created it was cut off; the next ingest completes it): answered from vectors and full-text search only"
+INCOMPLETE = (
+    "the graph is incomplete (the write that created it was cut off; the next ingest completes it): "
+    "answered from vectors and full-text search only"
+)
 KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
 
 # read whole, in the order hydration answers in (see mnemo.recall.graph)
@@ -52,14 +55,22 @@ class Relation:
     valid_to: str | None
 
     def holds_at(self, as_of: str) -> bool:
-        return not as_of or ((not self.valid_from or self.valid_from <= as_of) and (not self.valid_to or self.valid_to > as_of))
+        return not as_of or (
+            (not self.valid_from or self.valid_from <= as_of) and (not self.valid_to or self.valid_to > as_of)
+        )
 
 
 class GraphView:
     """Hydration's reads of one graph, in memory and ordered as the database orders them."""
 
-    def __init__(self, by_time: list[tuple[str, str]], by_chunk: list[tuple[str, str, str]],
-                 relations: list[tuple[Any, ...]], entities: dict[str, tuple[str, str]], pages: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        by_time: list[tuple[str, str]],
+        by_chunk: list[tuple[str, str, str]],
+        relations: list[tuple[Any, ...]],
+        entities: dict[str, tuple[str, str]],
+        pages: list[tuple[str, str]],
+    ) -> None:
         """Rows as the module's queries return them, in their order."""
         self.entities = entities
         self.chunk_mentions: dict[str, list[tuple[str, str]]] = {}
@@ -80,7 +91,9 @@ class GraphView:
         rows = [arrow_rows(conn, cypher) for cypher in (_BY_TIME, _BY_CHUNK, _RELATIONS)]
         return cls(*rows, entities, arrow_rows(conn, _PAGES))
 
-    def hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT) -> Hydration:
+    def hydrate(
+        self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT
+    ) -> Hydration:
         """What `hydrate_from_graph` would read from the database, from memory."""
         found = Hydration()
         for chunk in hits:
@@ -107,7 +120,9 @@ class GraphView:
             for r in self.adjacent.get(src, ()):
                 if r.holds_at(as_of):
                     kind, name = self.entities.get(r.other, (None, None))
-                    rows.append({"src": src, "rel": r.label, "role": r.role, "dst": r.other, "kind": kind, "name": name})
+                    rows.append(
+                        {"src": src, "rel": r.label, "role": r.role, "dst": r.other, "kind": kind, "name": name}
+                    )
                     if len(rows) >= limit:
                         return rows
         return rows

@@ -78,7 +78,9 @@ def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def rows_around(table: Any, hits: list[dict[str, Any]], hops: int, held: HeldChunks | None = None) -> dict[str, dict[str, Any]]:
+def rows_around(
+    table: Any, hits: list[dict[str, Any]], hops: int, held: HeldChunks | None = None
+) -> dict[str, dict[str, Any]]:
     """The turns or passages up to `hops` away from the hits that are not hits themselves,
     with only what scoring reads (id, vector, prev/next ids); from `held` when given, else from
     the rows beside the hits in the table (`rows_near`), and by id for any not found there."""
@@ -153,11 +155,13 @@ def scored_fusion(
     for row_id, row in rows.items():
         around = [i for i in (row.get("prev_id"), row.get("next_id")) if i]
         score = (
-            weights.cosine * cosine[row_id] + weights.bm25 * bm25.get(row_id, 0.0)
+            weights.cosine * cosine[row_id]
+            + weights.bm25 * bm25.get(row_id, 0.0)
             + weights.neighbour_cosine * max((cosine.get(i, 0.0) for i in around), default=0.0)
             + weights.neighbour_bm25 * max((bm25.get(i, 0.0) for i in around), default=0.0)
             + weights.session * session.get(row.get("doc_id", ""), 0.0)
-            + weights.second_neighbour_cosine * max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0)
+            + weights.second_neighbour_cosine
+            * max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0)
         )
         reasons = tuple(name for name, ids in listed.items() if row_id in ids)
         if weights.speaker and said_by_named(row, padded):

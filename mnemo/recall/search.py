@@ -11,7 +11,21 @@ import pyarrow as pa
 from mnemo.documents import normalize_name
 from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, tune_search, vector_matrix
 
-ROW_COLUMNS = ["vector", "id", "doc_id", "position", "path", "title", "heading", "kind", "text", "timestamp", "prev_id", "next_id", "metadata"]
+ROW_COLUMNS = [
+    "vector",
+    "id",
+    "doc_id",
+    "position",
+    "path",
+    "title",
+    "heading",
+    "kind",
+    "text",
+    "timestamp",
+    "prev_id",
+    "next_id",
+    "metadata",
+]
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
 
@@ -37,7 +51,9 @@ class TimeWindow:
         return " AND ".join(parts) or None
 
 
-def lexical(table: Any, query: str, limit: int, window: TimeWindow, held: "HeldChunks | None" = None) -> list[dict[str, Any]]:
+def lexical(
+    table: Any, query: str, limit: int, window: TimeWindow, held: "HeldChunks | None" = None
+) -> list[dict[str, Any]]:
     """BM25 hits on the chunk text, best first. With `held` (the rows of this version of the
     table), the search returns ids and scores and the rows come from memory: on a 10k-note store
     the search with its rows took 25-30 ms p50, with ids alone 9-12."""
@@ -45,7 +61,12 @@ def lexical(table: Any, query: str, limit: int, window: TimeWindow, held: "HeldC
     if not text:
         return []
     columns = ["id", "_score"] if held is not None else [*ROW_COLUMNS, "_score"]
-    search = table.search(text, query_type="fts", fts_columns=TEXT_COLUMN).select(columns).with_row_id(held is None).limit(limit)
+    search = (
+        table.search(text, query_type="fts", fts_columns=TEXT_COLUMN)
+        .select(columns)
+        .with_row_id(held is None)
+        .limit(limit)
+    )
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)
@@ -94,8 +115,15 @@ class HeldChunks:
     def rows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """id, vector and prev/next ids of the given rows, in table order (missing ids are absent)."""
         found = sorted(self.offset[i] for i in set(ids) if i in self.offset)
-        return {self.ids[n]: {"id": self.ids[n], "vector": self.vectors[n], "prev_id": self.prev[n], "next_id": self.next[n]}
-                for n in found}
+        return {
+            self.ids[n]: {
+                "id": self.ids[n],
+                "vector": self.vectors[n],
+                "prev_id": self.prev[n],
+                "next_id": self.next[n],
+            }
+            for n in found
+        }
 
     def full_rows(self, ids: list[str]) -> list[dict[str, Any]]:
         """The whole rows (ROW_COLUMNS) of the given ids, in the order given (missing ids are absent)."""
@@ -123,13 +151,20 @@ class HeldChunks:
         return [self.ids[n] for n in order[:limit]]
 
 
-def semantic(table: Any, vector: np.ndarray, limit: int, window: TimeWindow, held: HeldChunks | None = None) -> list[dict[str, Any]]:
+def semantic(
+    table: Any, vector: np.ndarray, limit: int, window: TimeWindow, held: HeldChunks | None = None
+) -> list[dict[str, Any]]:
     """Nearest chunks by cosine distance, best first (exactly, from `held` when given); each row
     from the index keeps its address (`_rowid`) for `rows_near`."""
     if held is not None:
         return held.full_rows(held.nearest(vector, limit, window))
-    search = tune_search(table.search(vector.tolist(), query_type="vector").metric("cosine").select([*ROW_COLUMNS, "_distance"])
-                         .with_row_id(True).limit(limit))
+    search = tune_search(
+        table.search(vector.tolist(), query_type="vector")
+        .metric("cosine")
+        .select([*ROW_COLUMNS, "_distance"])
+        .with_row_id(True)
+        .limit(limit)
+    )
     where = window.where()
     if where:
         search = search.where(where, prefilter=True)

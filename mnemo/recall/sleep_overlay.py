@@ -22,10 +22,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mnemo.sources.memories import parse_ref
 from mnemo.recall.engine import RecalledItem, RecallResult
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
+from mnemo.sources.memories import parse_ref
 
 SUMMARY_SHARE = 0.5  # a summary's score: this share of the summed scores of the candidates it cites
 FADED_SHARE = 0.8  # a faded passage keeps this share of its score
@@ -84,7 +84,9 @@ class SleepView:
         salience = {r["item_id"]: r for r in overlay(root, "salience").nodes.get("Salience", {}).values()}
         summaries = list(overlay(root, "summaries").nodes.get("Summary", {}).values())
         found = overlay(root, "communities")
-        community_of = {r["src"]: r["dst"] for r in found.edges.get(("IN_COMMUNITY", "Entity", "Community"), {}).values()}
+        community_of = {
+            r["src"]: r["dst"] for r in found.edges.get(("IN_COMMUNITY", "Entity", "Community"), {}).values()
+        }
         return cls(salience, summaries, found.nodes.get("Community", {}), community_of)
 
     def top_of_mind(self) -> list[str]:
@@ -92,7 +94,9 @@ class SleepView:
 
     @cached_property
     def _top_of_mind(self) -> list[str]:
-        rows = sorted((r for r in self.salience.values() if r.get("top_of_mind")), key=lambda r: (-r["score"], r["item_id"]))
+        rows = sorted(
+            (r for r in self.salience.values() if r.get("top_of_mind")), key=lambda r: (-r["score"], r["item_id"])
+        )
         return [r["item_id"] for r in rows]
 
     @cached_property
@@ -162,8 +166,15 @@ def _summary_items(view: SleepView, items: list[RecalledItem]) -> list[RecalledI
         summary = view.cited_by.get(item.id)
         if summary is not None:
             cited.setdefault(summary["id"], []).append(item)
-    return [_summary_item(view.summary(sid), round(SUMMARY_SHARE * sum(i.score for i in matched), 6), ["summary of matches"],
-                          [i.id for i in matched]) for sid, matched in cited.items()]
+    return [
+        _summary_item(
+            view.summary(sid),
+            round(SUMMARY_SHARE * sum(i.score for i in matched), 6),
+            ["summary of matches"],
+            [i.id for i in matched],
+        )
+        for sid, matched in cited.items()
+    ]
 
 
 def with_source_paths(items: list[RecalledItem], paths_of: Callable[[list[str]], dict[str, str]]) -> list[RecalledItem]:
@@ -191,8 +202,15 @@ def _deliberate_extras(view: SleepView, items: list[RecalledItem], entities: lis
     communities = list(dict.fromkeys(view.community_of[e] for e in entities if e in view.community_of))
     for cid in communities[:DELIBERATE_COMMUNITIES]:
         row = view.communities[cid]
-        extras[cid] = RecalledItem(cid, "community", row["summary"], 0.0, title=row["title"], reasons=["community summary"],
-                                   metadata={"members": row["member_count"], "sources": row["sources"]})
+        extras[cid] = RecalledItem(
+            cid,
+            "community",
+            row["summary"],
+            0.0,
+            title=row["title"],
+            reasons=["community summary"],
+            metadata={"members": row["member_count"], "sources": row["sources"]},
+        )
     return list(extras.values())
 
 
@@ -203,11 +221,23 @@ def _brief(summary: dict[str, Any]) -> dict[str, Any]:
 def _summary_item(summary: dict[str, Any], score: float, reasons: list[str], matched: list[str]) -> RecalledItem:
     """A summary as a recall item: the period it covers, the passages it was made from (`sources`;
     `with_source_paths` adds their notes), and which of this recall's candidates it cites (`matched`)."""
-    return RecalledItem(summary["id"], "summary", summary["text"], score, title=f"{summary['level']} {summary['period']}",
-                        timestamp=summary["period_start"], reasons=reasons,
-                        metadata={"level": summary["level"], "period": summary["period"],
-                                  "covers": {"start": summary["period_start"], "end": summary["period_end"]},
-                                  "sources": list(summary["sources"]), "source_paths": [], "matched": matched})
+    return RecalledItem(
+        summary["id"],
+        "summary",
+        summary["text"],
+        score,
+        title=f"{summary['level']} {summary['period']}",
+        timestamp=summary["period_start"],
+        reasons=reasons,
+        metadata={
+            "level": summary["level"],
+            "period": summary["period"],
+            "covers": {"start": summary["period_start"], "end": summary["period_end"]},
+            "sources": list(summary["sources"]),
+            "source_paths": [],
+            "matched": matched,
+        },
+    )
 
 
 def record_lookup(root: Path, entity_id: str) -> None:

@@ -29,7 +29,9 @@ EPISODES_BETWEEN = (
 )
 
 
-def graph_rows(client: MemoryClient, cypher: str, params: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], str | None]:
+def graph_rows(
+    client: MemoryClient, cypher: str, params: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], str | None]:
     """Rows of a graph query, or no rows and the reason when the graph cannot answer."""
     if not client.graph.path.exists():
         return [], "the graph does not exist yet (nothing ingested)"
@@ -69,7 +71,9 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
     return {"entity": start, "depth": depth, "edges": edges, "degraded": degraded}
 
 
-def timeline(client: MemoryClient, since: str | None = None, until: str | None = None, limit: int = 50) -> dict[str, Any]:
+def timeline(
+    client: MemoryClient, since: str | None = None, until: str | None = None, limit: int = 50
+) -> dict[str, Any]:
     """Notes, journal days and chat episodes dated between `since` and `until` (ISO dates or
     times); without `since`, since the last interaction."""
     since = since or last_interaction(client) or ""
@@ -114,7 +118,8 @@ def top_of_mind(client: MemoryClient, limit: int = 10) -> dict[str, Any]:
         return {"source": "sleep", "items": rows, "degraded": None}
     rows, degraded = graph_rows(
         client,
-        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
+        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
+        "RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
         "ORDER BY mentions DESC, id LIMIT $n",
         {"n": limit},
     )

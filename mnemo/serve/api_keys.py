@@ -54,7 +54,7 @@ class KeyStore:
         key_id = secrets.token_hex(4)
         token = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         key = ApiKey(key_id, validate_namespace(namespace), _digest(token),
-                     dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), label)
+                     dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), label)
         self._write([*self.keys(), key])
         return key, token
 

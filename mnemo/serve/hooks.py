@@ -14,11 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mnemo.serve.activity import last_interaction, mark_interaction, timeline, top_of_mind
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
-from mnemo.sources.memories import Memory
 from mnemo.recall.context import context_lines
+from mnemo.serve.activity import last_interaction, mark_interaction, timeline, top_of_mind
+from mnemo.sources.memories import Memory
 
 TOKEN_BUDGET = 800
 GRAPH_TTL = 60.0
@@ -92,7 +92,10 @@ def _sections(client: MemoryClient, query: str, now: dt.datetime, budget: int) -
         happened = _cached(client, f"timeline:{last}:{now:%Y-%m-%dT%H:%M}",
                            lambda: timeline(client, since=last, until=now.isoformat(timespec="seconds"), limit=10))
         lines = [since] + [f"- note: {_one_line(n['title'] or n['path'])} ({n['at']})" for n in happened["notes"]]
-        lines += [f"- conversation: {_one_line(e['title'] or e['source'] or e['id'])} ({e['at']})" for e in happened["episodes"]]
+        lines += [
+            f"- conversation: {_one_line(e['title'] or e['source'] or e['id'])} ({e['at']})"
+            for e in happened["episodes"]
+        ]
         sections.append(("Since the last conversation", lines))
     top = _cached(client, "top_of_mind", lambda: top_of_mind(client, limit=8))
     sections.append(("Top of mind", [f"- {_one_line(t['name'])}" for t in top["items"] if t.get("name")]))
@@ -106,7 +109,7 @@ def before_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime
     the latest user message, the time since the last interaction and what happened meanwhile,
     and the top-of-mind items. Empty when memory has nothing to say."""
     client = client or client_for(namespace, config)
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     lines: list[str] = []
     used = 0
     for title, body in _sections(client, latest_user_message(messages), now, token_budget):
@@ -135,5 +138,5 @@ def after_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime 
     exchange = [m for m in messages[start:] if isinstance(m.get("content"), str) and m["content"].strip()]
     text = "\n".join(f"{m.get('role', 'unknown')}: {m['content'].strip()}" for m in exchange)
     memory = client.remember(text)
-    mark_interaction(client, now or dt.datetime.now(dt.timezone.utc))
+    mark_interaction(client, now or dt.datetime.now(dt.UTC))
     return memory

@@ -10,20 +10,23 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Path as PathParam, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mnemo.serve.activity import timeline
-from mnemo.serve.api_keys import KeyStore
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MnemoError, StoreLocked
+from mnemo.serve.activity import timeline
+from mnemo.serve.api_keys import KeyStore
 from mnemo.serve.hooks import before_turn
 
 MAX_BODY = 64 * 1024
 NS = Annotated[str, PathParam(min_length=1, max_length=64, description="The namespace (must match the key's).")]
-REF = Annotated[str, PathParam(min_length=1, max_length=200, description="An entity reference, e.g. person_id:alice_chen.")]
+REF = Annotated[
+    str, PathParam(min_length=1, max_length=200, description="An entity reference, e.g. person_id:alice_chen.")
+]
 _YEAR_OR_MONTH = re.compile(r"\d{4}(-(0[1-9]|1[0-2]))?")
 
 
@@ -44,9 +47,12 @@ TIME = Annotated[str | None, Query(max_length=40, description="ISO date or time.
 
 class RememberBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    text: str = Field(min_length=1, max_length=20_000, description="What to remember; may name entities inline as person_id:alice.")
-    entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list, max_length=50,
-                                                                                description="Entity references to attach.")
+    text: str = Field(
+        min_length=1, max_length=20_000, description="What to remember; may name entities inline as person_id:alice."
+    )
+    entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=50, description="Entity references to attach."
+    )
 
 
 class Problem(BaseModel):
@@ -93,8 +99,19 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
     settings = config if isinstance(config, MnemoConfig) else load_config(config)
     keys = KeyStore(settings.data_dir)
     clients: dict[str, MemoryClient] = {}
-    app = FastAPI(title="mnemo", version="1", description="Recall, remember and forget in one person's memory.",
-                  responses={400: {"model": Problem}, 401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}, 413: {"model": Problem}, 422: {"description": "Invalid input"}})
+    app = FastAPI(
+        title="mnemo",
+        version="1",
+        description="Recall, remember and forget in one person's memory.",
+        responses={
+            400: {"model": Problem},
+            401: {"model": Problem},
+            403: {"model": Problem},
+            404: {"model": Problem},
+            413: {"model": Problem},
+            422: {"description": "Invalid input"},
+        },
+    )
     app.add_middleware(BodyLimit, limit=max_body)
 
     def client(request: Request, namespace: NS) -> MemoryClient:

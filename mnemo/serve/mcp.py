@@ -14,10 +14,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from mnemo.serve.activity import explore as explore_graph
-from mnemo.serve.activity import self_profile, timeline as timeline_of, top_of_mind
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
+from mnemo.serve.activity import explore as explore_graph
+from mnemo.serve.activity import self_profile, top_of_mind
+from mnemo.serve.activity import timeline as timeline_of
 
 INSTRUCTIONS = (
     "mnemo is the user's long-term memory of their notes, journal and chats. Call `recall` before answering "
@@ -52,8 +53,13 @@ def build_server(namespace: str, config: str | Path | None = None, client: Memor
 def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
     @server.tool()
     def recall(
-        query: Annotated[str, Field(description="What to look for, in natural language.", min_length=1, max_length=2000)],
-        mode: Annotated[Literal["eager", "deliberate"], Field(description="eager: fast, one hop; deliberate: two hops, relations, a larger pool.")] = "eager",
+        query: Annotated[
+            str, Field(description="What to look for, in natural language.", min_length=1, max_length=2000)
+        ],
+        mode: Annotated[
+            Literal["eager", "deliberate"],
+            Field(description="eager: fast, one hop; deliberate: two hops, relations, a larger pool."),
+        ] = "eager",
         k: Annotated[int, Field(description="How many memories to return.", ge=1, le=50)] = 10,
         since: Date = None,
         until: Date = None,
@@ -65,8 +71,17 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
 
     @server.tool()
     def remember(
-        text: Annotated[str, Field(description="What to remember, in a full sentence; may name entities inline as person_id:alice.", min_length=1, max_length=20000)],
-        entities: Annotated[list[str] | None, Field(description="Entity references to attach, e.g. [\"person_id:alice\"].")] = None,
+        text: Annotated[
+            str,
+            Field(
+                description="What to remember, in a full sentence; may name entities inline as person_id:alice.",
+                min_length=1,
+                max_length=20000,
+            ),
+        ],
+        entities: Annotated[
+            list[str] | None, Field(description='Entity references to attach, e.g. ["person_id:alice"].')
+        ] = None,
     ) -> dict[str, Any]:
         """Remember something durably now. It is `processing` until the next ingest run makes it recallable."""
         with _clear_errors():
@@ -77,7 +92,9 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         memory_id: Annotated[str | None, Field(description="A memory id returned by `remember`.")] = None,
         entity: Annotated[str | None, Field(description="An entity reference to forget entirely.")] = None,
         query: Annotated[str | None, Field(description="Forget the passages this query finds.")] = None,
-        confirm: Annotated[bool, Field(description="false (default): only show what would be forgotten. true: forget it.")] = False,
+        confirm: Annotated[
+            bool, Field(description="false (default): only show what would be forgotten. true: forget it.")
+        ] = False,
     ) -> dict[str, Any]:
         """Forget one memory, an entity, or what a query finds. Give exactly one of memory_id,
         entity, query. Without confirm=true nothing is forgotten: it returns what would be."""
@@ -98,7 +115,10 @@ def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
     @server.tool()
     def explore(
         ref: Ref,
-        relation_types: Annotated[list[str] | None, Field(description="Follow only these relation types (e.g. [\"works_at\", \"knows\"]); all when omitted.")] = None,
+        relation_types: Annotated[
+            list[str] | None,
+            Field(description='Follow only these relation types (e.g. ["works_at", "knows"]); all when omitted.'),
+        ] = None,
         depth: Annotated[int, Field(description="How many hops to go from the entity.", ge=1, le=3)] = 1,
     ) -> dict[str, Any]:
         """The neighbours of an entity in the memory graph, by relation type and depth, with

@@ -32,7 +32,9 @@ SYSTEM = (
 class CitedSummary(BaseModel):
     """A short abstractive summary of the numbered source sentences."""
 
-    summary: str = Field(min_length=1, max_length=1500, description="Two to four sentences stating only facts from the sources.")
+    summary: str = Field(
+        min_length=1, max_length=1500, description="Two to four sentences stating only facts from the sources."
+    )
     citations: list[int] = Field(min_length=1, description="The numbers of the sources the summary rests on.")
 
     @field_validator("citations")

@@ -24,7 +24,7 @@ log that is not the file the fold read, or an unreadable fold.
 import hashlib
 import math
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ GAIN = 1.5
 
 def parse_time(stamp: str) -> datetime:
     when = datetime.fromisoformat(stamp)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def days_between(a: datetime, b: datetime) -> float:
@@ -70,8 +70,14 @@ def _records(data: bytes) -> Iterable[tuple[str, datetime]]:
 def _usable(fold: dict[str, Any] | None, now: datetime) -> bool:
     """A fold this version wrote, at or before `now`."""
     try:
-        return fold is not None and fold["version"] == VERSION and parse_time(fold["until"]) <= now \
-            and isinstance(fold["offset"], int) and isinstance(fold["items"], dict) and isinstance(fold["pending"], list)
+        return (
+            fold is not None
+            and fold["version"] == VERSION
+            and parse_time(fold["until"]) <= now
+            and isinstance(fold["offset"], int)
+            and isinstance(fold["items"], dict)
+            and isinstance(fold["pending"], list)
+        )
     except (KeyError, TypeError, ValueError):
         return False
 
@@ -168,9 +174,17 @@ class AccessHistory:
             else:
                 items[item] = [None, self._count(item), None, None]
         later = self._full.items() if self._fold is None else self._fresh.items()
-        pending = sorted([item, at.isoformat(timespec="seconds")] for item, times in later for at in times if at > self.now)
-        return {"version": VERSION, "offset": self._size, "digest": self._digest, "until": self.now.isoformat(),  # to the microsecond
-                "items": items, "pending": pending}
+        pending = sorted(
+            [item, at.isoformat(timespec="seconds")] for item, times in later for at in times if at > self.now
+        )
+        return {
+            "version": VERSION,
+            "offset": self._size,
+            "digest": self._digest,
+            "until": self.now.isoformat(),  # to the microsecond
+            "items": items,
+            "pending": pending,
+        }
 
     def _count(self, item: str) -> int:
         if self._fold is None or item in self._redo:

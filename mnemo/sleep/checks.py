@@ -70,5 +70,9 @@ def content_days(files: NamespaceFiles) -> set[str]:
 
 def missing_day_summaries(files: NamespaceFiles, today: date) -> list[str]:
     """Closed days with content but no day summary."""
-    have = {r["period"] for r in SleepFiles(files.root).read_overlay("summaries").nodes.get("Summary", {}).values() if r["level"] == "day"}
+    have = {
+        r["period"]
+        for r in SleepFiles(files.root).read_overlay("summaries").nodes.get("Summary", {}).values()
+        if r["level"] == "day"
+    }
     return sorted(d for d in content_days(files) if date.fromisoformat(d) < today and d not in have)

@@ -8,8 +8,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
-from mnemo.runtime import collections_paused
+from mnemo.config import SleepConfig
 from mnemo.facts import GraphFacts
+from mnemo.runtime import collections_paused
 from mnemo.sleep.abstractions import build_abstractions
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.communities import DIGESTS, CommunityStats, build_communities, detect_or_reuse
@@ -17,7 +18,6 @@ from mnemo.sleep.merges import MergeLog, apply_merges, merged_sleep_facts, sleep
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
 from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
-from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import SummaryStats, build_summaries
 from mnemo.sleep.view import FactsView
@@ -55,11 +55,17 @@ def run_communities(
 
 
 def run_summaries(
-    files: NamespaceFiles, settings: SleepConfig, now: datetime, view: FactsView | None = None, sleep: SleepFiles | None = None,
+    files: NamespaceFiles,
+    settings: SleepConfig,
+    now: datetime,
+    view: FactsView | None = None,
+    sleep: SleepFiles | None = None,
 ) -> SummaryStats:
     sleep = sleep or SleepFiles(files.root)
     previous = sleep.read_overlay("summaries")
-    overlay, stats = build_summaries(_view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days)
+    overlay, stats = build_summaries(
+        _view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days
+    )
     sleep.write_overlay("summaries", overlay, previous)
     return stats
 
@@ -78,8 +84,17 @@ def run_salience(
     ranks = state["ranks"] if reuse and state.get("graph") == digest and "ranks" in state else pagerank(view)
     previous = sleep.read_overlay("salience")
     folded = sleep.read_state("accesses") or None
-    overlay, seen, stats, due, fold = build_salience(view, sleep, settings, now, state.get("first_seen", {}), ranks, previous,
-                                                     state.get("due") if reuse else None, folded if reuse else None)
+    overlay, seen, stats, due, fold = build_salience(
+        view,
+        sleep,
+        settings,
+        now,
+        state.get("first_seen", {}),
+        ranks,
+        previous,
+        state.get("due") if reuse else None,
+        folded if reuse else None,
+    )
     sleep.write_overlay("salience", overlay, previous)
     fresh = {"first_seen": seen, "graph": digest, "ranks": ranks, "due": due}
     if fresh != state:
@@ -89,7 +104,11 @@ def run_salience(
 
 
 def run_profile(
-    files: NamespaceFiles, self_name: str | None, now: datetime, writer: SleepWriter | None = None, view: FactsView | None = None,
+    files: NamespaceFiles,
+    self_name: str | None,
+    now: datetime,
+    writer: SleepWriter | None = None,
+    view: FactsView | None = None,
     sleep: SleepFiles | None = None,
 ) -> ProfileStats | None:
     sleep = sleep or SleepFiles(files.root)
@@ -122,9 +141,16 @@ class SleepReport:
 
 
 def consolidate(
-    files: NamespaceFiles, graph: GraphStore, settings: SleepConfig, now: datetime,
-    self_name: str | None = None, vectors: VectorStore | None = None, run_id: str = "", writer: SleepWriter | None = None,
-    reuse: bool = True, steps: Collection[str] = STEPS,
+    files: NamespaceFiles,
+    graph: GraphStore,
+    settings: SleepConfig,
+    now: datetime,
+    self_name: str | None = None,
+    vectors: VectorStore | None = None,
+    run_id: str = "",
+    writer: SleepWriter | None = None,
+    reuse: bool = True,
+    steps: Collection[str] = STEPS,
 ) -> SleepReport:
     """The sleep `steps` in order over one read of the facts, then one graph sync; `seconds` holds
     each step's time. Steps share the overlays in memory; the sync compares only the tables of
@@ -134,7 +160,9 @@ def consolidate(
     seconds: dict[str, float] = {}
     with collections_paused():  # the rows read live through the run: nothing for the collector to find
         facts = _timed(seconds, "read", lambda: sleep_facts(files))
-        report = _consolidate(files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds)
+        report = _consolidate(
+            files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds
+        )
         del facts  # freed here, by reference counts, not walked by the first collection after the pause
     return report
 

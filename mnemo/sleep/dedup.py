@@ -112,7 +112,9 @@ def _minhash_template() -> "MinHash":
     return MinHash(num_perm=_NUM_PERM, seed=7)
 
 
-def candidate_pairs(records: list[EntityRecord], focus: set[str] | None = None, k_vectors: int = 3) -> set[tuple[str, str]]:
+def candidate_pairs(
+    records: list[EntityRecord], focus: set[str] | None = None, k_vectors: int = 3
+) -> set[tuple[str, str]]:
     """Pairs worth scoring, from blocking keys, LSH and vector neighbours; `focus` limits them
     to pairs touching those ids (the entities that are new or changed since the last run)."""
     from datasketch import MinHashLSH
@@ -243,7 +245,9 @@ def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     if a.kind != b.kind:
         return PairScore(a.id, b.id, 0.0, ("incompatible types",))
     reasons = []
-    if _normal_forms(a.names) & _normal_forms(b.display_names) or _normal_forms(b.names) & _normal_forms(a.display_names):
+    if _normal_forms(a.names) & _normal_forms(b.display_names) or _normal_forms(b.names) & _normal_forms(
+        a.display_names
+    ):
         reasons.append("wikilink display text")
     similarity, match = _name_similarity(a, b)
     shared = len(a.neighbours & b.neighbours) / max(1, len(a.neighbours | b.neighbours))

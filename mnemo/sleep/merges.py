@@ -12,13 +12,13 @@ re-applying the facts then restores the graph exactly as it was.
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from mnemo.documents import content_hash, normalize_name
 from mnemo.errors import MnemoError
-from mnemo.facts import ColumnRows, GraphFacts, edge, row_hash
 from mnemo.extract.llm_facts import merge_facts
+from mnemo.facts import ColumnRows, GraphFacts, edge, row_hash
 from mnemo.ingest.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
@@ -45,7 +45,7 @@ class Merge:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def merge_id(canonical: str, merged: str) -> str:
@@ -123,7 +123,7 @@ def apply_merges(facts: GraphFacts, merges: list[Merge]) -> dict[str, str]:
         if alias["entity_id"] in mapping:
             alias["entity_id"] = mapping[alias["entity_id"]]
             alias["h"] = row_hash(alias)
-    for (table, src, dst), rows in facts.edges.items():
+    for (_table, src, dst), rows in facts.edges.items():
         if "Entity" not in (src, dst):
             continue
         if isinstance(rows, ColumnRows):  # none joins Entity to Entity: no self-loop to drop
@@ -207,8 +207,16 @@ STEP_TABLES = {  # the graph tables each step's overlay writes; abstractions add
 }
 SLEEP_TABLES = frozenset().union(*STEP_TABLES.values())
 # edge tables no sleep step reads and no merge rewrites (neither end is an entity)
-UNREAD_BY_SLEEP = frozenset({("LINKS_TO", "Note", "Note"), ("NEXT", "Chunk", "Chunk"), ("NEXT", "Episode", "Episode"),
-                             ("NEXT", "Day", "Day"), ("MENTIONS_DAY", "Chunk", "Day"), ("HAS_EPISODE", "Note", "Episode")})
+UNREAD_BY_SLEEP = frozenset(
+    {
+        ("LINKS_TO", "Note", "Note"),
+        ("NEXT", "Chunk", "Chunk"),
+        ("NEXT", "Episode", "Episode"),
+        ("NEXT", "Day", "Day"),
+        ("MENTIONS_DAY", "Chunk", "Day"),
+        ("HAS_EPISODE", "Note", "Episode"),
+    }
+)
 
 
 # the columns the sleep steps read; no extraction edge and none of these node tables is a sleep table,
@@ -221,18 +229,34 @@ SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "
 # edge tables the sleep steps read only for their ends (the largest two, those that place notes
 # and turns on days and pages on entities, and those only dedup's degree count and merges touch):
 # kept as columns (`ColumnRows`); none joins Entity to Entity (a merge may drop such a row)
-SLEEP_COLUMNAR = frozenset({("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk"), ("SAID_BY", "Chunk", "Entity"),
-                            ("SPOKE_IN", "Entity", "Episode"), ("ALIAS_OF", "Alias", "Entity"), ("ON_DAY", "Note", "Day"),
-                            ("ON_DAY", "Episode", "Day"), ("IN_EPISODE", "Chunk", "Episode"), ("PAGE_OF", "Note", "Entity")})
+SLEEP_COLUMNAR = frozenset(
+    {
+        ("MENTIONS", "Chunk", "Entity"),
+        ("HAS_CHUNK", "Note", "Chunk"),
+        ("SAID_BY", "Chunk", "Entity"),
+        ("SPOKE_IN", "Entity", "Episode"),
+        ("ALIAS_OF", "Alias", "Entity"),
+        ("ON_DAY", "Note", "Day"),
+        ("ON_DAY", "Episode", "Day"),
+        ("IN_EPISODE", "Chunk", "Episode"),
+        ("PAGE_OF", "Note", "Entity"),
+    }
+)
 
 
 def sleep_facts(files: NamespaceFiles) -> GraphFacts:
     """The extraction facts the sleep steps read: `graph_facts` without the edge tables in
     `UNREAD_BY_SLEEP`, with only the columns above, and those in `SLEEP_COLUMNAR` as columns; only
     a sync of every table needs the rest."""
-    return merge_facts(files.read_facts(without=UNREAD_BY_SLEEP, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS,
-                                        columnar=SLEEP_COLUMNAR),
-                       files.read_facts(LLM_FACTS, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS))
+    return merge_facts(
+        files.read_facts(
+            without=UNREAD_BY_SLEEP,
+            edge_columns=SLEEP_EDGE_COLUMNS,
+            node_columns=SLEEP_NODE_COLUMNS,
+            columnar=SLEEP_COLUMNAR,
+        ),
+        files.read_facts(LLM_FACTS, edge_columns=SLEEP_EDGE_COLUMNS, node_columns=SLEEP_NODE_COLUMNS),
+    )
 
 
 def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:
@@ -243,7 +267,11 @@ def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:
 
 
 def sync_sleep_tables(
-    files: NamespaceFiles, graph: GraphStore, facts: GraphFacts | None = None, run_id: str = "", sleep: SleepFiles | None = None,
+    files: NamespaceFiles,
+    graph: GraphStore,
+    facts: GraphFacts | None = None,
+    run_id: str = "",
+    sleep: SleepFiles | None = None,
     reuse: bool = True,
 ) -> ApplyStats:
     """Sync after a sleep run, given the merged facts it used (`sleep_facts` or `merged_facts`; read
@@ -271,7 +299,9 @@ def sync_sleep_tables(
     return _record_sync(sleep, state, log, digests, graph.apply(facts, run_id=run_id, tables=tables, known=known))
 
 
-def _overlay_changes(sleep: SleepFiles, state: dict[str, Any], changed: dict[str, str], facts: GraphFacts) -> tuple[Known, frozenset[Any]]:
+def _overlay_changes(
+    sleep: SleepFiles, state: dict[str, Any], changed: dict[str, str], facts: GraphFacts
+) -> tuple[Known, frozenset[Any]]:
     """For each of the `changed` steps (-> their new overlay's digest) whose overlay at the run's
     start is what the last sync wrote, with no other write of it since but this run's, the graph
     holds that overlay's rows (less edges whose ends the facts lack: the ingest applies the same
@@ -286,12 +316,19 @@ def _overlay_changes(sleep: SleepFiles, state: dict[str, Any], changed: dict[str
     extracted = {table: rows.keys() for table, rows in facts.nodes.items()}
 
     def in_graph(overlays: list[Overlay | None]) -> Callable[[str, str], bool]:
-        return lambda table, i: i in extracted.get(table, ()) or any(o is not None and i in o.nodes.get(table, {}) for o in overlays)
+        return lambda table, i: i in extracted.get(table, ()) or any(
+            o is not None and i in o.nodes.get(table, {}) for o in overlays
+        )
+
     was_held = in_graph([sleep.at_start(step) for step in SleepFiles.STEPS])
     held = in_graph([sleep.read_overlay(step) for step in SleepFiles.STEPS])
     for step, digest in changed.items():
         before, after = sleep.at_start(step), sleep.read_overlay(step)
-        if step == "abstractions" or before is None or not _wrote_last(state, step, sleep.digest(before, step, state), digest):
+        if (
+            step == "abstractions"
+            or before is None
+            or not _wrote_last(state, step, sleep.digest(before, step, state), digest)
+        ):
             continue  # abstractions share the Entity table with the extraction
         owned = STEP_TABLES[step]
         for table in owned & NODE_SCHEMAS.keys():
@@ -315,7 +352,9 @@ def _differing(rows: dict[str, dict[str, Any]], other: dict[str, dict[str, Any]]
     return [i for i, row in rows.items() if (o := other.get(i)) is not row and (o is None or o["h"] != row["h"])]
 
 
-def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: dict[str, str], stats: ApplyStats) -> ApplyStats:
+def _record_sync(
+    sleep: SleepFiles, state: dict[str, Any], log: str, digests: dict[str, str], stats: ApplyStats
+) -> ApplyStats:
     fresh = {"merges": log, "steps": digests, "files": sleep.files_read()}  # the files those digests are of
     if fresh != state:
         sleep.write_state("sync", fresh)
@@ -325,7 +364,10 @@ def _record_sync(sleep: SleepFiles, state: dict[str, Any], log: str, digests: di
 def _wrote_last(state: dict[str, Any], step: str, synced: str, written: str) -> bool:
     """The last sync wrote the overlay with digest `synced`, and the one write of the step's overlay
     since is the one with digest `written` (this run's)."""
-    return state.get("steps", {}).get(step) == synced and set(state.get("pending", {}).get(step, [])) <= {synced, written}
+    return state.get("steps", {}).get(step) == synced and set(state.get("pending", {}).get(step, [])) <= {
+        synced,
+        written,
+    }
 
 
 def _synced(state: dict[str, Any], step: str, digest: str) -> bool:

@@ -53,12 +53,25 @@ def portrait(view: FactsView, eid: str, communities: Overlay, summaries: Overlay
     current = sorted({names[b] for a, b in view.relations if a == eid and view.entities[b]["kind"] in CURRENT_KINDS})
     groups = sorted(c["title"] for c in communities.nodes.get("Community", {}).values()
                     if c["level"] == 0 and eid in json.loads(c["members"]))
-    days = sorted((s for s in summaries.nodes.get("Summary", {}).values() if s["level"] == "day"
-                   and any(eid in view.chunk_entities.get(c, ()) or c in view.entity_chunks(eid) for c in s["sources"])),
-                  key=lambda s: s["period"], reverse=True)[:3]
-    return {"name": row["name"], "aliases": sorted(row["aliases"] or []), "traits": traits,
-            "relations": {k: sorted(set(v)) for k, v in sorted(related.items())}, "current": current,
-            "communities": groups, "recent": [{"day": s["period"], "summary": s["text"], "sources": list(s["sources"])} for s in days]}
+    days = sorted(
+        (
+            s
+            for s in summaries.nodes.get("Summary", {}).values()
+            if s["level"] == "day"
+            and any(eid in view.chunk_entities.get(c, ()) or c in view.entity_chunks(eid) for c in s["sources"])
+        ),
+        key=lambda s: s["period"],
+        reverse=True,
+    )[:3]
+    return {
+        "name": row["name"],
+        "aliases": sorted(row["aliases"] or []),
+        "traits": traits,
+        "relations": {k: sorted(set(v)) for k, v in sorted(related.items())},
+        "current": current,
+        "communities": groups,
+        "recent": [{"day": s["period"], "summary": s["text"], "sources": list(s["sources"])} for s in days],
+    }
 
 
 def render(p: dict[str, Any]) -> str:
@@ -77,7 +90,9 @@ def render(p: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def written_portrait(view: FactsView, eid: str, sections: dict[str, Any], writer: SleepWriter) -> tuple[str, list[str]] | None:
+def written_portrait(
+    view: FactsView, eid: str, sections: dict[str, Any], writer: SleepWriter
+) -> tuple[str, list[str]] | None:
     """The LLM's paragraph about the person from their own page, the chunks that mention them
     and recent day summaries, with the chunks it cites."""
     pool = [s for c in view.entity_chunks(eid)[-40:] if c in view.chunks for s in sentences(view.chunks[c]["text"], c)]
@@ -86,8 +101,15 @@ def written_portrait(view: FactsView, eid: str, sections: dict[str, Any], writer
                           "current projects and recent events", pool)
 
 
-def build_profile(view: FactsView, self_name: str | None, previous: Overlay, communities: Overlay,
-                  summaries: Overlay, created: str, writer: SleepWriter | None = None) -> tuple[Overlay, ProfileStats | None]:
+def build_profile(
+    view: FactsView,
+    self_name: str | None,
+    previous: Overlay,
+    communities: Overlay,
+    summaries: Overlay,
+    created: str,
+    writer: SleepWriter | None = None,
+) -> tuple[Overlay, ProfileStats | None]:
     """All profile versions so far, plus a new one when the portrait (or who writes it) changed."""
     overlay = Overlay(previous)
     versions = sorted(previous.nodes.get("SelfProfile", {}).values(), key=lambda r: r["version"])
@@ -108,8 +130,17 @@ def build_profile(view: FactsView, self_name: str | None, previous: Overlay, com
         changed = latest is None or latest["digest"] != digest
         if changed:
             version = (latest["version"] if latest else 0) + 1
-            versions.append({"id": f"profile_{eid}_v{version}", "version": version, "created": created, "entity_id": eid,
-                             "text": text, "sections": json.dumps(sections, sort_keys=True), "digest": digest})
+            versions.append(
+                {
+                    "id": f"profile_{eid}_v{version}",
+                    "version": version,
+                    "created": created,
+                    "entity_id": eid,
+                    "text": text,
+                    "sections": json.dumps(sections, sort_keys=True),
+                    "digest": digest,
+                }
+            )
         stats = ProfileStats(eid, versions[-1]["version"], changed)
     for row in versions:
         overlay.add_node("SelfProfile", {**row, "is_current": row is versions[-1]})

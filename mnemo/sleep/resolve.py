@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from mnemo.config import SleepConfig
 from mnemo.facts import GraphFacts, edge_columns
 from mnemo.ingest.pipeline import graph_facts
 from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
-from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.vectors import VectorStore, vectors_by_id
@@ -123,8 +123,16 @@ def read_review_queue(sleep: SleepFiles) -> list[dict[str, Any]]:
 def _enqueue(sleep: SleepFiles, queue: list[dict[str, Any]], pairs: list[PairScore], merged: set[str]) -> int:
     known = {frozenset((q["a"], q["b"])) for q in queue}
     fresh = [
-        {"id": merge_id(*sorted((p.a, p.b))), "a": p.a, "b": p.b, "score": p.score, "reasons": list(p.reasons), "status": "pending"}
-        for p in pairs if frozenset((p.a, p.b)) not in known and not {p.a, p.b} & merged
+        {
+            "id": merge_id(*sorted((p.a, p.b))),
+            "a": p.a,
+            "b": p.b,
+            "score": p.score,
+            "reasons": list(p.reasons),
+            "status": "pending",
+        }
+        for p in pairs
+        if frozenset((p.a, p.b)) not in known and not {p.a, p.b} & merged
     ]
     if fresh:
         write_json(sleep.review_queue, queue + fresh)
@@ -150,6 +158,8 @@ def decide_review(files: NamespaceFiles, item_id: str, accept: bool) -> dict[str
         pair = PairScore(item["a"], item["b"], item["score"], tuple(item["reasons"]))
         degree: dict[str, int] = defaultdict(int)
         canonical, merged = _canonical_first(pair, facts, degree)
-        log.record_merges([Merge(merge_id(canonical, merged), canonical, merged, pair.score, pair.reasons, "review", utc_now())])
+        log.record_merges(
+            [Merge(merge_id(canonical, merged), canonical, merged, pair.score, pair.reasons, "review", utc_now())]
+        )
     write_json(sleep.review_queue, queue)
     return item

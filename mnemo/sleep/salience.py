@@ -15,12 +15,12 @@ entities they mention.
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, replay
 from mnemo.config import SleepConfig
+from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, replay
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl
 from mnemo.sleep.view import FactsView
 
@@ -42,7 +42,7 @@ def record_access(namespace_root: Path, item_ids: list[str], kind: str, at: date
     """Append one access per item to the namespace's access log (no graph lock is taken)."""
     if kind not in ACCESS_KINDS:
         raise ValueError(f"unknown access kind {kind!r}; use one of {ACCESS_KINDS}")
-    stamp = (at or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    stamp = (at or datetime.now(UTC)).isoformat(timespec="seconds")
     append_jsonl(SleepFiles(namespace_root).access_log, [{"id": i, "kind": kind, "at": stamp} for i in item_ids])
 
 
@@ -62,7 +62,9 @@ def build_salience(
     `fold` are last run's, if they may be trusted (the result is the same without them)."""
     history = AccessHistory(sleep.access_log, now, fold)
     accessed = history.ids  # every item the log names, at any time
-    episodic = {c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") in EPISODIC for c in ids}
+    episodic = {
+        c for note, ids in view.note_chunks.items() if view.notes.get(note, {}).get("kind") in EPISODIC for c in ids
+    }
     chunk_items = sorted(c for c in view.chunks if c in episodic or c in accessed)
     stamp = now.isoformat(timespec="seconds")
     seen = {i: first_seen.get(i, stamp) for i in [*sorted(view.entities), *chunk_items]}
@@ -98,9 +100,21 @@ def build_salience(
         if old is not None and _settles(old, inputs, score, rank, score < fade):
             scored.append(old)
             continue
-        scored.append({"id": f"salience_{item}", "item_id": item, "item_kind": kind, "accesses": hits, "last_access": last,
-                       "strength": s, "retention": round(retention, 4), "mentions": count, "pagerank": rank, "score": score,
-                       "faded": score < fade})
+        scored.append(
+            {
+                "id": f"salience_{item}",
+                "item_id": item,
+                "item_kind": kind,
+                "accesses": hits,
+                "last_access": last,
+                "strength": s,
+                "retention": round(retention, 4),
+                "mentions": count,
+                "pagerank": rank,
+                "score": score,
+                "faded": score < fade,
+            }
+        )
     _finish(overlay, view, scored, previous, settings, stats, kept)
     return overlay, seen, stats, due_rows(overlay, fade, carried), history.fold(seen)
 
@@ -180,7 +194,9 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
     """Top of mind, promotions and the overlay's rows: `rows` as computed, `kept` last run's rows of
     untouched chunks (`_untouched_chunk`: none is top of mind, promoted or newly faded)."""
     overlay.nodes.setdefault("Salience", {}).update((r["id"], r) for r in kept)
-    entities = sorted((r for r in rows if r["item_kind"] == "entity" and not r["faded"]), key=lambda r: (-r["score"], r["item_id"]))
+    entities = sorted(
+        (r for r in rows if r["item_kind"] == "entity" and not r["faded"]), key=lambda r: (-r["score"], r["item_id"])
+    )
     top = {r["item_id"] for r in entities[:settings.top_of_mind]}
     owners: dict[str, list[tuple[str, str]]] = {"Entity": [], "Chunk": [(r["id"], r["item_id"]) for r in kept]}
     for row in rows:

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from mnemo.stores import faults
 from mnemo.documents import content_hash
 from mnemo.facts import GraphFacts, edge, row_hash
+from mnemo.stores import faults
 from mnemo.stores.files import file_stamp
 
 
@@ -157,7 +157,9 @@ class Overlay:
         ordered = self._ordered()
         return self._digest(ordered), self._json(ordered)
 
-    def _ordered(self) -> tuple[list[tuple[str, list[dict[str, Any]]]], list[tuple[tuple[str, str, str], list[dict[str, Any]]]]]:
+    def _ordered(
+        self,
+    ) -> tuple[list[tuple[str, list[dict[str, Any]]]], list[tuple[tuple[str, str, str], list[dict[str, Any]]]]]:
         """Node tables and edge keys in order, each with its rows in id order."""
         return ([(t, [rows[i] for i in sorted(rows)]) for t, rows in sorted(self.nodes.items())],
                 [(k, [rows[i] for i in sorted(rows)]) for k, rows in sorted(self.edges.items())])
@@ -174,7 +176,11 @@ class Overlay:
         return {
             "nodes": dict(nodes),
             "edges": [[list(k), rows] for k, rows in edges if k not in self.linked],
-            "links": [[list(k), [[r["id"], r["src"], r["dst"], r["h"]] for r in rows]] for k, rows in edges if k in self.linked],
+            "links": [
+                [list(k), [[r["id"], r["src"], r["dst"], r["h"]] for r in rows]]
+                for k, rows in edges
+                if k in self.linked
+            ],
         }
 
     @classmethod
@@ -186,11 +192,15 @@ class Overlay:
             overlay.edges[tuple(key)] = {r["id"]: r for r in rows}
         for key, rows in data.get("links", []):
             same = _link_columns(key[0])
-            overlay.edges[tuple(key)] = {i: {**same, "id": i, "src": src, "dst": dst, "h": h} for i, src, dst, h in rows}
+            overlay.edges[tuple(key)] = {
+                i: {**same, "id": i, "src": src, "dst": dst, "h": h} for i, src, dst, h in rows
+            }
             overlay.linked.add(tuple(key))
         return overlay
 
-    def add_to(self, facts: GraphFacts, edge_tables: frozenset[str] | None = None, skip: frozenset[Any] = frozenset()) -> None:
+    def add_to(
+        self, facts: GraphFacts, edge_tables: frozenset[str] | None = None, skip: frozenset[Any] = frozenset()
+    ) -> None:
         """Add these rows to `facts` (edges only of `edge_tables`, when given; no rows of the node
         tables and edge keys in `skip`), leaving out edges whose ends are not in the graph."""
         for table, rows in self.nodes.items():

@@ -11,7 +11,6 @@ the digest of what its period holds changed (a passage added, changed or removed
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
-
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,9 @@ def day_chunks(view: FactsView) -> dict[str, list[str]]:
     for note, day in zip(*edge_columns(edges.get(("ON_DAY", "Note", "Day"), {}), "src", "dst")):
         found[day].extend(view.note_chunks.get(note, []))
     for episode, day in zip(*edge_columns(edges.get(("ON_DAY", "Episode", "Day"), {}), "src", "dst")):
-        found[day].extend(c for c in episodes.get(episode, []) if c in chunks and (chunks[c]["timestamp"] or day).startswith(day))
+        found[day].extend(
+            c for c in episodes.get(episode, []) if c in chunks and (chunks[c]["timestamp"] or day).startswith(day)
+        )
     return {day: sorted(set(ids)) for day, ids in found.items() if ids}
 
 
@@ -59,7 +60,9 @@ def _month(day: date) -> tuple[str, date, date]:
     return f"{day:%Y-%m}", start, end
 
 
-def build_summaries(view: FactsView, previous: Overlay, today: date, week_after: int, month_after: int) -> tuple[Overlay, SummaryStats]:
+def build_summaries(
+    view: FactsView, previous: Overlay, today: date, week_after: int, month_after: int
+) -> tuple[Overlay, SummaryStats]:
     """The Summary overlay for every closed period with content."""
     overlay, stats = Overlay(previous), SummaryStats()
     old = previous.nodes.get("Summary", {})
@@ -80,7 +83,17 @@ def build_summaries(view: FactsView, previous: Overlay, today: date, week_after:
     covered_weeks = {d for _, _, days in groups["month"].values() for d in days}
     links: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)  # (table, to table) -> ends
     for day, chunk_ids in sorted(chunks_of.items()):
-        row = _summary_row(view, old, "day", day, day, day, chunk_ids, eager=day not in covered and day not in covered_weeks, stats=stats)
+        row = _summary_row(
+            view,
+            old,
+            "day",
+            day,
+            day,
+            day,
+            chunk_ids,
+            eager=day not in covered and day not in covered_weeks,
+            stats=stats,
+        )
         _add(overlay, old, row)
         links[("SUMMARIZES", "Day")].append((row["id"], day))
         _cite(links, view, row)
@@ -135,11 +148,15 @@ def _cite(links: dict[tuple[str, str], list[tuple[str, str]]], view: FactsView, 
     """The summary's edges to the chunks it cites and the entities they mention."""
     sid, sources = str(row["id"]), list(row["sources"])  # type: ignore[call-overload]
     links[("CITES", "Chunk")].extend((sid, chunk_id) for chunk_id in sources)
-    links[("SUMMARY_MENTIONS", "Entity")].extend((sid, eid) for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())}))
+    links[("SUMMARY_MENTIONS", "Entity")].extend(
+        (sid, eid) for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())})
+    )
 
 
 def read_summaries(namespace_root: Path, eager_only: bool = False) -> list[dict[str, Any]]:
     """The summaries, oldest period first, lock-free; `eager_only` keeps the coarsest per period
     (what eager recall should prefer), else every level (deliberate recall)."""
     rows = SleepFiles(namespace_root).read_overlay("summaries").nodes.get("Summary", {}).values()
-    return sorted((r for r in rows if r["eager"] or not eager_only), key=lambda r: (r["period_start"], LEVELS.index(r["level"])))
+    return sorted(
+        (r for r in rows if r["eager"] or not eager_only), key=lambda r: (r["period_start"], LEVELS.index(r["level"]))
+    )

@@ -26,9 +26,18 @@ _INLINE = (
     (re.compile(r"`([\w.\-/]{1,40})`"), r"\1"),  # short code that reads as a word (`.gitignore`) stays
     (re.compile(r"`[^`]*`"), ""),  # other inline code goes
     (re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[ xX]\]\s*", re.MULTILINE), ""),  # task boxes
-    (re.compile(r"^\s*(?:[-*+]\s+)?(?:TODO|DOING|DONE|LATER|NOW|WAITING|WAIT|CANCELED|CANCELLED)\s+", re.MULTILINE), ""),
-    (re.compile(r"^\s*(?:human|assistant|user|system|ai)\s*:\s*", re.MULTILINE | re.IGNORECASE), ""),  # chat role prefixes
-    (re.compile(r"^\s*(?:\*+|#+|>+|[-+]|\d+[.)])\s+", re.MULTILINE), ""),  # headline stars, headings, quotes, list markers
+    (
+        re.compile(r"^\s*(?:[-*+]\s+)?(?:TODO|DOING|DONE|LATER|NOW|WAITING|WAIT|CANCELED|CANCELLED)\s+", re.MULTILINE),
+        "",
+    ),
+    (
+        re.compile(r"^\s*(?:human|assistant|user|system|ai)\s*:\s*", re.MULTILINE | re.IGNORECASE),
+        "",
+    ),  # chat role prefixes
+    (
+        re.compile(r"^\s*(?:\*+|#+|>+|[-+]|\d+[.)])\s+", re.MULTILINE),
+        "",
+    ),  # headline stars, headings, quotes, list markers
     (re.compile(r"(?<!\w)#(?=\w)"), ""),  # #tag -> tag
     (re.compile(r"[*_~^=]{1,3}(?=\S)|(?<=\S)[*_~^=]{1,3}"), ""),  # emphasis
 )

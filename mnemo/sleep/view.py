@@ -23,7 +23,7 @@ class FactsView:
 
     def __init__(self, facts: GraphFacts) -> None:
         self.facts = facts
-        self._graph: "tuple[ig.Graph, list[str]] | None" = None
+        self._graph: tuple[ig.Graph, list[str]] | None = None
         self._weights: tuple[list[str], dict[tuple[int, int], float]] | None = None
         self._digest: str | None = None
         self._relation_degree: dict[str, int] | None = None
@@ -37,7 +37,7 @@ class FactsView:
         self.pages: dict[str, set[str]] = defaultdict(set)
         for (table, src, dst), rows in facts.edges.items():
             self._index(table, src, dst, rows)
-        for note_id, chunk_ids in self.note_chunks.items():
+        for chunk_ids in self.note_chunks.values():
             chunk_ids.sort(key=lambda c: self.chunks[c]["position"] if c in self.chunks else 0)
 
     def _index(self, table: str, src: str, dst: str, rows: Mapping[str, dict[str, Any]]) -> None:

@@ -145,7 +145,9 @@ def parse_conversation(raw: Any, index: int) -> Conversation | str:
     models = sorted({t.meta["model"] for t in turns if "model" in t.meta})
     properties: dict[str, Any] = {"models": models} if models else {}
     title = str(raw.get("title") or "").strip()
-    return Conversation(conv_id, title, turns, properties, created, [f"conversation {conv_id!r}: {p}" for p in problems])
+    return Conversation(
+        conv_id, title, turns, properties, created, [f"conversation {conv_id!r}: {p}" for p in problems]
+    )
 
 
 def parse_export(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:

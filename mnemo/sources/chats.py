@@ -90,7 +90,7 @@ def iso_time(value: Any) -> str | None:
     if isinstance(value, (int, float)):
         seconds = value / 1000 if value > 1e11 else value
         try:
-            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat(timespec="seconds")
+            return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds")
         except (OverflowError, OSError, ValueError):
             return None
     if isinstance(value, str) and value.strip():
@@ -100,8 +100,8 @@ def iso_time(value: Any) -> str | None:
         except ValueError:
             return None
         if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=dt.timezone.utc)
-        return parsed.astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+            parsed = parsed.replace(tzinfo=dt.UTC)
+        return parsed.astimezone(dt.UTC).isoformat(timespec="seconds")
     return None
 
 
@@ -201,7 +201,11 @@ def export_documents(
     if PurePosixPath(rel).name.lower() in SIDE_FILES:
         return []
     if rel.lower().endswith(".zip"):
-        return [d for member, raw in zip_members(data, rel) for d in export_documents(raw, namespace, source, member, modified, fmt, parse)]
+        return [
+            d
+            for member, raw in zip_members(data, rel)
+            for d in export_documents(raw, namespace, source, member, modified, fmt, parse)
+        ]
     return conversations_to_documents(load_json(data, rel), namespace, source, rel, modified, fmt, parse)
 
 
@@ -220,5 +224,7 @@ def conversations_to_documents(
             file_problems.append(f"conversation {conv.conversation_id!r} has no message with text; skipped")
             file_problems.extend(conv.problems)
         else:
-            docs.append(conversation_document(conv, namespace=namespace, source=source, rel=rel, modified=modified, fmt=fmt))
+            docs.append(
+                conversation_document(conv, namespace=namespace, source=source, rel=rel, modified=modified, fmt=fmt)
+            )
     return documents_or_error(docs, file_problems, rel)

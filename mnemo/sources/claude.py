@@ -105,7 +105,9 @@ def parse_conversation(raw: Any, index: int) -> Conversation | str:
     fill_timestamps(turns, created)
     properties = {"summary": raw["summary"]} if isinstance(raw.get("summary"), str) and raw["summary"] else {}
     title = str(raw.get("name") or "").strip()
-    return Conversation(conv_id, title, turns, properties, created, [f"conversation {conv_id!r}: {p}" for p in problems])
+    return Conversation(
+        conv_id, title, turns, properties, created, [f"conversation {conv_id!r}: {p}" for p in problems]
+    )
 
 
 def parse_export(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:

@@ -32,7 +32,11 @@ def _memory_texts(record: Any) -> list[tuple[str, str]]:
         found.append(("What Claude remembers", record["conversations_memory"].strip()))
     projects = record.get("project_memories")
     if isinstance(projects, dict):
-        found += [(f"Project {key}", text.strip()) for key, text in sorted(projects.items()) if isinstance(text, str) and text.strip()]
+        found += [
+            (f"Project {key}", text.strip())
+            for key, text in sorted(projects.items())
+            if isinstance(text, str) and text.strip()
+        ]
     return found
 
 
@@ -42,7 +46,9 @@ def parse_memories(data: bytes, namespace: str, source: str, rel: str, modified:
     records = loaded if isinstance(loaded, list) else [loaded]
     sections = [s for record in records for s in _memory_texts(record)]
     if not sections:
-        raise SourceError(rel, "Claude memories file with no `conversations_memory` or `project_memories` text (layout not supported)")
+        raise SourceError(
+            rel, "Claude memories file with no `conversations_memory` or `project_memories` text (layout not supported)"
+        )
     body = "\n\n".join(f"## {heading}\n\n{text}" for heading, text in sections)
     return [_note(namespace, source, rel, "memories", "Claude memories", body, modified=modified)]
 
@@ -59,7 +65,9 @@ def parse_projects(data: bytes, namespace: str, source: str, rel: str, modified:
     """projects.json -> one `project` note per project that has a name and some text."""
     loaded = load_json(data, rel)
     if not isinstance(loaded, list):
-        raise SourceError(rel, f"Claude projects file is a JSON {type(loaded).__name__}, not a list (layout not supported)")
+        raise SourceError(
+            rel, f"Claude projects file is a JSON {type(loaded).__name__}, not a list (layout not supported)"
+        )
     docs = []
     for project in loaded:
         if not isinstance(project, dict) or not str(project.get("name") or "").strip():
@@ -67,6 +75,17 @@ def parse_projects(data: bytes, namespace: str, source: str, rel: str, modified:
         body = _project_body(project)
         if body:
             key = str(project.get("uuid") or project["name"])
-            docs.append(_note(namespace, source, rel, key, str(project["name"]).strip(), body,
-                              properties={"type": "project"}, created=iso_time(project.get("created_at")), modified=modified))
+            docs.append(
+                _note(
+                    namespace,
+                    source,
+                    rel,
+                    key,
+                    str(project["name"]).strip(),
+                    body,
+                    properties={"type": "project"},
+                    created=iso_time(project.get("created_at")),
+                    modified=modified,
+                )
+            )
     return docs

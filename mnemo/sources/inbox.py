@@ -1,8 +1,9 @@
 """A chat-export inbox folder: drop any export in it and its format is recognized by content.
 
 `.json`: a ChatGPT export (conversations with a `mapping`), a Claude export (with
-`chat_messages`), a `.zip` export archive holding such a `conversations.json`, or any other format registered in the scanner's PARSERS that claims it
-(for example LoCoMo files); `.jsonl`: generic JSONL chats; `.md`: a Markdown note.
+`chat_messages`), a `.zip` export archive holding such a `conversations.json`, or any other
+format registered in the scanner's PARSERS that claims it (for example LoCoMo files); `.jsonl`:
+generic JSONL chats; `.md`: a Markdown note.
 """
 
 from collections.abc import Callable
@@ -65,5 +66,7 @@ def parse_file(
     parser = others(fmt) if fmt and others else None
     if parser is not None:
         return parser(data, namespace, source, rel, modified)
-    what = f"a {fmt} file, but no {fmt} reader is installed" if fmt else "not a ChatGPT, Claude or other known chat export"
+    what = (
+        f"a {fmt} file, but no {fmt} reader is installed" if fmt else "not a ChatGPT, Claude or other known chat export"
+    )
     raise SourceError(rel, what)

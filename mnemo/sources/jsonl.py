@@ -85,5 +85,7 @@ def parse_file(data: bytes, namespace: str, source: str, rel: str, modified: str
         order = iter(dated)
         conv.turns = [next(order) if t.timestamp else t for t in conv.turns]
         fill_timestamps(conv.turns, dated[0].timestamp if dated else modified)
-        docs.append(conversation_document(conv, namespace=namespace, source=source, rel=rel, modified=modified, fmt=FORMAT))
+        docs.append(
+            conversation_document(conv, namespace=namespace, source=source, rel=rel, modified=modified, fmt=FORMAT)
+        )
     return documents_or_error(docs, problems, rel)

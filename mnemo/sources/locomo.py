@@ -16,10 +16,29 @@ from mnemo.errors import SourceError
 
 SUFFIXES = (".json",)
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-_DATE_TIME = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE)
-_MONTHS = {m: i for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"), 1
-)}
+_DATE_TIME = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
+)
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        1,
+    )
+}
 
 
 def parse_date_time(text: str) -> str | None:
@@ -66,7 +85,9 @@ def _session_document(
     modified: str | None,
 ) -> Document:
     sample = str(conv.get("sample_id") or "")
-    speakers = [s for s in (conv["conversation"].get("speaker_a"), conv["conversation"].get("speaker_b")) if isinstance(s, str)]
+    speakers = [
+        s for s in (conv["conversation"].get("speaker_a"), conv["conversation"].get("speaker_b")) if isinstance(s, str)
+    ]
     said_at = str(conv["conversation"].get(f"session_{number}_date_time") or "")
     when = parse_date_time(said_at)
     body = "\n".join(f"{t['speaker']}: {turn_text(t)}" for t in turns)

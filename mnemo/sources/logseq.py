@@ -202,8 +202,15 @@ def _segments(blocks: list[_Block], problems: list[str]) -> tuple[list[Segment],
 def _page_properties(preamble: list[str], blocks: list[_Block]) -> dict[str, str]:
     """`key:: value` lines before the first bullet, else a first block made only of properties."""
     found = {m.group(1).lower(): (m.group(2) or "").strip() for line in preamble if (m := _PROPERTY.match(line))}
-    if not found and blocks and blocks[0].depth == 0 and all(_PROPERTY.match(x) or not x.strip() for x in blocks[0].lines):
-        found = {m.group(1).lower(): (m.group(2) or "").strip() for x in blocks.pop(0).lines if (m := _PROPERTY.match(x))}
+    if (
+        not found
+        and blocks
+        and blocks[0].depth == 0
+        and all(_PROPERTY.match(x) or not x.strip() for x in blocks[0].lines)
+    ):
+        found = {
+            m.group(1).lower(): (m.group(2) or "").strip() for x in blocks.pop(0).lines if (m := _PROPERTY.match(x))
+        }
     return found
 
 
@@ -216,7 +223,9 @@ def _created(properties: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_page(text: str, *, namespace: str, source: str, rel: str, modified: str | None, settings: GraphSettings) -> Document:
+def parse_page(
+    text: str, *, namespace: str, source: str, rel: str, modified: str | None, settings: GraphSettings
+) -> Document:
     """Parse one Markdown page of a Logseq graph."""
     meta = split_frontmatter(text.removeprefix("\ufeff"))
     problems = [meta.problem] if meta.problem else []
@@ -227,7 +236,9 @@ def parse_page(text: str, *, namespace: str, source: str, rel: str, modified: st
     segments, links, tags = _segments(blocks, problems)
     loose = "\n".join(line for line in preamble if line.strip() and not _PROPERTY.match(line)).strip()
     if loose:
-        segments.insert(0, Segment(id="block-" + content_hash("", loose, "preamble"), text=loose, kind="block", meta={"line": 1}))
+        segments.insert(
+            0, Segment(id="block-" + content_hash("", loose, "preamble"), text=loose, kind="block", meta={"line": 1})
+        )
         links += _links(loose)[0]
     links = [Link(name, property=key) for key, raw in raw_props.items() for name in _LINKED.findall(raw)] + links
     day = journal_day(rel, settings)

@@ -109,8 +109,10 @@ def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | No
     refs = [parse_ref(f"{k}_id:{s}") for k, s in REF.findall(text)]
     given = [parse_entity(e) for e in entities or []]
     merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
-    created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
-    memory = Memory("mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()))
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+    memory = Memory(
+        "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values())
+    )
     folder = inbox_dir(root)
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")

@@ -66,7 +66,9 @@ def parse_note(text: str, *, namespace: str, source: str, rel_path: str, modifie
     stem = Path(rel_path).stem
     body = drawing_text(meta.body) if is_drawing(rel_path, properties) else meta.body
     body_prose = prose(body)
-    tags = list(dict.fromkeys(tag_list(properties.get("tags")) + tag_list(properties.get("tag")) + inline_tags(body_prose)))
+    tags = list(
+        dict.fromkeys(tag_list(properties.get("tags")) + tag_list(properties.get("tag")) + inline_tags(body_prose))
+    )
     aliases = as_strings(properties.get("aliases")) + as_strings(properties.get("alias"))
     title_prop = properties.get("title")
     if isinstance(title_prop, str) and title_prop.strip() and title_prop.strip() != stem:

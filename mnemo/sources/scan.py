@@ -46,7 +46,9 @@ class ScanResult:
     renamed: list[tuple[str, str]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     unchanged: int = 0
-    ignored: list[str] = field(default_factory=list)  # files read that hold no document (empty, outside a graph's folders)
+    ignored: list[str] = field(
+        default_factory=list
+    )  # files read that hold no document (empty, outside a graph's folders)
 
 
 def _decode(data: bytes, rel: str) -> str:
@@ -74,7 +76,9 @@ def parse_locomo(data: bytes, namespace: str, source: str, rel: str, modified: s
 
 
 def parse_memories(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
-    return memories.parse_memory(_decode(data, rel), namespace=namespace, source=source, rel_path=rel, modified=modified)
+    return memories.parse_memory(
+        _decode(data, rel), namespace=namespace, source=source, rel_path=rel, modified=modified
+    )
 
 
 PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
@@ -88,7 +92,12 @@ PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
     "memories": (parse_memories, memories.SUFFIXES),
 }
 # Chat exports are single large files; notes and pages keep the stricter limit.
-SIZE_LIMITS = {"chatgpt": MAX_EXPORT_BYTES, "claude": MAX_EXPORT_BYTES, "jsonl": MAX_EXPORT_BYTES, "inbox": MAX_EXPORT_BYTES}
+SIZE_LIMITS = {
+    "chatgpt": MAX_EXPORT_BYTES,
+    "claude": MAX_EXPORT_BYTES,
+    "jsonl": MAX_EXPORT_BYTES,
+    "inbox": MAX_EXPORT_BYTES,
+}
 
 
 @dataclass(frozen=True)
@@ -113,7 +122,9 @@ def prepare_source(source: SourceConfig) -> PreparedSource | Problem:
     elif source.kind == "logseq":
         parse = functools.partial(logseq.parse_file, settings=logseq.graph_settings(source.path))
         excludes = logseq.DEFAULT_EXCLUDES
-    return PreparedSource(parse, suffixes, tuple(source.exclude) + excludes, SIZE_LIMITS.get(source.kind, MAX_FILE_BYTES))
+    return PreparedSource(
+        parse, suffixes, tuple(source.exclude) + excludes, SIZE_LIMITS.get(source.kind, MAX_FILE_BYTES)
+    )
 
 
 def file_fingerprint(data: bytes, kind: str, key: str = "mnemo") -> str:
@@ -269,7 +280,9 @@ def scan_source(
             _keep(old, previous_docs, result)
             continue
         if stat.st_size > prepared.limit:
-            result.problems.append(Problem(rel, f"file is {stat.st_size} bytes, over the {prepared.limit}-byte limit", True))
+            result.problems.append(
+                Problem(rel, f"file is {stat.st_size} bytes, over the {prepared.limit}-byte limit", True)
+            )
             continue
         try:
             data = read_regular(path)
@@ -280,7 +293,7 @@ def scan_source(
         if old and old.file_hash == file_hash and _have(old, previous_docs):
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue
-        modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc).isoformat(timespec="seconds")
+        modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC).isoformat(timespec="seconds")
         docs = _parse(prepared.parse, data, (namespace, label, rel, modified), writeback_key)
         if isinstance(docs, Problem):
             result.problems.append(docs)
@@ -295,7 +308,9 @@ def scan_source(
         result.problems.append(_empty_files(empty))
 
 
-def _parse(parse: Parser, data: bytes, where: tuple[str, str, str, str | None], writeback_key: str) -> list[Document] | Problem:
+def _parse(
+    parse: Parser, data: bytes, where: tuple[str, str, str, str | None], writeback_key: str
+) -> list[Document] | Problem:
     """The documents of one file's bytes (none for an empty file), or why it cannot be read."""
     if not data.strip():
         return []
@@ -309,7 +324,11 @@ def _parse(parse: Parser, data: bytes, where: tuple[str, str, str, str | None], 
 def _empty_files(paths: list[str]) -> Problem:
     """One warning for the empty files a scan found (they are kept in the manifest, so an
     unchanged empty file is not reported again)."""
-    more = f"; so are {len(paths) - 1} more: " + ", ".join(paths[1:6]) + (" …" if len(paths) > 6 else "") if len(paths) > 1 else ""
+    more = (
+        f"; so are {len(paths) - 1} more: " + ", ".join(paths[1:6]) + (" …" if len(paths) > 6 else "")
+        if len(paths) > 1
+        else ""
+    )
     return Problem(paths[0], EMPTY_FILE + more, False)
 
 
@@ -375,6 +394,10 @@ def _latest_per_id(docs: list[Document]) -> list[Document]:
     best: dict[str, Document] = {}
     for doc in docs:
         kept = best.get(doc.id)
-        if kept is None or (doc.modified or "", len(doc.segments), doc.path) > (kept.modified or "", len(kept.segments), kept.path):
+        if kept is None or (doc.modified or "", len(doc.segments), doc.path) > (
+            kept.modified or "",
+            len(kept.segments),
+            kept.path,
+        ):
             best[doc.id] = doc
     return list(best.values())

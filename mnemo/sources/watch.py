@@ -4,7 +4,8 @@ A namespace's watched paths are its sources' folders (or files). A snapshot maps
 file's path to (mtime_ns, size, digest); the digest is computed only when mtime or size
 changed since the last snapshot. The fingerprint hashes (path, digest) pairs, so touching
 a file without changing it requests nothing (nor does a write-back that only changed a
-note's mnemo lines), while an edit, a new file, a deletion or a rename does. Editor temp files and tool folders are ignored.
+note's mnemo lines), while an edit, a new file, a deletion or a rename does. Editor temp files
+and tool folders are ignored.
 
 Debounce: a changed fingerprint is first only noted as pending; a run is requested once
 the same fingerprint has been seen for `settle_seconds` (an editor saving fifty times
@@ -46,7 +47,16 @@ class Changes:
 
     @property
     def summary(self) -> str:
-        parts = [f"{len(v)} {k}" for k, v in (("new", self.new), ("changed", self.changed), ("deleted", self.deleted), ("renamed", self.renamed)) if v]
+        parts = [
+            f"{len(v)} {k}"
+            for k, v in (
+                ("new", self.new),
+                ("changed", self.changed),
+                ("deleted", self.deleted),
+                ("renamed", self.renamed),
+            )
+            if v
+        ]
         return ", ".join(parts) or "no file changes"
 
 
@@ -142,10 +152,14 @@ def load_cursor(text: str | None) -> dict[str, NamespaceWatch]:
 
 
 def dump_cursor(states: dict[str, NamespaceWatch]) -> str:
-    return json.dumps({"version": CURSOR_VERSION, "namespaces": {ns: asdict(s) for ns, s in sorted(states.items())}}, sort_keys=True)
+    return json.dumps(
+        {"version": CURSOR_VERSION, "namespaces": {ns: asdict(s) for ns, s in sorted(states.items())}}, sort_keys=True
+    )
 
 
-def step(state: NamespaceWatch | None, files: dict[str, list[Any]], now: float, settle_seconds: float) -> tuple[NamespaceWatch, bool]:
+def step(
+    state: NamespaceWatch | None, files: dict[str, list[Any]], now: float, settle_seconds: float
+) -> tuple[NamespaceWatch, bool]:
     """Advance one namespace's state; True when a run should be requested now."""
     current = fingerprint(files)
     if state is None:

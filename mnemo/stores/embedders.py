@@ -9,9 +9,9 @@ from typing import Protocol
 
 import numpy as np
 
-from mnemo.runtime import keep_out_of_collections
 from mnemo.config import EmbedderConfig
 from mnemo.errors import LLMError
+from mnemo.runtime import keep_out_of_collections
 from mnemo.stores.minilm import MAX_TOKENS, NumpyMiniLM, longest_first
 
 MINILM_DIM = 384
@@ -120,7 +120,9 @@ class HashingEmbedder:
 class OpenAIEmbedder:
     """Any OpenAI-compatible `/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp)."""
 
-    def __init__(self, base_url: str, model: str, api_key: str, dim: int, batch_size: int = 64, timeout: float = 60) -> None:
+    def __init__(
+        self, base_url: str, model: str, api_key: str, dim: int, batch_size: int = 64, timeout: float = 60
+    ) -> None:
         from openai import OpenAI
 
         self.client = OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout)

@@ -4,21 +4,20 @@ import hashlib
 import json
 import os
 import tempfile
-from operator import itemgetter
-from dataclasses import dataclass
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
+from operator import itemgetter
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import polars as pl
 
-from mnemo.stores import faults
-from mnemo.runtime import keep_out_of_collections
 from mnemo.config import validate_namespace
-from mnemo.documents import Chunk, Document, content_hash
+from mnemo.documents import Chunk, Document, ManifestEntry, content_hash
 from mnemo.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash
-from mnemo.documents import ManifestEntry
+from mnemo.runtime import keep_out_of_collections
+from mnemo.stores import faults
 
 T = TypeVar("T")
 DOCUMENT_SCHEMA = {
@@ -39,7 +38,9 @@ CHUNK_SCHEMA = {
 }
 
 
-PARQUET_ZSTD_LEVEL = 1  # against zstd's default 3: the 10k store's edges file written in 0.10 s, not 0.16, and 6 % smaller
+PARQUET_ZSTD_LEVEL = (
+    1  # against zstd's default 3: the 10k store's edges file written in 0.10 s, not 0.16, and 6 % smaller
+)
 
 
 def write_parquet(frame: pl.DataFrame, path: Path) -> None:
@@ -81,7 +82,10 @@ def _replace(path: Path, write: Callable[[str], Any]) -> None:
 
 
 EDGE_KEY = ("table", "from_table", "to_table")
-EDGE_SCHEMA = {**{c: pl.String for c in EDGE_KEY}, **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS}}
+EDGE_SCHEMA = {
+    **{c: pl.String for c in EDGE_KEY},
+    **{c: (pl.Int64 if c.startswith("span_") else pl.String) for c in EDGE_COLUMNS},
+}
 
 
 def _string_lists(name: str, values: list[Sequence[str]]) -> pl.Series:
@@ -114,7 +118,9 @@ def _edge_frame(facts: GraphFacts) -> pl.DataFrame:
 
 def _edge_rows_frame(groups: list[tuple[tuple[str, str, str], list[dict[str, Any]]]]) -> pl.DataFrame:
     """The edges file's frame of these rows, grouped by table key, in order."""
-    columns: dict[str, list[Any]] = {name: [key[i] for key, rows in groups for _ in rows] for i, name in enumerate(EDGE_KEY)}
+    columns: dict[str, list[Any]] = {
+        name: [key[i] for key, rows in groups for _ in rows] for i, name in enumerate(EDGE_KEY)
+    }
     values = itemgetter(*EDGE_COLUMNS)
     keys = set(EDGE_COLUMNS)
     rows = [values(r) if r.keys() == keys else tuple(r.get(c) for c in EDGE_COLUMNS)
@@ -124,7 +130,9 @@ def _edge_rows_frame(groups: list[tuple[tuple[str, str, str], list[dict[str, Any
     return pl.DataFrame(columns, schema=EDGE_SCHEMA)
 
 
-def _patched(old: pl.DataFrame, order: pl.DataFrame, key: list[str], build: Callable[[list[int]], pl.DataFrame]) -> pl.DataFrame:
+def _patched(
+    old: pl.DataFrame, order: pl.DataFrame, key: list[str], build: Callable[[list[int]], pl.DataFrame]
+) -> pl.DataFrame:
     """The frame of the rows `order` lists (their key columns and hashes `h`, in order), taking each
     row whose key and hash `old` holds from `old` and the others from `build(positions)`: equal to
     the frame built from every row, at the cost of converting only the changed ones."""
@@ -154,7 +162,9 @@ def _changed_frame(
     hashed = [pl.Series("id", ids, pl.String), pl.Series("h", hashes, pl.String)]
     if table == "edges":
         keyed = [key for key, group in groups for _ in group]
-        order = pl.DataFrame([*(pl.Series(name, [k[i] for k in keyed], pl.String) for i, name in enumerate(EDGE_KEY)), *hashed])
+        order = pl.DataFrame(
+            [*(pl.Series(name, [k[i] for k in keyed], pl.String) for i, name in enumerate(EDGE_KEY)), *hashed]
+        )
         return _patched(old, order, [*EDGE_KEY, "id"], lambda at: _edge_rows_frame([(keyed[i], [rows[i]]) for i in at]))
     return _patched(old, pl.DataFrame(hashed), ["id"], lambda at: _node_rows_frame(schema, [rows[i] for i in at]))
 
@@ -218,7 +228,9 @@ def _rows_frame(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFr
     return pl.DataFrame(rows, schema=schema)
 
 
-def _reused_frame(path: Path, read: list[Any], items: list[Any], rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
+def _reused_frame(
+    path: Path, read: list[Any], items: list[Any], rows: list[dict[str, Any]], schema: dict[str, Any]
+) -> pl.DataFrame:
     """The frame of `rows` (one per item, in order), taking the row of each item that is one of the
     objects `read` from the file at `path` (in its order) from the file: only the others are
     converted from dicts. The same frame as one made from every row."""
@@ -260,7 +272,9 @@ class NamespaceFiles:
 
     def read_documents(self) -> list[Document]:
         """The documents table (parsed once per version of the file in a process: see `_Parsed`)."""
-        return _read_parsed(self._table("documents"), lambda: self._read("documents", DOCUMENT_SCHEMA), Document.from_row)
+        return _read_parsed(
+            self._table("documents"), lambda: self._read("documents", DOCUMENT_SCHEMA), Document.from_row
+        )
 
     def write_documents(self, docs: list[Document]) -> None:
         _write_parsed(self._table("documents"), docs, Document.to_row, Document.from_row, DOCUMENT_SCHEMA)
@@ -304,7 +318,9 @@ class NamespaceFiles:
         for table, rows in tables.items():
             path = base / f"{table}.parquet"
             ids, hashes = [r["id"] for r in rows], [r.get("h") for r in rows]
-            digest = content_hash(table, "\n".join(f"{i}\x1f{h}" if h else f"{i}\x1f-{row_hash(r)}" for i, h, r in zip(ids, hashes, rows)))
+            digest = content_hash(
+                table, "\n".join(f"{i}\x1f{h}" if h else f"{i}\x1f-{row_hash(r)}" for i, h, r in zip(ids, hashes, rows))
+            )
             held = table in before and file_stamp(path) == before[table][1]  # the file as this method wrote it
             if held and before[table][0] == digest:
                 after[table] = before[table]
@@ -335,11 +351,17 @@ class NamespaceFiles:
             path = base / f"{table}.parquet"
             if path.exists():
                 columns = (node_columns or {}).get(table)
-                facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path, columns=columns and list(columns)).to_dicts()}
+                facts.nodes[table] = {
+                    r["id"]: r for r in pl.read_parquet(path, columns=columns and list(columns)).to_dicts()
+                }
         path = base / "edges.parquet"
         if path.exists():
-            frame = pl.read_parquet(path, columns=None if edge_columns is None else ["table", "from_table", "to_table", *edge_columns])
-            for key, rows in frame.partition_by("table", "from_table", "to_table", as_dict=True, maintain_order=True).items():
+            frame = pl.read_parquet(
+                path, columns=None if edge_columns is None else ["table", "from_table", "to_table", *edge_columns]
+            )
+            for key, rows in frame.partition_by(
+                "table", "from_table", "to_table", as_dict=True, maintain_order=True
+            ).items():
                 if key in without or (only is not None and key not in only):
                     continue
                 rows = rows.drop("table", "from_table", "to_table")

@@ -19,49 +19,116 @@ from typing import Any
 import kuzu
 import polars as pl
 
-from mnemo.stores import faults
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.stores import faults
 from mnemo.stores.locks import namespace_lock, writer
 from ontology import Ontology
 
 NODE_SCHEMAS: dict[str, dict[str, str]] = {
     "Note": {
-        "id": "STRING", "path": "STRING", "title": "STRING", "kind": "STRING", "source": "STRING",
-        "tags": "STRING[]", "properties": "STRING", "day": "STRING", "created": "STRING",
-        "content_hash": "STRING", "present": "BOOLEAN", "h": "STRING",
+        "id": "STRING",
+        "path": "STRING",
+        "title": "STRING",
+        "kind": "STRING",
+        "source": "STRING",
+        "tags": "STRING[]",
+        "properties": "STRING",
+        "day": "STRING",
+        "created": "STRING",
+        "content_hash": "STRING",
+        "present": "BOOLEAN",
+        "h": "STRING",
     },
     "Chunk": {
-        "id": "STRING", "doc_id": "STRING", "position": "INT64", "heading": "STRING", "text": "STRING",
-        "timestamp": "STRING", "h": "STRING",
+        "id": "STRING",
+        "doc_id": "STRING",
+        "position": "INT64",
+        "heading": "STRING",
+        "text": "STRING",
+        "timestamp": "STRING",
+        "h": "STRING",
     },
     "Entity": {
-        "id": "STRING", "kind": "STRING", "name": "STRING", "aliases": "STRING[]", "properties": "STRING",
-        "doc_id": "STRING", "origin": "STRING", "h": "STRING",
+        "id": "STRING",
+        "kind": "STRING",
+        "name": "STRING",
+        "aliases": "STRING[]",
+        "properties": "STRING",
+        "doc_id": "STRING",
+        "origin": "STRING",
+        "h": "STRING",
     },
-    "Alias": {"id": "STRING", "name": "STRING", "norm": "STRING", "entity_id": "STRING", "doc_id": "STRING", "h": "STRING"},
+    "Alias": {
+        "id": "STRING",
+        "name": "STRING",
+        "norm": "STRING",
+        "entity_id": "STRING",
+        "doc_id": "STRING",
+        "h": "STRING",
+    },
     "Day": {"id": "STRING", "h": "STRING"},
     "Episode": {
-        "id": "STRING", "doc_id": "STRING", "title": "STRING", "source": "STRING", "start_time": "STRING",
-        "end_time": "STRING", "turns": "INT64", "speakers": "STRING[]", "h": "STRING",
+        "id": "STRING",
+        "doc_id": "STRING",
+        "title": "STRING",
+        "source": "STRING",
+        "start_time": "STRING",
+        "end_time": "STRING",
+        "turns": "INT64",
+        "speakers": "STRING[]",
+        "h": "STRING",
     },
     # sleep mode (mnemo/sleep): overlays on the extraction facts
     "Community": {
-        "id": "STRING", "level": "INT64", "title": "STRING", "summary": "STRING", "key_entities": "STRING[]",
-        "members": "STRING", "member_count": "INT64", "sources": "STRING[]", "digest": "STRING", "h": "STRING",
+        "id": "STRING",
+        "level": "INT64",
+        "title": "STRING",
+        "summary": "STRING",
+        "key_entities": "STRING[]",
+        "members": "STRING",
+        "member_count": "INT64",
+        "sources": "STRING[]",
+        "digest": "STRING",
+        "h": "STRING",
     },
     "Summary": {
-        "id": "STRING", "level": "STRING", "period": "STRING", "period_start": "STRING", "period_end": "STRING",
-        "text": "STRING", "eager": "BOOLEAN", "sources": "STRING[]", "digest": "STRING", "h": "STRING",
+        "id": "STRING",
+        "level": "STRING",
+        "period": "STRING",
+        "period_start": "STRING",
+        "period_end": "STRING",
+        "text": "STRING",
+        "eager": "BOOLEAN",
+        "sources": "STRING[]",
+        "digest": "STRING",
+        "h": "STRING",
     },
     "Salience": {
-        "id": "STRING", "item_id": "STRING", "item_kind": "STRING", "accesses": "INT64", "last_access": "STRING",
-        "strength": "DOUBLE", "retention": "DOUBLE", "mentions": "INT64", "pagerank": "DOUBLE", "score": "DOUBLE",
-        "faded": "BOOLEAN", "top_of_mind": "BOOLEAN", "h": "STRING",
+        "id": "STRING",
+        "item_id": "STRING",
+        "item_kind": "STRING",
+        "accesses": "INT64",
+        "last_access": "STRING",
+        "strength": "DOUBLE",
+        "retention": "DOUBLE",
+        "mentions": "INT64",
+        "pagerank": "DOUBLE",
+        "score": "DOUBLE",
+        "faded": "BOOLEAN",
+        "top_of_mind": "BOOLEAN",
+        "h": "STRING",
     },
     "SelfProfile": {
-        "id": "STRING", "version": "INT64", "created": "STRING", "entity_id": "STRING", "text": "STRING",
-        "sections": "STRING", "digest": "STRING", "is_current": "BOOLEAN", "h": "STRING",
+        "id": "STRING",
+        "version": "INT64",
+        "created": "STRING",
+        "entity_id": "STRING",
+        "text": "STRING",
+        "sections": "STRING",
+        "digest": "STRING",
+        "is_current": "BOOLEAN",
+        "h": "STRING",
     },
 }
 STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -119,7 +186,13 @@ class ApplyStats:
 
 
 def _polars_type(kind: str) -> Any:
-    return {"STRING": pl.String, "STRING[]": pl.List(pl.String), "INT64": pl.Int64, "BOOLEAN": pl.Boolean, "DOUBLE": pl.Float64}[kind]
+    return {
+        "STRING": pl.String,
+        "STRING[]": pl.List(pl.String),
+        "INT64": pl.Int64,
+        "BOOLEAN": pl.Boolean,
+        "DOUBLE": pl.Float64,
+    }[kind]
 
 
 class _Held:
@@ -183,7 +256,9 @@ class GraphStore:
 
     def _open(self, read_only: bool) -> kuzu.Database:
         try:
-            return kuzu.Database(str(self.path), read_only=read_only, buffer_pool_size=self.buffer_pool_mb * 1024 * 1024)
+            return kuzu.Database(
+                str(self.path), read_only=read_only, buffer_pool_size=self.buffer_pool_mb * 1024 * 1024
+            )
         except RuntimeError as exc:
             if any(h in str(exc) for h in _LOCK_HINTS):
                 raise StoreLocked(f"graph database {self.path} is in use by another process") from exc
@@ -236,8 +311,10 @@ class GraphStore:
             missing = _MISSING_TABLE.search(str(exc))
             if not read_only or missing is None or missing.group(1) not in {*NODE_SCHEMAS, *self.edge_tables}:
                 raise  # a writer's error, or a table mnemo never makes: not an incomplete graph
-            raise GraphIncomplete(f"graph database {self.path} has no table {missing.group(1)} yet (the write that "
-                                  "created it was cut off, or an older version made it); the next ingest completes it") from exc
+            raise GraphIncomplete(
+                f"graph database {self.path} has no table {missing.group(1)} yet (the write that "
+                "created it was cut off, or an older version made it); the next ingest completes it"
+            ) from exc
 
     @contextmanager
     def _opened(self, read_only: bool, wait_seconds: float) -> Iterator[kuzu.Connection]:
@@ -302,8 +379,13 @@ class GraphStore:
         stats = ApplyStats()
         known = known or {}
         with self.connect(wait_seconds=WRITE_WAIT_SECONDS) as conn:
-            current_edges = {key: known[key] if key in known else _pairs(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) RETURN r.id, r.h")
-                             for key in self._edge_keys() if tables is None or key[0] in tables}
+            current_edges = {
+                key: known[key]
+                if key in known
+                else _pairs(conn, f"MATCH (:{key[1]})-[r:{key[0]}]->(:{key[2]}) RETURN r.id, r.h")
+                for key in self._edge_keys()
+                if tables is None or key[0] in tables
+            }
             for key, current in current_edges.items():
                 desired = facts.edges.get(key, {})
                 doomed = [i for i, h in current.items() if desired.get(i, {}).get("h") != h]
@@ -335,12 +417,17 @@ class GraphStore:
         faults.point(f"graph.update_nodes:{table}", len(changed))
         columns = NODE_SCHEMAS[table]
 
-        def in_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:  # one column order: Kùzu refuses a list of mixed structs
+        def in_order(
+            rows: list[dict[str, Any]],
+        ) -> list[dict[str, Any]]:  # one column order: Kùzu refuses a list of mixed structs
             return [{c: row[c] for c in columns} for row in rows]
 
         assignments = ", ".join(f"n.{c} = row.{c}" for c in columns if c != "id")
         for start in range(0, len(changed), BATCH):
-            conn.execute(f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}", {"rows": in_order(changed[start:start + BATCH])})
+            conn.execute(
+                f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}",
+                {"rows": in_order(changed[start : start + BATCH])},
+            )
         new = [row for i, row in desired.items() if i not in current]
         faults.point(f"graph.copy_nodes:{table}", len(new))
         if 0 < len(new) <= FEW_NODES:  # a COPY into a filled table costs ~0.1-0.4 s however few the rows
@@ -348,18 +435,25 @@ class GraphStore:
             conn.execute(f"UNWIND $rows AS row CREATE (n:{table} {{{fields}}})", {"rows": in_order(new)})
         elif new:
             schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
-            frame = pl.DataFrame([{c: row[c] for c in schema} for row in new], schema=schema)
+            frame = pl.DataFrame(  # noqa: F841 (Kùzu reads `frame` from this scope by name)
+                [{c: row[c] for c in schema} for row in new], schema=schema)
             conn.execute(f"COPY {table} FROM frame")
         stats.deleted[table] = len(stale)
         stats.updated[table] = len(changed)
         stats.inserted[table] = len(new)
 
-    def _copy_edges(self, conn: kuzu.Connection, key: tuple[str, str, str], rows: list[dict[str, Any]], run_id: str) -> None:
+    def _copy_edges(
+        self, conn: kuzu.Connection, key: tuple[str, str, str], rows: list[dict[str, Any]], run_id: str
+    ) -> None:
         if not rows:
             return
         table, src, dst = key
         faults.point(f"graph.copy_edges:{table}")
-        schema = {"src": pl.String, "dst": pl.String, **{c: _polars_type(_EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS}}
+        schema = {
+            "src": pl.String,
+            "dst": pl.String,
+            **{c: _polars_type(_EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS},
+        }
         records = [{**{c: row.get(c, "") for c in schema}, "run_id": run_id} for row in rows]
         if len(records) <= FEW_EDGES:  # one statement per edge finds its ends by key: ~0.7 ms each, where
             props = ", ".join(f"{c}: ${c}" for c in EDGE_PROPS)  # an UNWIND over the rows costs ~20 ms however few
@@ -379,7 +473,9 @@ class GraphStore:
         with self.connect(read_only=True, wait_seconds=5) as conn:
             counts = {t: _scalar(conn, f"MATCH (n:{t}) RETURN count(n)") for t in NODE_SCHEMAS}
             for table, pairs in self.edge_tables.items():
-                counts[table] = sum(_scalar(conn, f"MATCH (:{a})-[r:{table}]->(:{b}) RETURN count(r)") for a, b in pairs)
+                counts[table] = sum(
+                    _scalar(conn, f"MATCH (:{a})-[r:{table}]->(:{b}) RETURN count(r)") for a, b in pairs
+                )
         return counts
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
@@ -391,14 +487,20 @@ class GraphStore:
                 out[table] = sorted(_rows(conn, f"MATCH (n:{table}) RETURN {cols}"), key=repr)
             for table, a, b in self._edge_keys():
                 cols = ", ".join(f"r.{c}" for c in EDGE_PROPS if c != "run_id")
-                out[f"{table}:{a}->{b}"] = sorted(_rows(conn, f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id, y.id, {cols}"), key=repr)
+                out[f"{table}:{a}->{b}"] = sorted(
+                    _rows(conn, f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id, y.id, {cols}"), key=repr
+                )
         return out
 
-    def query(self, cypher: str, params: dict[str, Any] | None = None, wait_seconds: float = 2.0) -> list[dict[str, Any]]:
+    def query(
+        self, cypher: str, params: dict[str, Any] | None = None, wait_seconds: float = 2.0
+    ) -> list[dict[str, Any]]:
         """Run one read-only, parameterized query and return rows as dicts."""
         return self.queries([cypher], params, wait_seconds)[0]
 
-    def queries(self, cyphers: list[str], params: dict[str, Any] | None = None, wait_seconds: float = 2.0) -> list[list[dict[str, Any]]]:
+    def queries(
+        self, cyphers: list[str], params: dict[str, Any] | None = None, wait_seconds: float = 2.0
+    ) -> list[list[dict[str, Any]]]:
         """Run several read-only queries in one opening of the database (opening costs more than a query)."""
         with self.connect(read_only=True, wait_seconds=wait_seconds) as conn:
             return [_dicts(conn.execute(cypher, params or {})) for cypher in cyphers]

@@ -44,7 +44,9 @@ def open_table(db: Any, name: str) -> tuple[Any | None, TableProblem | None]:
     try:
         return db.open_table(name), None
     except UNREADABLE_ERRORS as exc:
-        return None, TableProblem(name, f"unreadable ({exc}); the next ingest rebuilds it (`mnemo doctor --fix` removes it now)")
+        return None, TableProblem(
+            name, f"unreadable ({exc}); the next ingest rebuilds it (`mnemo doctor --fix` removes it now)"
+        )
 
 
 def remove_table(folder: Path, name: str) -> None:
@@ -57,7 +59,9 @@ def remove_table(folder: Path, name: str) -> None:
 def write_lock(folder: Path, name: str) -> AbstractContextManager[None]:
     """One sync of a table at a time, across processes: what a sync reads and decides stays true
     until it has written (two ingests at once would both append the same new rows)."""
-    return file_lock(folder / f".{name}.write.lock", True, WRITER_WAIT_SECONDS, f"vector table {name!r} is being written")
+    return file_lock(
+        folder / f".{name}.write.lock", True, WRITER_WAIT_SECONDS, f"vector table {name!r} is being written"
+    )
 
 
 def reconcile_count(table: Any | None, folder: Path, name: str, expected: int) -> bool:
@@ -74,7 +78,9 @@ def duplicate_ids(table: Any) -> list[str]:
     """Ids that more than one row of the table holds."""
     ids = table.search().select(["id"]).limit(None).to_arrow()["id"]
     counts = pc.value_counts(ids)
-    return sorted(str(v) for v, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()) if n > 1)
+    return sorted(
+        str(v) for v, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist()) if n > 1
+    )
 
 
 def drop_duplicate_ids(table: Any, name: str) -> int:

@@ -19,26 +19,37 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mnemo.stores import faults
-from mnemo.runtime import keep_out_of_collections
 from mnemo.config import VectorIndexConfig
 from mnemo.documents import content_hash
+from mnemo.runtime import keep_out_of_collections
 from mnemo.runtime_imports import defer_package_init
-from mnemo.stores.locks import writer
+from mnemo.stores import faults
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
-from mnemo.stores.vector_repair import TableProblem, drop_duplicate_ids, open_table, reconcile_count, remove_table, write_lock
+from mnemo.stores.locks import writer
+from mnemo.stores.vector_repair import (
+    TableProblem,
+    drop_duplicate_ids,
+    open_table,
+    reconcile_count,
+    remove_table,
+    write_lock,
+)
 
 TEXT_COLUMN = "embed_text"
 VECTOR_COLUMN = "vector"
 EMBED_BATCH = 512  # texts per encode call of a sync
-WINDOW_BATCHES = 8  # encode calls per window of a sync: its rows are encoded longest first, then written in their given order
+WINDOW_BATCHES = (
+    8  # encode calls per window of a sync: its rows are encoded longest first, then written in their given order
+)
 # Query-time settings of the ANN index, measured with benchmarks/vector_index.py (docs/SCALING.md):
 # probe this many IVF partitions, then re-rank refine_factor * k candidates by exact distance.
 NPROBES = 20
 REFINE_FACTOR = 10
 _KEYS = ("id", "embed_hash", "meta_hash")
-MAX_GROUPS_FILTERED = 1000  # a sync with more changed or gone groups reads every row's hashes, not a filter naming each group
+MAX_GROUPS_FILTERED = (
+    1000  # a sync with more changed or gone groups reads every row's hashes, not a filter naming each group
+)
 
 
 @dataclass
@@ -67,7 +78,9 @@ def embedding_windows(rows: list[dict[str, Any]], batch: int) -> list[tuple[list
 
 def encode_window(embedder: Embedder, part: list[dict[str, Any]], calls: list[list[int]]) -> np.ndarray:
     """The vectors of a window's rows, in the rows' order, from its encode calls (`embedding_windows`)."""
-    encoded = np.concatenate([np.asarray(embedder.encode([part[i][TEXT_COLUMN] for i in call]), dtype=np.float32) for call in calls])
+    encoded = np.concatenate(
+        [np.asarray(embedder.encode([part[i][TEXT_COLUMN] for i in call]), dtype=np.float32) for call in calls]
+    )
     vectors = np.empty_like(encoded)
     vectors[[i for call in calls for i in call]] = encoded
     return vectors
@@ -152,7 +165,11 @@ def vector_matrix(column: Any) -> np.ndarray:
 
 def vectors_by_id(data: Any) -> dict[str, np.ndarray]:
     """Id -> vector of an Arrow table with `id` and a fixed-size `vector` column (rows of one matrix)."""
-    return dict(zip(data["id"].to_pylist(), vector_matrix(data["vector"]).astype(np.float32, copy=False))) if data.num_rows else {}
+    return (
+        dict(zip(data["id"].to_pylist(), vector_matrix(data["vector"]).astype(np.float32, copy=False)))
+        if data.num_rows
+        else {}
+    )
 
 
 class VectorStore:
@@ -242,7 +259,9 @@ class VectorStore:
                 stats = self._sync_groups(name, groups, embedder, column, batch)
             return stats
 
-    def _sync_groups(self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str, batch: int) -> SyncStats:
+    def _sync_groups(
+        self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str, batch: int
+    ) -> SyncStats:
         table = self.table(name)
         record = self.path / f"{name}.groups.json"
         state = _table_state(table) if table is not None else None
@@ -253,12 +272,17 @@ class VectorStore:
             changed, current = groups, _current(table)
         else:
             current = _current(table, f"{column} IN ({', '.join(sql_quote(k) for k in keys)})") if keys else {}
-        stats = self._sync_rows(name, table, [row for group in changed for row in group.rows()], current, embedder, batch)
+        stats = self._sync_rows(
+            name, table, [row for group in changed for row in group.rows()], current, embedder, batch
+        )
         stats.total = sum(g.size for g in groups)
         written = self.table(name)
         after = _table_state(written) if written is not None else None
         if after is not None and (keys or after != state):
-            write_text_atomic(record, json.dumps({"embedder": embedder.name, "table": after, "groups": {g.key: g.digest for g in groups}}))
+            write_text_atomic(
+                record,
+                json.dumps({"embedder": embedder.name, "table": after, "groups": {g.key: g.digest for g in groups}}),
+            )
         return stats
 
     def _sync_rows(
@@ -272,11 +296,17 @@ class VectorStore:
         for row in rows:
             row = dict(row)
             row["embed_hash"] = content_hash(embedder.name, row[TEXT_COLUMN])
-            row["meta_hash"] = content_hash(json.dumps({k: v for k, v in row.items() if k != "embed_hash"}, sort_keys=True, default=str))
+            row["meta_hash"] = content_hash(
+                json.dumps({k: v for k, v in row.items() if k != "embed_hash"}, sort_keys=True, default=str)
+            )
             desired[row["id"]] = row
         doomed = [i for i in current if i not in desired]
         to_embed = [r for i, r in desired.items() if i not in current or current[i][0] != r["embed_hash"]]
-        to_update = [r for i, r in desired.items() if i in current and current[i][0] == r["embed_hash"] and current[i][1] != r["meta_hash"]]
+        to_update = [
+            r
+            for i, r in desired.items()
+            if i in current and current[i][0] == r["embed_hash"] and current[i][1] != r["meta_hash"]
+        ]
         faults.point(f"vectors.delete:{name}", len(doomed) if table is not None else 0)
         if table is not None and doomed:
             for start in range(0, len(doomed), 1000):
@@ -304,11 +334,15 @@ class VectorStore:
         if not _has_id_index(table):
             _index_ids(table)
 
-    def _upsert(self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray, new: bool = False) -> Any:
+    def _upsert(
+        self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray, new: bool = False
+    ) -> Any:
         """Write rows with their vectors; rows whose ids the table does not hold yet are appended
         (no join against the whole table), others merged by id."""
         flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
-        data = pa.Table.from_pylist(rows).append_column("vector", pa.FixedSizeListArray.from_arrays(flat, vectors.shape[1]))
+        data = pa.Table.from_pylist(rows).append_column(
+            "vector", pa.FixedSizeListArray.from_arrays(flat, vectors.shape[1])
+        )
         if table is None:
             return self._db().create_table(name, data=data)
         if new:
@@ -374,7 +408,9 @@ def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
     found: dict[str, np.ndarray] = {}
     for start in range(0, len(ids), 1000):
         part = ids[start:start + 1000]
-        found.update(vectors_by_id(table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow()))
+        found.update(
+            vectors_by_id(table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow())
+        )
     return found
 
 

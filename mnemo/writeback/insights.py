@@ -68,9 +68,13 @@ class _Graph:
 def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
     notes = {
         r[0]: NoteRef(r[0], r[1], r[2], r[3], json.loads(r[4] or "{}"))
-        for r in _rows(conn, "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.source, n.path, n.title, n.properties")
+        for r in _rows(
+            conn, "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.source, n.path, n.title, n.properties"
+        )
     }
-    entities = {r[0]: (r[1], r[2], r[3] or "") for r in _rows(conn, "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.doc_id")}
+    entities = {
+        r[0]: (r[1], r[2], r[3] or "") for r in _rows(conn, "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.doc_id")
+    }
     pages: dict[str, list[str]] = defaultdict(list)
     for note, entity in _rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN n.id, e.id"):
         pages[note].append(entity)
@@ -91,7 +95,9 @@ def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
     return _Graph(notes, entities, pages, mentions, links, relations)
 
 
-def _related(graph: _Graph, note: NoteRef, page_of: dict[str, str], mentioned_by: dict[str, set[str]], limit: int) -> tuple[NoteRef, ...]:
+def _related(
+    graph: _Graph, note: NoteRef, page_of: dict[str, str], mentioned_by: dict[str, set[str]], limit: int
+) -> tuple[NoteRef, ...]:
     """The notes most related to `note`: linked, sharing entities, or pages of related entities."""
     scores: Counter[str] = Counter()
     for other in graph.links.get(note.id, ()):
@@ -141,7 +147,11 @@ def read_insights(store: GraphStore, max_related: int = 8, max_mentions: int = 1
         top = [e for e, _ in sorted(counted, key=lambda ec: (-ec[1], ec[0]))[:max_mentions]]
         related = _related(graph, note, page_of, mentioned_by, max_related)
         community, summary, salience = sleep.for_note(note.id, about, [e for e, _ in counted])
-        insights.append(NoteInsight(note, _entity_refs(graph, about), _entity_names(graph, top), related, community, summary, salience))
+        insights.append(
+            NoteInsight(
+                note, _entity_refs(graph, about), _entity_names(graph, top), related, community, summary, salience
+            )
+        )
     return insights
 
 
@@ -158,7 +168,9 @@ class _SleepFacts:
     @classmethod
     def read(cls, conn: kuzu.Connection) -> "_SleepFacts":
         tables = {r[1]: r[2] for r in _rows(conn, "CALL show_tables() RETURN *")}
-        columns = {t: {r[1] for r in _rows(conn, f"CALL table_info('{t}') RETURN *")} for t in tables if tables[t] == "NODE"}
+        columns = {
+            t: {r[1] for r in _rows(conn, f"CALL table_info('{t}') RETURN *")} for t in tables if tables[t] == "NODE"
+        }
         return cls(
             _communities(conn, tables, columns),
             _column(conn, "Note", "summary", columns), _column(conn, "Entity", "summary", columns),
@@ -166,12 +178,16 @@ class _SleepFacts:
             _column(conn, "Entity", "salience", columns) or _salience_nodes(conn, columns),
         )
 
-    def for_note(self, note_id: str, about: list[str], mentioned: list[str]) -> tuple[str | None, str | None, float | None]:
+    def for_note(
+        self, note_id: str, about: list[str], mentioned: list[str]
+    ) -> tuple[str | None, str | None, float | None]:
         own = [self.community[e] for e in about if e in self.community]
         counts = Counter(self.community[e] for e in mentioned if e in self.community)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         community = min(own) if own else (ranked[0][0] if ranked else None)
-        summary = self.note_summary.get(note_id) or next((self.entity_summary[e] for e in about if self.entity_summary.get(e)), None)
+        summary = self.note_summary.get(note_id) or next(
+            (self.entity_summary[e] for e in about if self.entity_summary.get(e)), None
+        )
         if summary is None and community is not None and community[2]:
             summary = community[2]
         salience = self.note_salience.get(note_id)
@@ -200,10 +216,17 @@ def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict
     """entity id -> score from sleep mode's Salience nodes (mnemo/sleep/salience.py)."""
     if not {"item_id", "item_kind", "score"} <= columns.get("Salience", set()):
         return {}
-    return {r[0]: r[1] for r in _rows(conn, "MATCH (s:Salience) WHERE s.item_kind = 'entity' AND s.score IS NOT NULL RETURN s.item_id, s.score")}
+    return {
+        r[0]: r[1]
+        for r in _rows(
+            conn, "MATCH (s:Salience) WHERE s.item_kind = 'entity' AND s.score IS NOT NULL RETURN s.item_id, s.score"
+        )
+    }
 
 
-def _communities(conn: kuzu.Connection, tables: dict[str, str], columns: dict[str, set[str]]) -> dict[str, tuple[int, str, str]]:
+def _communities(
+    conn: kuzu.Connection, tables: dict[str, str], columns: dict[str, set[str]]
+) -> dict[str, tuple[int, str, str]]:
     """entity id -> (level, title, summary) of its finest community."""
     have = columns.get("Community", set())
     if "title" not in have:
@@ -217,7 +240,9 @@ def _communities(conn: kuzu.Connection, tables: dict[str, str], columns: dict[st
         ends = {(r[0], r[1]) for r in _rows(conn, f"CALL show_connection('{table}') RETURN *")}
         if ("Entity", "Community") not in ends:
             continue
-        for entity, lvl, title, text in _rows(conn, f"MATCH (e:Entity)-[:{table}]->(c:Community) RETURN e.id, {level}, c.title, {summary}"):
+        for entity, lvl, title, text in _rows(
+            conn, f"MATCH (e:Entity)-[:{table}]->(c:Community) RETURN e.id, {level}, c.title, {summary}"
+        ):
             candidate = (int(lvl or 0), title or "", text or "")
             if entity not in found or candidate < found[entity]:
                 found[entity] = candidate

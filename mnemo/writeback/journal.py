@@ -76,7 +76,9 @@ class Journal:
         found: dict[str, RunSummary] = {}
         for entry in self.entries():
             seen = found.get(entry.run)
-            found[entry.run] = RunSummary(entry.run, entry.op, seen.at if seen else entry.at, (seen.notes if seen else 0) + 1)
+            found[entry.run] = RunSummary(
+                entry.run, entry.op, seen.at if seen else entry.at, (seen.notes if seen else 0) + 1
+            )
         return list(found.values())
 
     def added(self) -> dict[tuple[str, str], JournalEntry]:

@@ -59,7 +59,9 @@ class Staged:
         """Rename the temp file over the note if the note still holds the expected bytes."""
         try:
             if digest(self.file.read_bytes()) != self.expected:
-                raise WritebackRefused("the note changed while it was being written; it will be retried on the next run")
+                raise WritebackRefused(
+                    "the note changed while it was being written; it will be retried on the next run"
+                )
             os.replace(self.temp, self.file)
         finally:
             self.discard()

@@ -49,7 +49,7 @@ _TITLE_SCAN_CHARS = 16384
 
 
 def new_run_id() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("wb-%Y%m%dT%H%M%S-") + uuid.uuid4().hex[:6]
+    return dt.datetime.now(dt.UTC).strftime("wb-%Y%m%dT%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 @dataclass(frozen=True)
@@ -262,7 +262,7 @@ class _Write:
 def _as_write(change: NoteChange, patch: Patch, new_text: str, run: str, op: str) -> _Write:
     data = new_text.encode("utf-8")
     entry = JournalEntry(
-        run, op, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), change.source, change.path,
+        run, op, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), change.source, change.path,
         str(change.file), patch.start, patch.old, patch.new, change.before, digest(data),
     )
     return _Write(change.path, change.file, data, change.before, entry)
