@@ -7,14 +7,15 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mnemo.errors import ConfigError
 
 CONFIG_ENV = "MNEMO_CONFIG"
 DEFAULT_CONFIG = "mnemo.yaml"
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: `$` would admit a trailing newline
-SOURCE_KINDS = ("obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox", "memories")
+# the kinds of source mnemo reads; the scanner has one parser for each
+SourceKind = Literal["obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox", "memories"]
 
 
 def validate_namespace(name: str) -> str:
@@ -51,7 +52,7 @@ class _Strict(BaseModel):
 
 
 class SourceConfig(_Strict):
-    kind: Literal["obsidian", "logseq", "chatgpt", "claude", "jsonl", "locomo", "inbox", "memories"]
+    kind: SourceKind
     path: Path
     name: str = ""
     exclude: tuple[str, ...] = ()
@@ -132,6 +133,7 @@ class WritebackConfig(_Strict):
 class MnemoConfig(_Strict):
     data_dir: Path = Path(".mnemo")
     namespaces: dict[str, NamespaceConfig] = Field(default_factory=dict)
+    default_namespace: str | None = None  # what commands use without --namespace (else the only namespace)
     embedder: EmbedderConfig = EmbedderConfig()
     llm: LLMConfig | None = None
     chunking: ChunkingConfig = ChunkingConfig()
@@ -151,6 +153,25 @@ class MnemoConfig(_Strict):
                     f"invalid namespace name {name!r}: use lower-case letters, digits, '-' or '_'"
                 )
         return value
+
+    @model_validator(mode="after")
+    def _check_default(self) -> "MnemoConfig":
+        if self.default_namespace is not None and self.default_namespace not in self.namespaces:
+            known = ", ".join(sorted(self.namespaces)) or "none"
+            raise ValueError(f"default_namespace {self.default_namespace!r} is not a configured namespace ({known})")
+        return self
+
+    def default_namespace_name(self) -> str:
+        """The namespace to use when none is named: `default_namespace`, else the only one configured."""
+        if self.default_namespace is not None:
+            return self.default_namespace
+        if len(self.namespaces) == 1:
+            return next(iter(self.namespaces))
+        names = ", ".join(sorted(self.namespaces)) or "none"
+        raise ConfigError(
+            f"{self.path or 'the configuration'}: {len(self.namespaces)} namespaces configured ({names}); "
+            "name one with --namespace, or set default_namespace"
+        )
 
     def namespace(self, name: str) -> NamespaceConfig:
         validate_namespace(name)

@@ -7,36 +7,30 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemo.cli.options import ConfigOption, NamespaceOption, fail, namespace_of
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.serve.api_keys import KeyStore
 
 console = Console()
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-]
-NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 keys_app = typer.Typer(help="API keys for `mnemo serve`: one namespace each, stored hashed.", no_args_is_help=True)
 
 
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
 
-
-def mcp(namespace: NamespaceOption = "example", config: ConfigOption = None,
+def mcp(namespace: NamespaceOption = None, config: ConfigOption = None,
         transport: Annotated[str, typer.Option(help="stdio, or streamable-http.")] = "stdio",
         host: Annotated[str, typer.Option(help="Address for streamable-http (keep it loopback).")] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="Port for streamable-http; the endpoint is /mcp.")] = 8766) -> None:
     """Serve one namespace's memory to an MCP-capable assistant (stdio by default)."""
+    namespace = namespace_of(namespace, config)
     from mnemo.serve.mcp import run
 
     if transport not in ("stdio", "streamable-http"):
-        _fail(f"unknown transport {transport!r}: use stdio or streamable-http")
+        fail(f"unknown transport {transport!r}: use stdio or streamable-http")
     try:
         run(namespace, config, transport, host, port)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
 def serve(config: ConfigOption = None, host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
@@ -50,7 +44,7 @@ def serve(config: ConfigOption = None, host: Annotated[str, typer.Option(help="A
     try:
         app = create_app(config, max_body=max_body)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
@@ -59,7 +53,7 @@ def _store(config: Path | None) -> KeyStore:
     try:
         return KeyStore(load_config(config).data_dir)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         raise
 
 
@@ -73,7 +67,7 @@ def keys_create(
     try:
         key, token = _store(config).create(namespace, label)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print(f"key {key.id} for namespace {namespace!r} (shown once, keep it safe):", highlight=False)
     print(token)
@@ -98,6 +92,6 @@ def keys_revoke(
     try:
         key = _store(config).revoke(key_id)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print(f"revoked key {key.id} (namespace {key.namespace!r})")

@@ -6,6 +6,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from mnemo.cli.options import ConfigOption, fail
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.maintenance.backup import backup_namespace, restore_namespace
@@ -13,18 +14,11 @@ from mnemo.maintenance.export import export_namespace, import_namespace
 from ontology import load_ontology
 
 console = Console()
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-]
 WaitOption = Annotated[
     float, typer.Option("--wait", min=0, help="Seconds to wait for running writers before giving up.")
 ]
 ForceOption = Annotated[bool, typer.Option("--force", help="Replace the namespace if it already holds data.")]
 
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
 
 
 def _size(n: int) -> str:
@@ -41,7 +35,7 @@ def backup(
     try:
         info = backup_namespace(load_config(config).data_dir, namespace, dest, wait_seconds=wait)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print(
         f"backed up {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}"
@@ -58,7 +52,7 @@ def restore(
     try:
         info = restore_namespace(archive, load_config(config).data_dir, force=force, wait_seconds=wait)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print(f"restored {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s")
 
@@ -73,7 +67,7 @@ def export(
     try:
         info = export_namespace(load_config(config).data_dir, namespace, load_ontology(), dest, wait_seconds=wait)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     rows = ", ".join(f"{k} {v}" for k, v in info.rows.items() if v)
     console.print(f"exported {info.namespace!r}: {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}\n{rows}")
@@ -89,7 +83,7 @@ def import_(
     try:
         info = import_namespace(folder, load_config(config).data_dir, load_ontology(), force=force, wait_seconds=wait)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
 

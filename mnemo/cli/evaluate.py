@@ -8,24 +8,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from mnemo.cli.options import ConfigOption, fail
 from mnemo.config import EmbedderConfig, load_config
 from mnemo.errors import ConfigError, MnemoError
 
 if TYPE_CHECKING:
     from mnemo.stores.embedders import Embedder
 
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-]
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")]
 AfterSleepOption = Annotated[bool, typer.Option(
     "--after-sleep", help="Also consolidate (sleep mode, offline) after ingest and ask every question again.")]
 eval_app = typer.Typer(help="Measure recall quality on public benchmarks and on your own vault.", no_args_is_help=True)
 
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
 
 
 def _progress(message: str) -> None:
@@ -50,7 +44,7 @@ def _report(config: Path | None, json_out: Path | None, table: Callable[[dict[st
     try:
         report = run(build_embedder(_embedder_settings(config)))
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     typer.echo(table(report))
     if json_out:
@@ -72,7 +66,7 @@ def eval_locomo(
 
     extra = list(ctx.args)
     if any(not a.isdigit() for a in extra):
-        _fail(f"unexpected arguments {extra}: cut-offs are whole numbers, e.g. --k 5 10 20")
+        fail(f"unexpected arguments {extra}: cut-offs are whole numbers, e.g. --k 5 10 20")
     cutoffs = tuple(sorted(set((k or []) + [int(a) for a in extra]))) or (5, 10, 20)
     _report(config, json_out, format_table, lambda embedder: evaluate(
         file, embedder, load_ontology(), ks=cutoffs, after_sleep=after_sleep, progress=_progress))
@@ -94,6 +88,6 @@ def eval_notes(
     from ontology import load_ontology
 
     if kind not in ("obsidian", "logseq"):
-        _fail(f"unknown --kind {kind!r}: use obsidian or logseq")
+        fail(f"unknown --kind {kind!r}: use obsidian or logseq")
     _report(config, json_out, format_notes_table, lambda embedder: evaluate_notes(
         qa, vault, kind, embedder, load_ontology(), after_sleep=after_sleep, progress=_progress))  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from mnemo.cli import assist as commands_assist
 from mnemo.cli import evaluate as commands_eval
 from mnemo.cli import memory as commands_memory
 from mnemo.cli.extraction import extraction_state, print_extraction_state
+from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
@@ -31,23 +32,16 @@ app.add_typer(commands_eval.eval_app, name="eval")
 app.command()(commands_assist.mcp)
 app.command()(commands_assist.serve)
 app.add_typer(commands_assist.keys_app, name="keys")
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-]
-NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
 
 
 @app.command()
 def status(
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems."""
+    namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
         files = NamespaceFiles(settings.data_dir, namespace)
@@ -61,7 +55,7 @@ def status(
         problems = files.read_problems()
         pending = pending_memories(files.root, files.namespace, {d.id for d in files.read_documents()})
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     table = Table(title=f"namespace {namespace}")
     table.add_column("what")
@@ -84,15 +78,16 @@ def status(
 
 @app.command()
 def doctor(
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     fix: Annotated[bool, typer.Option("--fix", help="Repair what can be repaired.")] = False,
     config: ConfigOption = None,
 ) -> None:
     """Check a namespace's stores for what a killed or concurrent run left; --fix repairs it."""
+    namespace = namespace_of(namespace, config)
     try:
         findings = examine(load_config(config).data_dir, namespace, load_ontology(), fix)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if not findings:
         console.print(f"namespace {namespace}: nothing found to repair")
@@ -108,22 +103,23 @@ def _no_data(settings: MnemoConfig, namespace: str, config: Path | None) -> None
     """A namespace with no folder yet: not configured is an error; configured, nothing ingested yet."""
     if namespace not in settings.namespaces:
         known = ", ".join(sorted(settings.namespaces)) or "none"
-        _fail(f"namespace {namespace!r} is not in {resolve_config_path(config)} (configured: {known}) "
+        fail(f"namespace {namespace!r} is not in {resolve_config_path(config)} (configured: {known}) "
               f"and has no data in {settings.data_dir}")
     console.print(f"namespace {namespace!r} has no data yet in {settings.data_dir}: run the ingest job")
 
 
 @app.command()
 def extraction(
-    namespace: NamespaceOption = "example",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+    namespace: NamespaceOption = None,
+    as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Show the LLM extractor's cached answers and the chunks still pending."""
+    namespace = namespace_of(namespace, config)
     try:
         state = extraction_state(load_config(config), namespace)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     print_extraction_state(state, as_json, console)
 

@@ -1,41 +1,27 @@
 """The memory commands of `mnemo`: recall, remember, forget and entity."""
 
-import json
-import sys
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 
 console = Console()
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-]
-NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
 
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
-
-
-def _print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=1, default=str)
-    sys.stdout.write("\n")
 
 
 def _client(namespace: str, config: Path | None) -> MemoryClient:
     try:
         return MemoryClient(namespace, config)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         raise
 
 
@@ -46,15 +32,15 @@ def _window(since: str | None, until: str | None) -> tuple[str | None, str | Non
             try:
                 date.fromisoformat(value[:10])
             except ValueError:
-                _fail(f"{name} {value!r} is not a date: use YYYY-MM-DD")
+                fail(f"{name} {value!r} is not a date: use YYYY-MM-DD")
     if since and until and since[:10] > until[:10]:
-        _fail(f"--since {since} is after --until {until}")
+        fail(f"--since {since} is after --until {until}")
     return since, (until + "~" if until and len(until) == 10 else until)
 
 
 def recall(
     query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
     mode: Annotated[
         str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")
@@ -69,16 +55,17 @@ def recall(
     config: ConfigOption = None,
 ) -> None:
     """Recall what memory holds about QUERY: passages, why each came back, and the entities behind them."""
+    namespace = namespace_of(namespace, config)
     if mode not in ("eager", "deliberate"):
-        _fail(f"unknown mode {mode!r}: use eager or deliberate")
+        fail(f"unknown mode {mode!r}: use eager or deliberate")
     window = _window(since, until)
     try:
         result = _client(namespace, config).recall(query, k=k, mode=mode, since=window[0], until=window[1])  # type: ignore[arg-type]
     except (MnemoError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if as_json:
-        _print_json({"query": query, "namespace": namespace, **result.to_dict()})
+        print_json({"query": query, "namespace": namespace, **result.to_dict()})
         return
     if result.degraded:
         console.print(f"[yellow]note:[/] {result.degraded}")
@@ -98,7 +85,7 @@ def recall(
 
 def remember(
     text: Annotated[str, typer.Argument(help="What to remember; may name entities inline as person_id:alice.")],
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     entity: Annotated[
         list[str] | None, typer.Option("--entity", "-e", help="An entity reference to attach (repeatable).")
     ] = None,
@@ -106,19 +93,20 @@ def remember(
     config: ConfigOption = None,
 ) -> None:
     """Remember TEXT: written to the namespace's inbox now, recallable after the next ingest run."""
+    namespace = namespace_of(namespace, config)
     try:
         memory = _client(namespace, config).remember(text, list(entity or []))
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if as_json:
-        _print_json(memory.to_dict())
+        print_json(memory.to_dict())
         return
     console.print(f"remembered [bold]{memory.id}[/] in {namespace!r} (status: {memory.status})")
 
 
 def forget(
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     memory: Annotated[str | None, typer.Option("--memory", help="A memory id returned by remember.")] = None,
     entity: Annotated[str | None, typer.Option("--entity", help="An entity reference, e.g. person_id:alice.")] = None,
     prop: Annotated[
@@ -135,15 +123,16 @@ def forget(
     config: ConfigOption = None,
 ) -> None:
     """Forget a memory, an entity (or some of its properties/relations), or what a query finds."""
+    namespace = namespace_of(namespace, config)
     try:
         report = _client(namespace, config).forget(
             memory, entity, properties=prop, relations=relation, query=query, confirm=yes
         )
     except (MnemoError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if as_json:
-        _print_json(report.to_dict())
+        print_json(report.to_dict())
         return
     verb = "would forget" if report.dry_run else "forgot"
     console.print(
@@ -163,18 +152,19 @@ def forget(
 
 def entity(
     ref: Annotated[str, typer.Argument(help="An entity reference, e.g. person_id:alice_chen.")],
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Show an entity: its properties (with since), its note's content and its relations."""
+    namespace = namespace_of(namespace, config)
     try:
         found = _client(namespace, config).get_entity(ref, props=True, content=True, relations=True)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if as_json:
-        _print_json(found)
+        print_json(found)
         return
     console.print(
         f"[bold]{found['name']}[/] ({found['kind']}, {found['ref']}) aliases: {', '.join(found['aliases']) or '-'}"

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.maintenance.compaction import Compaction, compact_stores
@@ -24,15 +25,7 @@ from ontology import load_ontology
 
 console = Console()
 review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pairs.", no_args_is_help=True)
-ConfigOption = Annotated[
-    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-]
-NamespaceOption = Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")]
 
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=2)
 
 
 def _files(config: Path | None, namespace: str) -> NamespaceFiles:
@@ -55,10 +48,11 @@ def _resync(files: NamespaceFiles) -> int:
     return sync_graph(files, GraphStore(files.graph_path, load_ontology())).writes
 
 
-def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
-          as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
+def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
+          as_json: JsonOption = False) -> None:
     """Run sleep mode now: dedup, communities, summaries, salience, self profile; then compact the
     graph and vector stores if they have grown enough since their last compaction."""
+    namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
         files = NamespaceFiles(settings.data_dir, namespace)
@@ -70,7 +64,7 @@ def sleep(namespace: NamespaceOption = "example", config: ConfigOption = None,
                              writer=writer_for(settings.llm, settings.sleep.llm))
         compaction = compact_stores(files, graph, vectors, settings.sleep.compact_growth)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     data = {**report.to_dict(), "compaction": compaction.to_dict()}
     console.print_json(json.dumps(data, default=str)) if as_json else console.print(
@@ -95,26 +89,28 @@ def _compaction_line(done: Compaction) -> str:
     return graph + tables
 
 
-def compact(namespace: NamespaceOption = "example", config: ConfigOption = None,
-            as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False) -> None:
+def compact(namespace: NamespaceOption = None, config: ConfigOption = None,
+            as_json: JsonOption = False) -> None:
     """Rebuild the graph from the memory files and compact the vector tables, now (waits for running writers)."""
+    namespace = namespace_of(namespace, config)
     try:
         files = _files(config, namespace)
         if not files.graph_path.exists():
             raise MnemoError(f"namespace {namespace!r} has no graph yet (run the ingest job first)")
         done = compact_stores(files, GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path))
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print_json(json.dumps(done.to_dict())) if as_json else console.print(_compaction_line(done))
 
 
-def merges(namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+def merges(namespace: NamespaceOption = None, config: ConfigOption = None) -> None:
     """List the active merges (newest last) with their ids for `mnemo unmerge`."""
+    namespace = namespace_of(namespace, config)
     try:
         active = MergeLog(SleepFiles(_files(config, namespace).root)).active()
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     rows = [[m.merge_id, m.canonical, m.merged, f"{m.score:.2f}", m.decided_by, m.at] for m in active]
     console.print(_table(f"merges in {namespace}", ["merge id", "canonical", "merged", "score", "by", "at"], rows)
@@ -125,16 +121,17 @@ def unmerge(
     target: Annotated[
         str, typer.Argument(help="A merge id, or an entity id to separate from everything merged with it.")
     ],
-    namespace: NamespaceOption = "example",
+    namespace: NamespaceOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Undo a merge: the entities are separate again, exactly as extracted, and stay apart."""
+    namespace = namespace_of(namespace, config)
     try:
         files = _files(config, namespace)
         undone = MergeLog(SleepFiles(files.root)).unmerge(target, reason="mnemo unmerge")
         writes = _resync(files)
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     for m in undone:
         console.print(f"unmerged {m.merged} from {m.canonical} ({m.merge_id})")
@@ -142,13 +139,14 @@ def unmerge(
 
 
 @review_app.command("list")
-def review_list(namespace: NamespaceOption = "example", config: ConfigOption = None,
+def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
                 show_all: Annotated[bool, typer.Option("--all", help="Also show decided items.")] = False) -> None:
     """Show the pairs waiting for a decision."""
+    namespace = namespace_of(namespace, config)
     try:
         queue = read_review_queue(SleepFiles(_files(config, namespace).root))
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     rows = [[q["id"], q["a"], q["b"], f"{q['score']:.2f}", ", ".join(q["reasons"]), q["status"]]
             for q in queue if show_all or q["status"] == "pending"]
@@ -161,22 +159,24 @@ def _decide(item_id: str, namespace: str, config: Path | None, accept: bool) -> 
         item = decide_review(files, item_id, accept)
         writes = _resync(files) if accept else 0
     except MnemoError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     console.print(f"{item['status']}: {item['a']} / {item['b']}" + (f" (graph writes: {writes})" if accept else ""))
 
 
 @review_app.command("accept")
 def review_accept(item_id: Annotated[str, typer.Argument(help="The review item id.")],
-                  namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+                  namespace: NamespaceOption = None, config: ConfigOption = None) -> None:
     """Merge the pair (logged; undo with `mnemo unmerge`)."""
+    namespace = namespace_of(namespace, config)
     _decide(item_id, namespace, config, True)
 
 
 @review_app.command("reject")
 def review_reject(item_id: Annotated[str, typer.Argument(help="The review item id.")],
-                  namespace: NamespaceOption = "example", config: ConfigOption = None) -> None:
+                  namespace: NamespaceOption = None, config: ConfigOption = None) -> None:
     """Keep the pair apart; it is not proposed again."""
+    namespace = namespace_of(namespace, config)
     _decide(item_id, namespace, config, False)
 
 

@@ -1,12 +1,12 @@
 """`mnemo writeback`: write insights into the notes, show the diffs, or undo a run."""
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from mnemo.cli.options import ConfigOption, NamespaceOption, fail, namespace_of
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.writeback.run import (
@@ -21,10 +21,6 @@ from ontology import load_ontology
 
 console = Console()
 
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code=2)
 
 
 def _print_plan(plan: WritebackPlan) -> None:
@@ -41,7 +37,7 @@ def _print_report(report: WritebackReport, verb: str) -> None:
 
 
 def writeback(
-    namespace: Annotated[str, typer.Option("--namespace", "-n", help="Whose memory to use.")] = "example",
+    namespace: NamespaceOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print unified diffs of what would change; write nothing.")
     ] = False,
@@ -49,11 +45,10 @@ def writeback(
         str | None, typer.Option("--undo", metavar="RUN", help="Restore the notes a run wrote (id or prefix).")
     ] = None,
     runs: Annotated[bool, typer.Option("--runs", help="List the write-back runs in the journal.")] = False,
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
-    ] = None,
+    config: ConfigOption = None,
 ) -> None:
     """Write what mnemo learned into each note as mnemo-* properties (nothing else in the note changes)."""
+    namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
         if runs:
@@ -73,7 +68,7 @@ def writeback(
             return
         plan, report = writeback_namespace(settings, namespace, load_ontology())
     except (MnemoError, FileNotFoundError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     _print_plan(plan)
     _print_report(report, "written")

@@ -1,0 +1,46 @@
+"""What every `mnemo` command shares: the --config, --namespace and --json options, and how one fails."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from mnemo.config import load_config
+from mnemo.errors import MnemoError
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
+]
+NamespaceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--namespace", "-n",
+        help="Whose memory to use (default: the configuration's default_namespace, or its only namespace).",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+
+
+def fail(message: str) -> NoReturn:
+    """Print the error on stderr and exit with status 2."""
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code=2)
+
+
+def namespace_of(namespace: str | None, config: Path | None) -> str:
+    """The namespace a command works on: the one named, else the configuration's default."""
+    if namespace is not None:
+        return namespace
+    try:
+        return load_config(config).default_namespace_name()
+    except MnemoError as exc:
+        fail(str(exc))
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=1, default=str)
+    sys.stdout.write("\n")
