@@ -7,7 +7,6 @@ in a pending list until a later run extracts them.
 """
 
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from mnemo.documents import content_hash
+from mnemo.stores import durable
 from mnemo.stores.files import write_parquet
 
 _SCHEMA = {
@@ -43,10 +43,7 @@ def cache_key(chunk_hash: str, ontology_version: str, prompt_version: str, model
 
 
 def _write_json(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    durable.write_json(path, value, f"llm_cache:{path.name}", sort_keys=True)
 
 
 class ExtractionCache:

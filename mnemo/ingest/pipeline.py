@@ -5,7 +5,6 @@ its input, so re-running any step, in any state, converges to the same stores.
 """
 
 import json
-import os
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
 from mnemo.sources.memories import inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
+from mnemo.stores import durable
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles, read_json_object
 from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
@@ -238,9 +238,7 @@ def update_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespace
 
 
 def _write_state(path: Path, state: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state), encoding="utf-8")
-    os.replace(tmp, path)
+    durable.write_json(path, state, f"state:{path.name}", indent=None)
 
 
 LLM_FACTS = "llm_facts"

@@ -21,6 +21,7 @@ from pathlib import Path
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
 from mnemo.maintenance.export_check import ExportError, read_table, sha256_of
+from mnemo.stores import durable
 from mnemo.stores.locks import namespace_lock
 
 FORMAT = "mnemo-backup"
@@ -79,20 +80,13 @@ def backup_namespace(data_dir: Path, namespace: str, dest: Path, wait_seconds: f
 
 def _write_tar(target: Path, root: Path, members: list[Path], index: dict[str, object]) -> None:
     mode = "w:gz" if target.name.endswith((".tar.gz", ".tgz")) else "w"
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        with tarfile.open(tmp, mode) as tar:
-            data = json.dumps(index, indent=1, sort_keys=True).encode()
-            info = tarfile.TarInfo(INDEX)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-            for path in members:
-                tar.add(path, arcname="data/" + path.relative_to(root).as_posix(), recursive=False)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with durable.replacing(target, "backup:archive") as tmp, tarfile.open(tmp, mode) as tar:
+        data = json.dumps(index, indent=1, sort_keys=True).encode()
+        info = tarfile.TarInfo(INDEX)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        for path in members:
+            tar.add(path, arcname="data/" + path.relative_to(root).as_posix(), recursive=False)
 
 
 def read_index(archive: Path) -> dict[str, object]:

@@ -14,6 +14,7 @@ from mnemo.client import MemoryClient
 from mnemo.documents import slugify
 from mnemo.errors import MnemoError, StoreLocked
 from mnemo.sources.memories import parse_ref
+from mnemo.stores import durable
 
 INTERACTIONS = "interactions.json"
 GRAPH_WAIT = 1.0
@@ -138,8 +139,5 @@ def last_interaction(client: MemoryClient) -> str | None:
 
 def mark_interaction(client: MemoryClient, now: dt.datetime) -> None:
     """Record `now` as the last interaction (atomic replace)."""
-    root = Path(client.files.root)
-    root.mkdir(parents=True, exist_ok=True)
-    tmp = root / f".{INTERACTIONS}.tmp"
-    tmp.write_text(json.dumps({"last": now.isoformat(timespec="seconds")}), encoding="utf-8")
-    tmp.replace(root / INTERACTIONS)
+    last = {"last": now.isoformat(timespec="seconds")}
+    durable.write_json(Path(client.files.root) / INTERACTIONS, last, "activity:interactions", indent=None)

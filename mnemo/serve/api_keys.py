@@ -8,14 +8,13 @@ import datetime as dt
 import hashlib
 import hmac
 import json
-import os
 import secrets
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
+from mnemo.stores import durable
 
 KEYS_FILE = "api_keys.json"
 PREFIX = "mnemo_"
@@ -77,9 +76,4 @@ class KeyStore:
         return None
 
     def _write(self, keys: list[ApiKey]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".api_keys.")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump([asdict(k) for k in keys], handle, indent=1)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        durable.write_json(self.path, [asdict(k) for k in keys], "api_keys", mode=0o600)

@@ -10,7 +10,6 @@
 import functools
 import json
 import os
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -19,22 +18,15 @@ import orjson
 
 from mnemo.documents import content_hash
 from mnemo.facts import GraphFacts, edge, row_hash
-from mnemo.stores import faults
+from mnemo.stores import durable
 from mnemo.stores.files import file_stamp
 
 
 def write_json(path: Path, data: Any) -> None:
     """Write JSON through a temp file and an atomic rename."""
-    _write_bytes(path, _dumps(data))
+    durable.write_bytes(path, _dumps(data), f"sleep:{path.name}")
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    faults.point(f"sleep:{path.name}")
-    os.replace(tmp, path)
 
 
 def _dumps(data: Any) -> bytes:
@@ -341,4 +333,4 @@ class SleepFiles:
                 return
         except FileNotFoundError:
             pass
-        _write_bytes(path, data)
+        durable.write_bytes(path, data, f"sleep:{path.name}")

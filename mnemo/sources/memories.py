@@ -8,9 +8,7 @@ structural extractor makes the entities, their properties and relations.
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from mnemo.config import SourceConfig
 from mnemo.documents import Document, content_hash, slugify
 from mnemo.errors import MnemoError, SourceError
 from mnemo.sources.markdown import property_links
+from mnemo.stores import durable
 
 SUFFIXES = (".json",)
 INBOX = "inbox"
@@ -113,14 +112,7 @@ def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | No
     memory = Memory(
         "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values())
     )
-    folder = inbox_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(memory.to_dict(), handle, ensure_ascii=False, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, folder / f"{memory.id}.json")
+    durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
 
 

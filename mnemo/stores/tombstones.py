@@ -6,13 +6,13 @@ filters it too. The file is `<data_dir>/<namespace>/tombstones.json`, written at
 """
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mnemo.documents import Chunk
 from mnemo.facts import GraphFacts, row_hash
+from mnemo.stores import durable
 
 FILE = "tombstones.json"
 
@@ -42,11 +42,7 @@ class Tombstones:
                 "properties": sorted(self.properties), "relations": sorted(self.relations)}
 
     def save(self, root: Path) -> None:
-        path = Path(root) / FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.stored(), indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        durable.write_json(Path(root) / FILE, self.stored(), "tombstones")
 
     def merge(self, other: "Tombstones") -> None:
         for name in ("chunks", "docs", "entities", "properties", "relations"):

@@ -100,14 +100,6 @@ def stage(file: Path, data: bytes, expected: str) -> Staged:
     return staged
 
 
-def fsync_folders(folders: set[Path]) -> None:
-    """Make the renames durable: one fsync per folder written to, at the end of a batch."""
-    for folder in sorted(folders):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def sweep_temp_files(roots: list[Path]) -> int:

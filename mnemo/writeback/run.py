@@ -23,6 +23,7 @@ from mnemo.sources.logseq import graph_settings
 from mnemo.sources.logseq_properties import page_name, page_properties
 from mnemo.sources.markdown import split_frontmatter
 from mnemo.sources.note_layout import layout
+from mnemo.stores import durable
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback.frontmatter import OptedOut, Patch, Value, frontmatter_patch
@@ -33,7 +34,6 @@ from mnemo.writeback.logseq import logseq_patch
 from mnemo.writeback.note_files import (
     Staged,
     digest,
-    fsync_folders,
     read_note,
     run_lock,
     stage,
@@ -294,7 +294,7 @@ def _write_batch(writes: list[_Write], journal: Journal, report: WritebackReport
     finally:
         for _, done in staged:
             done.discard()
-    fsync_folders({write.file.parent for write, _ in staged})
+    durable.sync_folders(write.file.parent for write, _ in staged)
 
 
 def _write_all(writes: list[_Write], journal: Journal, report: WritebackReport, verb: str) -> None:
