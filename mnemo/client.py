@@ -19,15 +19,8 @@ from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import Mode, RecallEngine, RecallResult, RecallSettings
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.sleep_overlay import record_lookup
-from mnemo.sources.memories import (
-    Memory,
-    inbox_dir,
-    memory_doc_id,
-    memory_doc_ids,
-    parse_ref,
-    read_memory,
-    write_memory,
-)
+from mnemo.refs import parse_ref
+from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, read_memory, write_memory
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore

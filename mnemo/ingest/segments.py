@@ -16,11 +16,11 @@ from itertools import groupby
 from typing import Any
 
 from mnemo.documents import Chunk, Document, Segment, _split_long, content_hash
+from mnemo.sources.logseq import BLOCK_REF
 
 WINDOW_WORDS = 80
 WINDOW_TURNS = 4
 _BREADCRUMB_CHARS = 60
-_BLOCK_REF = re.compile(r"\(\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)\)")
 
 
 def block_index(docs: list[Document]) -> dict[str, str]:
@@ -35,12 +35,12 @@ def resolve_refs(text: str, blocks: dict[str, str], depth: int = 2) -> str:
         if found is None:
             return match.group(0)
         return resolve_refs(found, blocks, depth - 1) if depth > 1 else found
-    return _BLOCK_REF.sub(replace, text)
+    return BLOCK_REF.sub(replace, text)
 
 
 def referenced(doc: Document, blocks: dict[str, str]) -> dict[str, str]:
     """The blocks this document references, with their current text (for change detection)."""
-    ids = {m for s in doc.segments for m in _BLOCK_REF.findall(s.text)}
+    ids = {m for s in doc.segments for m in BLOCK_REF.findall(s.text)}
     return {i: blocks[i] for i in sorted(ids) if i in blocks}
 
 

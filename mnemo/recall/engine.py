@@ -5,7 +5,6 @@ graph is locked by another process."""
 
 import json
 import random
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
@@ -31,6 +30,7 @@ from mnemo.recall.search import (
     rows_by_id,
     semantic,
 )
+from mnemo.refs import refs_in
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
@@ -83,7 +83,6 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
 Mode = Literal["eager", "deliberate"]
 PAGE_PASSAGES = 3  # passages of a named entity's own note that join a query's pool
 CANDIDATES_PER_ITEM = 3  # candidates ranked for each item returned (summaries and the per-note cap reorder them)
-_REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
 
 
 @dataclass(frozen=True)
@@ -160,7 +159,7 @@ def parse_refs(values: list[str]) -> list[str]:
     """Entity ids from inline references (`person_id:alice_chen` -> `person_alice_chen`)."""
     ids = []
     for value in values:
-        ids.extend(f"{kind}_{slug.lower()}" for kind, slug in _REF.findall(value))
+        ids.extend(ref.entity_id for ref in refs_in(value))
     return list(dict.fromkeys(ids))
 
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.recall.engine import RecalledItem, RecallResult
+from mnemo.refs import parse_ref
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
-from mnemo.sources.memories import parse_ref
 
 SUMMARY_SHARE = 0.5  # a summary's score: this share of the summed scores of the candidates it cites
 FADED_SHARE = 0.8  # a faded passage keeps this share of its score

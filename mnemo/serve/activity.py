@@ -13,7 +13,7 @@ from typing import Any
 from mnemo.client import MemoryClient
 from mnemo.documents import slugify
 from mnemo.errors import MnemoError, StoreLocked
-from mnemo.sources.memories import parse_ref
+from mnemo.refs import parse_ref
 from mnemo.stores import durable
 
 INTERACTIONS = "interactions.json"

@@ -8,38 +8,19 @@ structural extractor makes the entities, their properties and relations.
 
 import datetime as dt
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mnemo.config import SourceConfig
-from mnemo.documents import Document, content_hash, slugify
+from mnemo.documents import Document, content_hash
 from mnemo.errors import MnemoError, SourceError
+from mnemo.refs import EntityRef, parse_ref, refs_in
 from mnemo.sources.markdown import property_links
 from mnemo.stores import durable
 
 SUFFIXES = (".json",)
 INBOX = "inbox"
-REF = re.compile(r"\b([a-z][a-z0-9]*)_id:([A-Za-z0-9_\-]+)")
-
-
-@dataclass(frozen=True)
-class EntityRef:
-    """An entity a memory names: its kind, id slug, properties and relations."""
-
-    kind: str
-    slug: str
-    properties: dict[str, Any] = field(default_factory=dict)
-    relations: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def ref(self) -> str:
-        return f"{self.kind}_id:{self.slug}"
-
-    @property
-    def entity_id(self) -> str:
-        return f"{self.kind}_{self.slug}"
 
 
 @dataclass
@@ -55,14 +36,6 @@ class Memory:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def parse_ref(value: str) -> EntityRef:
-    """`person_id:alice` -> EntityRef('person', 'alice'); a clear error for anything else."""
-    match = REF.fullmatch(value.strip()) if isinstance(value, str) else None
-    if not match:
-        raise MnemoError(f"invalid entity reference {value!r}: use the form <kind>_id:<id>, e.g. person_id:alice")
-    return EntityRef(match.group(1), slugify(match.group(2)))
 
 
 def _relation(raw: Any) -> dict[str, Any]:
@@ -105,7 +78,7 @@ def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | No
     """Validate and write a memory to the inbox atomically; return it with status `processing`."""
     if not isinstance(text, str) or not text.strip():
         raise MnemoError("nothing to remember: the text is empty")
-    refs = [parse_ref(f"{k}_id:{s}") for k, s in REF.findall(text)]
+    refs = refs_in(text)
     given = [parse_entity(e) for e in entities or []]
     merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
     created = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
