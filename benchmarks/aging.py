@@ -26,7 +26,7 @@ from benchmarks.measure import NAMESPACE, IngestRunner, warm
 from benchmarks.sleep_bench import run_job
 from mnemo.maintenance import compaction
 from mnemo.maintenance.compaction import compact_stores
-from mnemo.recall.engine import recall_chunks
+from mnemo.recall.hybrid import recall_chunks
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from ontology import load_ontology

@@ -20,7 +20,7 @@ from mnemo.client import MemoryClient  # noqa: E402
 from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig  # noqa: E402
 from mnemo.eval.locomo import load_conversations, prepare  # noqa: E402
 from mnemo.serve.hooks import before_turn, tokens  # noqa: E402
-from mnemo.recall.engine import RecallSettings  # noqa: E402
+from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import MiniLMEmbedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 

@@ -18,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from mnemo.eval.locomo import Scores, ask, load_conversations, prepare, summarize  # noqa: E402
-from mnemo.recall.engine import RecallSettings  # noqa: E402
+from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import MiniLMEmbedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
@@ -41,7 +41,7 @@ def run(path: Path, root: Path, variants: list[dict], only: set[int] | None) -> 
             continue
         prepared = prepare(conversation, root / str(index), embedder, ontology, RecallSettings())
         for overrides, score in zip(variants, scores):
-            prepared.engine.settings = replace(RecallSettings(), random_share=0.0, **overrides)
+            prepared.engine.settings = RecallSettings(random_share=0.0).with_overrides(**overrides)
             ask(prepared, score, ("mnemo",), latency=False)
     for overrides, score in zip(variants, scores):
         figures = summarize(score)["systems"]["mnemo"]

@@ -18,7 +18,8 @@ import pyarrow as pa
 
 from benchmarks.synth import WORDS, Entity
 from mnemo.config import VectorIndexConfig
-from mnemo.recall.engine import RecallEngine, RecallSettings
+from mnemo.recall.engine import RecallEngine
+from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, refresh_vector_index

@@ -27,7 +27,7 @@ from benchmarks.recall_bench import queries, recall_latency, scale_path, vector_
 from benchmarks.synth import Entity  # noqa: E402
 from benchmarks.vector_index import ann_quality, ann_text_quality  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
-from mnemo.recall.engine import RecallSettings  # noqa: E402
+from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from mnemo.stores.vectors import VectorStore  # noqa: E402
 

@@ -16,8 +16,10 @@ from typing import Any
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
-from mnemo.recall.engine import Mode, RecallEngine, RecallResult, RecallSettings
+from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
+from mnemo.recall.results import RecallResult
+from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
 from mnemo.refs import parse_ref
 from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, read_memory, write_memory

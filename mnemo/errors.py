@@ -22,8 +22,8 @@ class OntologyError(MnemoError):
     """The ontology file itself is invalid."""
 
 
-class OntologyViolation(MnemoError):
-    """An extracted element does not conform to the ontology."""
+class InvalidQuery(MnemoError, ValueError):
+    """A recall request that cannot be answered as asked: an empty query, an unknown mode."""
 
 
 class StoreLocked(MnemoError):

@@ -46,3 +46,8 @@ def refs_in(text: str) -> list[EntityRef]:
     """The entity references written inline in a text, in order, each once."""
     found = [parse_ref(f"{kind}_id:{slug}") for kind, slug in REF.findall(text)]
     return list({r.ref: r for r in found}.values())
+
+
+def entity_ids_in(values: list[str]) -> list[str]:
+    """The ids of the entities referenced in some texts (`person_id:alice_chen` -> `person_alice_chen`)."""
+    return list(dict.fromkeys(ref.entity_id for value in values for ref in refs_in(value)))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mnemo.config import EmbedderConfig
 from mnemo.errors import StoreLocked
-from mnemo.recall.engine import recall_chunks
+from mnemo.recall.hybrid import recall_chunks
 from mnemo.stores.embedders import build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore

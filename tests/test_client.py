@@ -9,7 +9,7 @@ import pytest
 
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
-from mnemo.recall.engine import RecallSettings
+from mnemo.recall.settings import RecallSettings
 from tests.conftest import Workspace
 
 INJECTION = "x'}) DETACH DELETE n //"

@@ -13,7 +13,8 @@ import pytest
 
 from mnemo.client import MemoryClient
 from mnemo.recall.graph_view import current_view, drop_views
-from mnemo.recall.engine import RecallEngine, RecallSettings
+from mnemo.recall.engine import RecallEngine
+from mnemo.recall.settings import RecallSettings
 from mnemo.recall.graph import Hydration, hydrate_from_graph
 from mnemo.recall.search import HeldChunks, NameIndex, TimeWindow, lexical, names_in, semantic
 from tests.conftest import Workspace

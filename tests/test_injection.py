@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from mnemo.cli.main import app
 from mnemo.errors import ConfigError
-from mnemo.recall.engine import recall_chunks
+from mnemo.recall.hybrid import recall_chunks
 from mnemo.stores.embedders import build_embedder
 from mnemo.config import EmbedderConfig
 from mnemo.stores.files import NamespaceFiles

@@ -16,7 +16,7 @@ from mnemo.maintenance.backup import backup_namespace, restore_namespace
 from mnemo.maintenance.dump import canonical_dump, differences
 from mnemo.config import EmbedderConfig
 from mnemo.maintenance.export import export_namespace
-from mnemo.recall.engine import recall_chunks
+from mnemo.recall.hybrid import recall_chunks
 from mnemo.stores.embedders import build_embedder
 from ontology import load_ontology
 from tests.conftest import Workspace, make_workspace

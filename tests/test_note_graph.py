@@ -10,7 +10,7 @@ from mnemo.config import GroundingConfig
 from mnemo.documents import Chunk
 from mnemo.extract.grounding import Grounder
 from mnemo.extract.notes import grounding_entities
-from mnemo.recall.engine import RecallSettings
+from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.dedup import EntityRecord, candidate_pairs
 from tests.conftest import Workspace, make_workspace
 

@@ -4,7 +4,8 @@ the other notes' passages, and a period's summary standing in for passages that 
 from pathlib import Path
 
 from mnemo.client import MemoryClient
-from mnemo.recall.engine import RecalledItem, RecallSettings
+from mnemo.recall.results import RecalledItem
+from mnemo.recall.settings import RecallSettings
 from mnemo.recall.context import context_lines, summary_line, word_tokens
 from mnemo.recall.rank import diversified
 from tests.conftest import make_workspace

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from mnemo.cli.main import app
 from mnemo.client import MemoryClient
-from mnemo.recall.engine import RecallSettings
+from mnemo.recall.settings import RecallSettings
 from mnemo.recall.dates import DaySpan, dates_in
 from tests.conftest import Workspace, make_workspace
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from conftest import Workspace
 from mnemo.client import MemoryClient
-from mnemo.recall.engine import RecallSettings
+from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.consolidate import consolidate, run_salience, run_summaries
 from mnemo.sleep.salience import read_salience
 from mnemo.config import SleepConfig

@@ -4,14 +4,13 @@
 import pytest
 
 from mnemo.errors import MnemoError
-from mnemo.recall.engine import parse_refs
-from mnemo.refs import parse_ref, refs_in
+from mnemo.refs import entity_ids_in, parse_ref, refs_in
 from mnemo.sources.memories import parse_entity
 
 
 def test_recall_context_and_get_entity_name_the_same_entity() -> None:
     assert parse_ref("person_id:Alice-Chen").entity_id == "person_alice_chen"
-    assert parse_refs(["ask person_id:Alice-Chen about it"]) == ["person_alice_chen"]
+    assert entity_ids_in(["ask person_id:Alice-Chen about it"]) == ["person_alice_chen"]
     assert parse_entity({"kind": "person", "id": "Alice-Chen"}).entity_id == "person_alice_chen"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.client import MemoryClient
-from mnemo.recall.engine import RecallSettings
+from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.consolidate import consolidate
 from mnemo.config import SleepConfig
 from mnemo.sleep.summaries import read_summaries

@@ -6,7 +6,8 @@ import random
 import pytest
 
 from mnemo.config import EmbedderConfig, VectorIndexConfig, parse_config
-from mnemo.recall.engine import RecallSettings, recall_chunks
+from mnemo.recall.settings import RecallSettings
+from mnemo.recall.hybrid import recall_chunks
 from mnemo.stores.embedders import build_embedder
 from mnemo.stores.vectors import VectorStore, tune_search, vector_index_state
 

@@ -61,7 +61,7 @@ def recall(
     window = _window(since, until)
     try:
         result = _client(namespace, config).recall(query, k=k, mode=mode, since=window[0], until=window[1])  # type: ignore[arg-type]
-    except (MnemoError, ValueError) as exc:
+    except MnemoError as exc:
         fail(str(exc))
         return
     if as_json:
@@ -128,7 +128,7 @@ def forget(
         report = _client(namespace, config).forget(
             memory, entity, properties=prop, relations=relation, query=query, confirm=yes
         )
-    except (MnemoError, ValueError) as exc:
+    except MnemoError as exc:
         fail(str(exc))
         return
     if as_json:

@@ -21,8 +21,10 @@ from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
 from mnemo.eval.sleep_run import consolidate_for_eval
 from mnemo.ingest.pipeline import ingest_namespace
-from mnemo.recall.engine import RecallEngine, RecallSettings, recall_chunks, timed_recall
+from mnemo.recall.engine import RecallEngine, timed_recall
+from mnemo.recall.hybrid import recall_chunks
 from mnemo.recall.search import TimeWindow, lexical
+from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles

@@ -22,8 +22,10 @@ from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
 from mnemo.eval.sleep_run import consolidate_for_eval
 from mnemo.ingest.pipeline import ingest_namespace
-from mnemo.recall.engine import RecallEngine, RecallResult, RecallSettings
+from mnemo.recall.engine import RecallEngine
+from mnemo.recall.results import RecallResult
 from mnemo.recall.search import fts_query
+from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles

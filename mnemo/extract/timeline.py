@@ -114,18 +114,6 @@ def add_speakers(facts: GraphFacts, docs: list[Document], speakers: SpeakerMap) 
                 })
 
 
-def add_timeline(
-    facts: GraphFacts, docs: list[Document], chunks: list[Chunk], namespace: str, speakers: SpeakerMap
-) -> None:
-    """Episodes, Days and the links that put them on one timeline."""
-    by_doc: dict[str, list[Chunk]] = defaultdict(list)
-    for chunk in chunks:
-        by_doc[chunk.doc_id].append(chunk)
-    for doc in docs:
-        add_episodes(facts, doc, by_doc[doc.id], namespace, speakers)
-    add_days(facts, docs)
-
-
 def add_episodes(facts: GraphFacts, doc: Document, chunks: list[Chunk], namespace: str, speakers: SpeakerMap) -> None:
     """A document's conversations as Episodes on their days, and its turn chunks IN_EPISODE
     and SAID_BY their speakers."""

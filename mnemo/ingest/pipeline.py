@@ -345,7 +345,8 @@ def ingest_namespace(
     files: NamespaceFiles, namespace: NamespaceConfig, vectors: VectorStore, graph: GraphStore,
     embedder: Embedder, ontology: Ontology, max_words: int, run_id: str = "",
 ) -> dict[str, int]:
-    """Every ingest step in the order the ingest job runs them, outside Dagster (evaluations)."""
+    """The offline ingest steps in the job's order, outside Dagster, for evaluations: scan, chunk,
+    embed, structural extraction, graph and entity vectors. LLM extraction and sleep merges are not run."""
     scan = scan_documents(files, namespace)
     chunks, _ = build_chunks(files, max_words)
     chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder)

@@ -7,19 +7,21 @@ import json
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from mnemo.documents import normalize_name
+from mnemo.errors import InvalidQuery
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
+from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import (
     HeldChunks,
     NameIndex,
@@ -30,143 +32,22 @@ from mnemo.recall.search import (
     rows_by_id,
     semantic,
 )
-from mnemo.refs import refs_in
+from mnemo.recall.settings import Mode, RecallSettings
+from mnemo.refs import entity_ids_in
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, sql_quote, tune_search
+from mnemo.stores.vectors import VectorStore, sql_quote
 
-
-@dataclass(frozen=True)
-class RecallItem:
-    chunk_id: str
-    path: str
-    title: str
-    heading: str
-    text: str
-    timestamp: str
-    score: float
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
-def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5) -> list[RecallItem]:
-    """The k chunks that best match the query by meaning and by words together."""
-    if not query.strip():
-        raise ValueError("the query is empty")
-    table = store.table("chunks")
-    if table is None:
-        return []
-    from lancedb.rerankers import RRFReranker
-
-    vector = embedder.encode([query])[0]
-    rows = (
-        tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))
-        .text(query)
-        .rerank(RRFReranker())
-        .limit(k)
-        .to_list()
-    )
-    return [
-        RecallItem(
-            r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"])
-        )
-        for r in rows
-    ]
-
-
-# -- the recall engine ----------------------------------------------------------------------
-
-
-Mode = Literal["eager", "deliberate"]
 PAGE_PASSAGES = 3  # passages of a named entity's own note that join a query's pool
 CANDIDATES_PER_ITEM = 3  # candidates ranked for each item returned (summaries and the per-note cap reorder them)
-
-
-@dataclass(frozen=True)
-class RecallSettings:
-    """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
-
-    pool: int = 50
-    rrf_k: int = 60
-    fusion: Literal["scored", "rrf"] = "scored"
-    cosine_weight: float = 9.0
-    bm25_weight: float = 2.5
-    speaker_bonus: float = 3.0
-    neighbour_cosine_weight: float = 2.0
-    neighbour_bm25_weight: float = 1.5
-    session_weight: float = 70.0
-    second_neighbour_cosine_weight: float = 1.0
-    lexical_weight: float = 1.0
-    semantic_weight: float = 1.0
-    neighbour_weight: float = 0.0
-    episode_weight: float = 0.0
-    speaker_weight: float = 1.0
-    feedback_docs: int = 0
-    feedback_weight: float = 0.5
-    entity_weight: float = 1.0
-    salience_weight: float = 0.3
-    random_share: float = 0.1
-    token_budget: int = 1200
-    graph_wait: float = 1.0
-    hold_rows: int = 50_000  # chunks tables up to this size are held in memory per version (0: never)
-    exact_vectors: bool = True  # a held table is searched exactly, not through its ANN index
-    deliberate_pool: int = 100
-    date_weight: float = 1.0  # passages of a day the question names gain this share of the best score
-    per_note: int = 2  # passages of one note or journal day before every other note's next (0: no cap)
-    per_note_window: int = 30  # candidates the cap reorders, at least
-
-
-@dataclass
-class RecalledItem:
-    """One thing recall returns, with why it was included."""
-
-    id: str
-    kind: str
-    text: str
-    score: float
-    path: str = ""
-    title: str = ""
-    heading: str = ""
-    timestamp: str = ""
-    doc_id: str = ""
-    reasons: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class RecallResult:
-    """What recall answers: assembled text, the entity references behind it, and the items."""
-
-    text: str
-    grounding: list[str]
-    items: list[RecalledItem]
-    mode: str = "eager"
-    degraded: str | None = None
-    top_of_mind: list[str] = field(default_factory=list)  # entity ids sleep mode marked top of mind (eager)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "grounding": self.grounding, "mode": self.mode, "degraded": self.degraded,
-                "items": [i.to_dict() for i in self.items], "top_of_mind": self.top_of_mind}
-
-
-def parse_refs(values: list[str]) -> list[str]:
-    """Entity ids from inline references (`person_id:alice_chen` -> `person_alice_chen`)."""
-    ids = []
-    for value in values:
-        ids.extend(ref.entity_id for ref in refs_in(value))
-    return list(dict.fromkeys(ids))
 
 
 def _named_shares(context: list[str] | None, in_query: dict[str, float]) -> dict[str, float]:
     """Entities whose notes join the pool, with their weight: a reference in the context counts
     half, a name in the query the share of the query it covers."""
-    shares = dict.fromkeys(parse_refs(context or []), 0.5)
+    shares = dict.fromkeys(entity_ids_in(context or []), 0.5)
     for entity, share in in_query.items():
         shares[entity] = max(shares.get(entity, 0.0), share)
     return shares
@@ -174,9 +55,9 @@ def _named_shares(context: list[str] | None, in_query: dict[str, float]) -> dict
 
 def _check_request(query: str | None, context: list[str] | None, mode: str) -> None:
     if not (query and query.strip()) and not context:
-        raise ValueError("the query is empty" if query is not None else "recall needs a query or a context")
+        raise InvalidQuery("the query is empty" if query is not None else "recall needs a query or a context")
     if mode not in ("eager", "deliberate"):
-        raise ValueError(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
+        raise InvalidQuery(f"unknown recall mode {mode!r}: use 'eager' or 'deliberate'")
 
 
 class RecallEngine:
@@ -207,13 +88,13 @@ class RecallEngine:
         full-text, run as recall runs them), fused by reciprocal rank: no turns around the hits,
         graph or salience."""
         if not query.strip():
-            raise ValueError("the query is empty")
+            raise InvalidQuery("the query is empty")
         table = self.vectors.table("chunks")
         if table is None:
             return []
         with one_blas_thread():
             _, lexical_rows, semantic_rows = self._hits(table, query, self.settings.pool, TimeWindow())
-        return self._fuse(Pool(self.settings.rrf_k), lexical_rows, semantic_rows).best(k)
+        return self._fuse(Pool(self.settings.ranking.rrf_k), lexical_rows, semantic_rows).best(k)
 
     def _recall(
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
@@ -226,11 +107,11 @@ class RecallEngine:
             return RecallResult("", [], [], mode, str(problem) if problem else None)
         s = self.settings
         window = TimeWindow(since, until)
-        pool = Pool(s.rrf_k)
+        pool = Pool(s.ranking.rrf_k)
         size = s.deliberate_pool if mode == "deliberate" else s.pool
         names, index = self._names()
-        entities = parse_refs(context or []) + index.find(query or "")
-        dated = dates_in(query, date.today()) if query and not (since or until) and s.date_weight else None
+        entities = entity_ids_in(context or []) + index.find(query or "")
+        dated = dates_in(query, date.today()) if query and not (since or until) and s.ranking.date_weight else None
         if query and query.strip():
             self._search_dated(table, pool, self._search(table, pool, query, size, window), size, dated)
         degraded, hydration = None, Hydration()
@@ -239,16 +120,16 @@ class RecallEngine:
         self._add_entity_chunks(pool, hydration, entities, context_only=not (query and query.strip()))
         self._add_pages(table, pool, hydration, _named_shares(context, index.coverage(query or "")))
         self._fill_rows(table, pool)
-        if s.fusion == "rrf" and s.speaker_weight and query:
+        if s.ranking.fusion == "rrf" and s.ranking.speaker_weight and query:
             self._favour_speakers(pool, query)
-        if s.episode_weight:
+        if s.ranking.episode_weight:
             self._add_episodes(pool)
-        if s.neighbour_weight:
+        if s.ranking.neighbour_weight:
             self._add_neighbours(table, pool, size)
         self._drop_outside(pool, window)
         self._apply_salience(pool)
         if dated:
-            favour_dated(pool, dated, s.date_weight)
+            favour_dated(pool, dated, s.ranking.date_weight)
         items = self._ranked(table, pool, k, mode)
         grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
@@ -272,7 +153,7 @@ class RecallEngine:
         from mnemo.recall.sleep_overlay import SleepView, eager_ranked
 
         candidates = [
-            self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.per_note_window))
+            self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.ranking.per_note_window))
         ]
         if mode == "eager":
             candidates = eager_ranked(SleepView.load(self.root), candidates)
@@ -310,12 +191,12 @@ class RecallEngine:
         Returns the query's vector."""
         s = self.settings
         vector, lexical_rows, semantic_rows = self._hits(table, query, size, window)
-        if s.feedback_docs:
-            first = self._fuse(Pool(s.rrf_k), lexical_rows, semantic_rows)
-            top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.feedback_docs)]
-            moved = vector + s.feedback_weight * np.mean(top, axis=0)
+        if s.ranking.feedback_docs:
+            first = self._fuse(Pool(s.ranking.rrf_k), lexical_rows, semantic_rows)
+            top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.ranking.feedback_docs)]
+            moved = vector + s.ranking.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
-        if s.fusion == "scored":
+        if s.ranking.fusion == "scored":
             self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
         else:
             self._fuse(pool, lexical_rows, semantic_rows)
@@ -326,12 +207,12 @@ class RecallEngine:
         if dated is not None:
             held = self._held_chunks(table) if self.settings.exact_vectors else None
             rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until), held)
-            add_dated(pool, rows, vector, self.settings.cosine_weight)
+            add_dated(pool, rows, vector, self.settings.ranking.cosine_weight)
 
     def _fuse(self, pool: Pool, lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> Pool:
         """The pool with both searches' hits added by weighted reciprocal rank."""
-        pool.ranked(lexical_rows, self.settings.lexical_weight, "lexical")
-        pool.ranked(semantic_rows, self.settings.semantic_weight, "semantic")
+        pool.ranked(lexical_rows, self.settings.ranking.lexical_weight, "lexical")
+        pool.ranked(semantic_rows, self.settings.ranking.semantic_weight, "semantic")
         return pool
 
     def _hits(
@@ -349,10 +230,11 @@ class RecallEngine:
                     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
         """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
         s = self.settings
-        hops = 2 if s.second_neighbour_cosine_weight else 1
+        hops = 2 if s.ranking.second_neighbour_cosine_weight else 1
         around = rows_around(table, lexical_rows + semantic_rows, hops, self._held_chunks(table))
-        weights = Weights(s.cosine_weight, s.bm25_weight, s.speaker_bonus, s.neighbour_cosine_weight,
-                          s.neighbour_bm25_weight, s.session_weight, s.second_neighbour_cosine_weight, s.rrf_k)
+        r = s.ranking
+        weights = Weights(r.cosine_weight, r.bm25_weight, r.speaker_bonus, r.neighbour_cosine_weight,
+                          r.neighbour_bm25_weight, r.session_weight, r.second_neighbour_cosine_weight, r.rrf_k)
         for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):
             pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
             pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
@@ -362,7 +244,7 @@ class RecallEngine:
         padded = f" {normalize_name(query)} "
         for row_id in pool.scores:
             if said_by_named(pool.rows[row_id], padded):
-                pool.scores[row_id] *= 1.0 + self.settings.speaker_weight
+                pool.scores[row_id] *= 1.0 + self.settings.ranking.speaker_weight
                 pool.reasons[row_id].append("speaker")
 
     def _add_episodes(self, pool: Pool) -> None:
@@ -372,7 +254,7 @@ class RecallEngine:
             by_doc.setdefault(pool.rows[row_id]["doc_id"], []).append(score)
         doc_score = {d: sum(sorted(v, reverse=True)[:3]) for d, v in by_doc.items()}
         for row_id in pool.scores:
-            pool.scores[row_id] += self.settings.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
+            pool.scores[row_id] += self.settings.ranking.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
 
     def _hydrate(
         self, entities: list[str], hits: list[str], hops: int, as_of: str | None
@@ -382,19 +264,19 @@ class RecallEngine:
     def _add_entity_chunks(self, pool: Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
         """Chunks about the matched entities: with a query, hits that mention them gain; with
         context alone, their latest mentions are the answer."""
-        weight = self.settings.entity_weight * (1.0 if context_only else 0.5)
+        weight = self.settings.ranking.entity_weight * (1.0 if context_only else 0.5)
         for entity, chunks in hydration.entity_chunks.items():
             factor = 1.0 if entity in entities else 0.5
             for rank, chunk in enumerate(chunks):
                 if context_only or chunk in pool.scores:
-                    pool.add(chunk, weight * factor / (self.settings.rrf_k + rank + 1), "graph")
+                    pool.add(chunk, weight * factor / (self.settings.ranking.rrf_k + rank + 1), "graph")
 
     def _add_pages(self, table: Any, pool: Pool, hydration: Hydration, named: dict[str, float]) -> None:
         """The first passages of the notes of entities the query names (by name, alias or the
         text of links to them) join the pool, the first with the best hit's score times the share
         of the question the name covers (whatever the fusion's scale): a note can be found by
         what others call it, and a name that is one word of a longer question barely moves it."""
-        best = self.settings.entity_weight * max(pool.scores.values(), default=1.0)
+        best = self.settings.ranking.entity_weight * max(pool.scores.values(), default=1.0)
         for entity, doc in sorted(hydration.page_docs.items()):
             if entity not in named:
                 continue
@@ -419,7 +301,7 @@ class RecallEngine:
                 if other:
                     wanted[other] = max(wanted.get(other, 0.0), pool.scores[hit])
         for other, score in wanted.items():
-            pool.add(other, self.settings.neighbour_weight * score, "neighbour")
+            pool.add(other, self.settings.ranking.neighbour_weight * score, "neighbour")
         self._fill_rows(table, pool)
 
     def _drop_outside(self, pool: Pool, window: TimeWindow) -> None:
@@ -451,7 +333,7 @@ class RecallEngine:
         for row_id in pool.scores:
             value = weights.get(row_id) or weights.get(pool.rows[row_id].get("doc_id", ""), 0.0)
             if value:
-                pool.scores[row_id] *= 1.0 + self.settings.salience_weight * value
+                pool.scores[row_id] *= 1.0 + self.settings.ranking.salience_weight * value
                 if value >= 0.5:
                     pool.reasons[row_id].append("salient")
 
@@ -467,25 +349,11 @@ class RecallEngine:
         rows = rows_by_id(table, self.random.sample(spare, count))
         for row_id, row in rows.items():
             pool.rows.setdefault(row_id, row)
-        extra = [RecalledItem(r["id"], "chunk", r["text"], 0.0, r["path"], r["title"], r["heading"], r["timestamp"],
-                              r["doc_id"], ["random"], json.loads(r["metadata"] or "{}")) for r in rows.values()]
+        extra = [RecalledItem.from_row(r, 0.0, ["random"]) for r in rows.values()]
         return items[: k - len(extra)] + extra
 
     def _item(self, pool: Pool, row_id: str) -> RecalledItem:
-        r = pool.rows[row_id]
-        return RecalledItem(
-            row_id,
-            "chunk",
-            r["text"],
-            round(pool.scores[row_id], 6),
-            r["path"],
-            r["title"],
-            r["heading"],
-            r["timestamp"],
-            r["doc_id"],
-            pool.reasons[row_id],
-            json.loads(r["metadata"] or "{}"),
-        )
+        return RecalledItem.from_row(pool.rows[row_id], round(pool.scores[row_id], 6), pool.reasons[row_id])
 
     def _grounding(
         self, entities: list[str], items: list[RecalledItem], hydration: Hydration, kinds: dict[str, str]

@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mnemo.recall.engine import RecalledItem, RecallResult
+from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.refs import parse_ref
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles

@@ -36,7 +36,7 @@ def _clear_errors() -> Iterator[None]:
     """Bad input becomes a tool error whose message the model can read and act on."""
     try:
         yield
-    except (MnemoError, ValueError) as exc:
+    except MnemoError as exc:
         raise ToolError(str(exc)) from exc
 
 

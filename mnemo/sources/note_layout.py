@@ -135,13 +135,6 @@ def properties(text: str, where: Layout) -> dict[str, Any]:
     return meta.properties
 
 
-def current_block(text: str, key: str) -> str | None:
-    """mnemo's lines as they are in the note, or None."""
-    where = layout(text)
-    span = find_block(text, where, key)
-    return text[span[0]:span[1]] if span else None
-
-
 def without_block(text: str, key: str, drop_empty: bool = True) -> str:
     """The note with mnemo's lines taken out (and, with `drop_empty`, a frontmatter left empty dropped).
 

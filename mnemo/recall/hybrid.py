@@ -1,0 +1,49 @@
+"""Plain hybrid search over passages: LanceDB's vector and full-text search fused by reciprocal
+rank. The baseline the evaluations compare recall against."""
+
+from dataclasses import asdict, dataclass
+
+from mnemo.errors import InvalidQuery
+from mnemo.stores.embedders import Embedder
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, tune_search
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    chunk_id: str
+    path: str
+    title: str
+    heading: str
+    text: str
+    timestamp: str
+    score: float
+
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5) -> list[RecallItem]:
+    """The k chunks that best match the query by meaning and by words together."""
+    if not query.strip():
+        raise InvalidQuery("the query is empty")
+    table = store.table("chunks")
+    if table is None:
+        return []
+    from lancedb.rerankers import RRFReranker
+
+
+    vector = embedder.encode([query])[0]
+    rows = (
+        tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))
+        .text(query)
+        .rerank(RRFReranker())
+        .limit(k)
+        .to_list()
+    )
+    return [
+        RecallItem(
+            r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"])
+        )
+        for r in rows
+    ]

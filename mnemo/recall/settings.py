@@ -1,0 +1,60 @@
+"""How recall is tuned: what a deployment sets, and the ranking weights the evaluation fits.
+
+`RecallSettings` holds what a deployment may change (pool sizes, the token budget, the
+per-note cap, exploration, memory held per process). Its `ranking` is a `Ranking`: the
+fusion weights and switches, fitted by the evaluation protocol (see docs/EVALUATION.md) and
+changed only by the ablation benchmarks."""
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+Mode = Literal["eager", "deliberate"]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
+
+    rrf_k: int = 60
+    fusion: Literal["scored", "rrf"] = "scored"
+    cosine_weight: float = 9.0
+    bm25_weight: float = 2.5
+    speaker_bonus: float = 3.0
+    neighbour_cosine_weight: float = 2.0
+    neighbour_bm25_weight: float = 1.5
+    session_weight: float = 70.0
+    second_neighbour_cosine_weight: float = 1.0
+    lexical_weight: float = 1.0
+    semantic_weight: float = 1.0
+    neighbour_weight: float = 0.0
+    episode_weight: float = 0.0
+    speaker_weight: float = 1.0
+    feedback_docs: int = 0
+    feedback_weight: float = 0.5
+    entity_weight: float = 1.0
+    salience_weight: float = 0.3
+    date_weight: float = 1.0  # passages of a day the question names gain this share of the best score
+    per_note_window: int = 30  # candidates the per-note cap reorders, at least
+
+
+@dataclass(frozen=True)
+class RecallSettings:
+    """What a deployment sets about recall."""
+
+    pool: int = 50  # candidates each search contributes in eager mode
+    deliberate_pool: int = 100  # and in deliberate mode
+    token_budget: int = 1200  # the assembled text's size
+    per_note: int = 2  # passages of one note or journal day before every other note's next (0: no cap)
+    random_share: float = 0.1  # share of the items drawn from outside the best, so memory is not one rut
+    graph_wait: float = 1.0  # seconds to wait for a graph another process writes before degrading
+    hold_rows: int = 50_000  # chunks tables up to this size are held in memory per version (0: never)
+    exact_vectors: bool = True  # a held table is searched exactly, not through its ANN index
+    ranking: Ranking = field(default_factory=Ranking)
+
+    def with_overrides(self, **overrides: Any) -> "RecallSettings":
+        """A copy with fields of either class changed by name (how the ablation benchmarks switch them)."""
+        ranking_names = {f.name for f in fields(Ranking)}
+        ranked = {k: v for k, v in overrides.items() if k in ranking_names}
+        own = {k: v for k, v in overrides.items() if k not in ranking_names}
+        return replace(self, **own, ranking=replace(self.ranking, **ranked))
+
