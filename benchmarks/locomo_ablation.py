@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

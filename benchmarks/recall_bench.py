@@ -22,7 +22,8 @@ from mnemo.recall.engine import RecallEngine
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, refresh_vector_index
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+from mnemo.stores.vector_index import refresh_vector_index
 from ontology import load_ontology
 
 TEMPLATES = ("What did I discuss with {name}?", "{name}", "notes about {name} and the budget",

@@ -18,7 +18,7 @@ import lancedb
 import numpy as np
 
 from benchmarks.recall_bench import build_vector_table, percentiles
-from mnemo.stores.vectors import NPROBES, REFINE_FACTOR, build_vector_index, tune_search
+from mnemo.stores.vector_index import NPROBES, REFINE_FACTOR, build_vector_index, tune_search
 
 DIM = 384
 

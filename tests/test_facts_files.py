@@ -13,7 +13,7 @@ import pytest
 from mnemo.facts import GraphFacts, edge, row_hash
 from mnemo.stores import files as files_module
 from mnemo.stores.files import NamespaceFiles, _edge_frame, _node_frame
-from mnemo.stores.graph import NODE_SCHEMAS
+from mnemo.stores.graph_schema import NODE_SCHEMAS
 
 KEYS = [("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk"), ("LINKS_TO", "Note", "Note"), ("ON_DAY", "Note", "Day")]
 

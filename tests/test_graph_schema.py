@@ -6,7 +6,8 @@ from pathlib import Path
 import kuzu
 
 from mnemo.facts import GraphFacts
-from mnemo.stores.graph import _EDGE_TYPES, EDGE_PROPS, NODE_SCHEMAS, GraphStore
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_schema import EDGE_PROPS, EDGE_TYPES, NODE_SCHEMAS
 from ontology import load_ontology
 
 
@@ -42,7 +43,7 @@ def test_an_older_graph_gets_the_tables_and_pairs_it_lacks(tmp_path: Path) -> No
     for table, columns in NODE_SCHEMAS.items():
         cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
         conn.execute(f"CREATE NODE TABLE {table}({cols}, PRIMARY KEY (id))")
-    props = ", ".join(f"{name} {_EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
+    props = ", ".join(f"{name} {EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
     for table, ends in store.edge_tables.items():
         if table == dropped:
             continue  # a relation type the older version did not have

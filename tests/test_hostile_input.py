@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.errors import SourceError
-from mnemo.sources import scan as scan_module
-from mnemo.sources.scan import MAX_FILE_BYTES, PARSERS, Problem, scan_namespace, walk_files
+from mnemo.sources import walk as walk_module
+from mnemo.sources.scan import MAX_FILE_BYTES, PARSERS, scan_namespace
+from mnemo.sources.walk import Problem
+from mnemo.sources.walk import walk_files
 from mnemo.config import SourceConfig
 
 FUZZ_EXAMPLES = int(os.environ.get("MNEMO_FUZZ_EXAMPLES", "300"))
@@ -182,7 +184,7 @@ def test_a_folder_that_cannot_be_listed_is_a_problem_and_the_rest_is_read(tmp_pa
             raise PermissionError(13, "Permission denied")
         return listing(path)
 
-    monkeypatch.setattr(scan_module.os, "scandir", refusing)  # root may list any folder: the refusal is made
+    monkeypatch.setattr(walk_module.os, "scandir", refusing)  # root may list any folder: the refusal is made
     docs, problems = scan(vault)
     assert set(docs) == {"ok.md", "Public/open.md"}
     assert problems == {"Private": "cannot list folder (Permission denied; its files were skipped)"}

@@ -11,7 +11,8 @@ from typing import TypeVar
 import pytest
 
 from mnemo.config import SourceConfig
-from mnemo.sources.scan import read_regular, scan_namespace
+from mnemo.sources.scan import scan_namespace
+from mnemo.sources.walk import read_regular
 from mnemo.sources.watch import snapshot
 
 T = TypeVar("T")

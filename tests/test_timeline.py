@@ -130,7 +130,8 @@ def test_a_graph_made_before_episodes_existed_gains_them(tmp_path: Path) -> None
     import kuzu
 
     from mnemo.facts import GraphFacts, edge
-    from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore
+    from mnemo.stores.graph import GraphStore
+    from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS
     from ontology import load_ontology
 
     path = tmp_path / "graph.kuzu"

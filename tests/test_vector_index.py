@@ -9,7 +9,8 @@ from mnemo.config import EmbedderConfig, VectorIndexConfig, parse_config
 from mnemo.recall.settings import RecallSettings
 from mnemo.recall.hybrid import recall_chunks
 from mnemo.stores.embedders import build_embedder
-from mnemo.stores.vectors import VectorStore, tune_search, vector_index_state
+from mnemo.stores.vectors import VectorStore
+from mnemo.stores.vector_index import tune_search, vector_index_state
 
 WORDS = ("river garden budget design lantern heron compass signal meadow harvest engine bridge kestrel orchard "
          "quill ember atlas juniper harbor keystone lumen tidepool acme northwind review sprint launch").split()

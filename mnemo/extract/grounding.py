@@ -17,7 +17,7 @@ from mnemo.config import GroundingConfig
 from mnemo.documents import Chunk, normalize_name
 from mnemo.facts import GraphFacts
 from mnemo.sources.markdown import prose
-from mnemo.stores.vectors import tune_search
+from mnemo.stores.vector_index import tune_search
 
 _MIN_ALIAS = 3
 AliasHit = tuple[int, int, list[str]]

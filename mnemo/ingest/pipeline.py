@@ -31,7 +31,8 @@ from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores import durable
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles, read_json_object
-from mnemo.stores.graph import NODE_SCHEMAS, GraphStore
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_schema import NODE_SCHEMAS
 from mnemo.stores.locks import writer
 from mnemo.stores.tombstones import FILE as TOMBSTONES
 from mnemo.stores.tombstones import Tombstones

@@ -37,7 +37,8 @@ from mnemo.config import validate_namespace
 from mnemo.facts import GraphFacts
 from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
-from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS, GraphStore, _polars_type
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS, polars_type
 from mnemo.stores.locks import namespace_lock
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
 from ontology import Ontology
@@ -68,7 +69,7 @@ def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
     frames: dict[str, pl.DataFrame] = {}
     for table, columns in NODE_SCHEMAS.items():
         rows = graph.query(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS {c}" for c in columns), wait_seconds=30)
-        frames[table] = pl.DataFrame(rows, schema={c: _polars_type(t) for c, t in columns.items()})
+        frames[table] = pl.DataFrame(rows, schema={c: polars_type(t) for c, t in columns.items()})
     edges = []
     for table, pairs in graph.edge_tables.items():
         for a, b in pairs:

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mnemo.errors import MnemoError
-from mnemo.stores.graph import EDGE_PROPS, NODE_SCHEMAS
+from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS
 
 EDGE_ENDS = ("table", "from_table", "to_table", "src", "dst")
 

@@ -23,8 +23,9 @@ from typing import Any
 
 from mnemo.errors import GraphIncomplete, StoreLocked
 from mnemo.recall.graph import RELATION_LIMIT, Hydration
+from mnemo.stores.cypher import arrow_rows
 from mnemo.stores.files import file_stamp
-from mnemo.stores.graph import GraphStore, arrow_rows
+from mnemo.stores.graph import GraphStore
 
 Stamp = tuple[tuple[Any, ...], ...]
 LOCKED = "the graph is locked by another process: answered from vectors and full-text search only"

@@ -5,7 +5,8 @@ from dataclasses import asdict, dataclass
 
 from mnemo.errors import InvalidQuery
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, tune_search
+from mnemo.stores.vector_index import tune_search
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
 
 @dataclass(frozen=True)

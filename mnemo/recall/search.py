@@ -9,7 +9,8 @@ import numpy as np
 import pyarrow as pa
 
 from mnemo.documents import normalize_name
-from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, tune_search, vector_matrix
+from mnemo.stores.vector_index import tune_search
+from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, vector_matrix
 
 ROW_COLUMNS = [
     "vector",

@@ -22,7 +22,8 @@ from mnemo.facts import ColumnRows, GraphFacts, edge, row_hash
 from mnemo.ingest.pipeline import LLM_FACTS, graph_facts
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl, read_jsonl
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import NODE_SCHEMAS, STRUCTURAL_EDGES, ApplyStats, GraphStore, Known
+from mnemo.stores.graph import ApplyStats, GraphStore, Known
+from mnemo.stores.graph_schema import NODE_SCHEMAS, STRUCTURAL_EDGES
 
 
 class MergeError(MnemoError):

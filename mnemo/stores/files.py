@@ -86,9 +86,9 @@ def _string_lists(name: str, values: list[Sequence[str]]) -> pl.Series:
 
 
 def _node_schema(table: str) -> dict[str, Any]:
-    from mnemo.stores.graph import NODE_SCHEMAS, _polars_type
+    from mnemo.stores.graph_schema import NODE_SCHEMAS, polars_type
 
-    return {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
+    return {c: polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
 
 
 def _node_frame(table: str, rows: dict[str, dict[str, Any]]) -> pl.DataFrame:
@@ -330,7 +330,7 @@ class NamespaceFiles:
         their rows into dicts). With `edge_columns`, edge rows hold only those columns, and with
         `node_columns` the rows of the node tables it names: such facts are for reading, never for
         writing those tables to a graph. Edge tables in `columnar` are read as `ColumnRows`."""
-        from mnemo.stores.graph import NODE_SCHEMAS
+        from mnemo.stores.graph_schema import NODE_SCHEMAS
 
         facts = GraphFacts()
         base = self.root / folder

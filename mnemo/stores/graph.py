@@ -7,7 +7,6 @@ every node and edge carries a content hash `h`, so a re-run with unchanged facts
 nothing, and a half-done run is repaired by the next one.
 """
 
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -20,145 +19,16 @@ import kuzu
 import polars as pl
 
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
-from mnemo.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.facts import GraphFacts
 from mnemo.stores import faults
+from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches, _scalar
+from mnemo.stores.graph_schema import EDGE_PROPS, EDGE_TYPES, NODE_SCHEMAS, STRUCTURAL_EDGES, polars_type
 from mnemo.stores.locks import namespace_lock, writer
 from ontology import Ontology
 
-NODE_SCHEMAS: dict[str, dict[str, str]] = {
-    "Note": {
-        "id": "STRING",
-        "path": "STRING",
-        "title": "STRING",
-        "kind": "STRING",
-        "source": "STRING",
-        "tags": "STRING[]",
-        "properties": "STRING",
-        "day": "STRING",
-        "created": "STRING",
-        "content_hash": "STRING",
-        "present": "BOOLEAN",
-        "h": "STRING",
-    },
-    "Chunk": {
-        "id": "STRING",
-        "doc_id": "STRING",
-        "position": "INT64",
-        "heading": "STRING",
-        "text": "STRING",
-        "timestamp": "STRING",
-        "h": "STRING",
-    },
-    "Entity": {
-        "id": "STRING",
-        "kind": "STRING",
-        "name": "STRING",
-        "aliases": "STRING[]",
-        "properties": "STRING",
-        "doc_id": "STRING",
-        "origin": "STRING",
-        "h": "STRING",
-    },
-    "Alias": {
-        "id": "STRING",
-        "name": "STRING",
-        "norm": "STRING",
-        "entity_id": "STRING",
-        "doc_id": "STRING",
-        "h": "STRING",
-    },
-    "Day": {"id": "STRING", "h": "STRING"},
-    "Episode": {
-        "id": "STRING",
-        "doc_id": "STRING",
-        "title": "STRING",
-        "source": "STRING",
-        "start_time": "STRING",
-        "end_time": "STRING",
-        "turns": "INT64",
-        "speakers": "STRING[]",
-        "h": "STRING",
-    },
-    # sleep mode (mnemo/sleep): overlays on the extraction facts
-    "Community": {
-        "id": "STRING",
-        "level": "INT64",
-        "title": "STRING",
-        "summary": "STRING",
-        "key_entities": "STRING[]",
-        "members": "STRING",
-        "member_count": "INT64",
-        "sources": "STRING[]",
-        "digest": "STRING",
-        "h": "STRING",
-    },
-    "Summary": {
-        "id": "STRING",
-        "level": "STRING",
-        "period": "STRING",
-        "period_start": "STRING",
-        "period_end": "STRING",
-        "text": "STRING",
-        "eager": "BOOLEAN",
-        "sources": "STRING[]",
-        "digest": "STRING",
-        "h": "STRING",
-    },
-    "Salience": {
-        "id": "STRING",
-        "item_id": "STRING",
-        "item_kind": "STRING",
-        "accesses": "INT64",
-        "last_access": "STRING",
-        "strength": "DOUBLE",
-        "retention": "DOUBLE",
-        "mentions": "INT64",
-        "pagerank": "DOUBLE",
-        "score": "DOUBLE",
-        "faded": "BOOLEAN",
-        "top_of_mind": "BOOLEAN",
-        "h": "STRING",
-    },
-    "SelfProfile": {
-        "id": "STRING",
-        "version": "INT64",
-        "created": "STRING",
-        "entity_id": "STRING",
-        "text": "STRING",
-        "sections": "STRING",
-        "digest": "STRING",
-        "is_current": "BOOLEAN",
-        "h": "STRING",
-    },
-}
-STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
-    "HAS_CHUNK": (("Note", "Chunk"),),
-    "NEXT": (("Chunk", "Chunk"), ("Day", "Day"), ("Episode", "Episode")),
-    "LINKS_TO": (("Note", "Note"),),
-    "MENTIONS": (("Chunk", "Entity"),),
-    "PAGE_OF": (("Note", "Entity"),),
-    "ON_DAY": (("Note", "Day"), ("Episode", "Day")),
-    "ALIAS_OF": (("Alias", "Entity"),),
-    "HAS_EPISODE": (("Note", "Episode"),),
-    "IN_EPISODE": (("Chunk", "Episode"),),
-    "SPOKE_IN": (("Entity", "Episode"),),
-    "MENTIONS_DAY": (("Chunk", "Day"),),
-    "SAID_BY": (("Chunk", "Entity"),),
-    "IN_COMMUNITY": (("Entity", "Community"),),
-    "SUBCOMMUNITY_OF": (("Community", "Community"),),
-    "CITES": (("Community", "Chunk"), ("Summary", "Chunk"), ("SelfProfile", "Chunk")),
-    "SUMMARIZES": (("Summary", "Day"), ("Summary", "Summary")),
-    "SUMMARY_MENTIONS": (("Summary", "Entity"),),
-    "SALIENCE_OF": (("Salience", "Entity"), ("Salience", "Chunk")),
-    "PROMOTED_TO": (("Chunk", "Entity"),),
-    "PORTRAYS": (("SelfProfile", "Entity"),),
-}
-_EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}
-EDGE_PROPS = [c for c in EDGE_COLUMNS if c not in ("src", "dst")] + ["run_id"]
 # Signs that another process is writing: its lock; shadow pages of a write in progress (or cut
 # off); and the write-ahead log vanishing under a reader while the writer checkpoints.
 _LOCK_HINTS = ("lock", "Lock", "shadow pages", ".wal: No such file")
-BATCH = 5000
 # up to these many new rows a CREATE is cheaper than a COPY (measured at 10k notes: one node 13 ms vs
 # 0.42 s, 1,000 nodes 52 vs 56 ms; one edge 28 ms vs 0.34 s, 100 edges 89 vs 163 ms)
 FEW_NODES = 500
@@ -183,16 +53,6 @@ class ApplyStats:
     @property
     def writes(self) -> int:
         return sum(self.inserted.values()) + sum(self.updated.values()) + sum(self.deleted.values())
-
-
-def _polars_type(kind: str) -> Any:
-    return {
-        "STRING": pl.String,
-        "STRING[]": pl.List(pl.String),
-        "INT64": pl.Int64,
-        "BOOLEAN": pl.Boolean,
-        "DOUBLE": pl.Float64,
-    }[kind]
 
 
 class _Held:
@@ -356,7 +216,7 @@ class GraphStore:
             if table not in present:
                 cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
                 conn.execute(f"CREATE NODE TABLE IF NOT EXISTS {table}({cols}, PRIMARY KEY (id))")
-        props = ", ".join(f"{name} {_EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
+        props = ", ".join(f"{name} {EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
         for table, pairs in self.edge_tables.items():
             if table not in present:
                 ends = ", ".join(f"FROM {a} TO {b}" for a, b in pairs)
@@ -434,7 +294,7 @@ class GraphStore:
             fields = ", ".join(f"{c}: row.{c}" for c in columns)
             conn.execute(f"UNWIND $rows AS row CREATE (n:{table} {{{fields}}})", {"rows": in_order(new)})
         elif new:
-            schema = {c: _polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
+            schema = {c: polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
             frame = pl.DataFrame(  # noqa: F841 (Kùzu reads `frame` from this scope by name)
                 [{c: row[c] for c in schema} for row in new], schema=schema)
             conn.execute(f"COPY {table} FROM frame")
@@ -452,7 +312,7 @@ class GraphStore:
         schema = {
             "src": pl.String,
             "dst": pl.String,
-            **{c: _polars_type(_EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS},
+            **{c: polars_type(EDGE_TYPES.get(c, "STRING")) for c in EDGE_PROPS},
         }
         records = [{**{c: row.get(c, "") for c in schema}, "run_id": run_id} for row in rows]
         if len(records) <= FEW_EDGES:  # one statement per edge finds its ends by key: ~0.7 ms each, where
@@ -506,39 +366,3 @@ class GraphStore:
             return [_dicts(conn.execute(cypher, params or {})) for cypher in cyphers]
 
 
-_MISSING_TABLE = re.compile(r"Binder exception: Table (\w+) does not exist")
-
-
-def _dicts(result: Any) -> list[dict[str, Any]]:
-    names = result.get_column_names()
-    rows = []
-    while result.has_next():
-        rows.append(dict(zip(names, result.get_next())))
-    return rows
-
-
-def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
-    result = conn.execute(cypher, params or {})
-    rows = []
-    while result.has_next():
-        rows.append(tuple(result.get_next()))
-    return rows
-
-
-def arrow_rows(conn: kuzu.Connection, cypher: str) -> list[tuple[Any, ...]]:
-    """A query's rows as tuples, fetched as Arrow columns (row by row took twice as long)."""
-    table = conn.execute(cypher).get_as_arrow()
-    return list(zip(*(column.to_pylist() for column in table.columns)))
-
-
-def _pairs(conn: kuzu.Connection, cypher: str) -> dict[str, str]:
-    return dict(arrow_rows(conn, cypher))
-
-
-def _scalar(conn: kuzu.Connection, cypher: str) -> int:
-    return int(_rows(conn, cypher)[0][0])
-
-
-def _run_batches(conn: kuzu.Connection, cypher: str, ids: list[str]) -> None:
-    for start in range(0, len(ids), BATCH):
-        conn.execute(cypher, {"ids": ids[start:start + BATCH]})

@@ -27,6 +27,7 @@ from mnemo.stores import faults
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.locks import writer
+from mnemo.stores.vector_index import refresh_vector_index
 from mnemo.stores.vector_repair import (
     TableProblem,
     drop_duplicate_ids,
@@ -37,15 +38,12 @@ from mnemo.stores.vector_repair import (
 )
 
 TEXT_COLUMN = "embed_text"
-VECTOR_COLUMN = "vector"
 EMBED_BATCH = 512  # texts per encode call of a sync
 WINDOW_BATCHES = (
     8  # encode calls per window of a sync: its rows are encoded longest first, then written in their given order
 )
 # Query-time settings of the ANN index, measured with benchmarks/vector_index.py (docs/SCALING.md):
 # probe this many IVF partitions, then re-rank refine_factor * k candidates by exact distance.
-NPROBES = 20
-REFINE_FACTOR = 10
 _KEYS = ("id", "embed_hash", "meta_hash")
 MAX_GROUPS_FILTERED = (
     1000  # a sync with more changed or gone groups reads every row's hashes, not a filter naming each group
@@ -93,49 +91,6 @@ def sql_quote(value: str) -> str:
 
 def id_filter(ids: list[str]) -> str:
     return "id IN (" + ", ".join(sql_quote(i) for i in ids) + ")"
-
-
-def build_vector_index(table: Any, kind: str) -> None:
-    """(Re)build the table's ANN index for unit vectors searched by cosine distance: IVF_HNSW_SQ
-    with one partition (an HNSW graph) per 100k rows, or IVF_PQ with sqrt(rows) partitions."""
-    from lancedb.index import HnswSq, IvfPq
-
-    rows = table.count_rows()
-    if kind == "IVF_PQ":
-        config: Any = IvfPq(distance_type="cosine", num_partitions=max(1, round(rows ** 0.5)))
-    else:
-        config = HnswSq(distance_type="cosine", num_partitions=max(1, rows // 100_000))
-    table.create_index(VECTOR_COLUMN, config=config, replace=True)
-
-
-def tune_search(search: Any, nprobes: int = NPROBES, refine_factor: int = REFINE_FACTOR) -> Any:
-    """A vector (or hybrid) query with the ANN settings; LanceDB ignores them on a table without an index."""
-    return search.nprobes(nprobes).refine_factor(refine_factor)
-
-
-def vector_index_state(table: Any) -> tuple[int, int] | None:
-    """(indexed rows, unindexed rows) of the table's vector index, or None without one."""
-    for index in table.list_indices():
-        if VECTOR_COLUMN in index.columns and index.index_type != "FTS":
-            stats = table.index_stats(index.name)
-            return stats.num_indexed_rows, stats.num_unindexed_rows
-    return None
-
-
-def refresh_vector_index(table: Any, settings: VectorIndexConfig) -> str:
-    """Build the ANN index once the table has `min_rows` rows; afterwards fold new rows into it
-    (they are searched exactly until then) and retrain it when the table has doubled."""
-    rows = table.count_rows()
-    state = vector_index_state(table)
-    if state is None and rows < settings.min_rows:
-        return "exact"
-    if state is None or state[0] < rows // 2:
-        build_vector_index(table, settings.kind)
-        return "built"
-    if state[1] > rows // 20:
-        table.optimize()
-        return "updated"
-    return "current"
 
 
 def import_lancedb() -> Any:

@@ -1,0 +1,47 @@
+"""Running Cypher on a Kùzu connection: rows as tuples or dicts, one value, pairs, ids in batches."""
+
+import re
+from typing import Any
+
+import kuzu
+
+BATCH = 5000  # ids per statement of a batched write
+
+
+
+_MISSING_TABLE = re.compile(r"Binder exception: Table (\w+) does not exist")
+
+
+def _dicts(result: Any) -> list[dict[str, Any]]:
+    names = result.get_column_names()
+    rows = []
+    while result.has_next():
+        rows.append(dict(zip(names, result.get_next())))
+    return rows
+
+
+def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    result = conn.execute(cypher, params or {})
+    rows = []
+    while result.has_next():
+        rows.append(tuple(result.get_next()))
+    return rows
+
+
+def arrow_rows(conn: kuzu.Connection, cypher: str) -> list[tuple[Any, ...]]:
+    """A query's rows as tuples, fetched as Arrow columns (row by row took twice as long)."""
+    table = conn.execute(cypher).get_as_arrow()
+    return list(zip(*(column.to_pylist() for column in table.columns)))
+
+
+def _pairs(conn: kuzu.Connection, cypher: str) -> dict[str, str]:
+    return dict(arrow_rows(conn, cypher))
+
+
+def _scalar(conn: kuzu.Connection, cypher: str) -> int:
+    return int(_rows(conn, cypher)[0][0])
+
+
+def _run_batches(conn: kuzu.Connection, cypher: str, ids: list[str]) -> None:
+    for start in range(0, len(ids), BATCH):
+        conn.execute(cypher, {"ids": ids[start:start + BATCH]})
