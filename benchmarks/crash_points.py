@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from mnemo.maintenance.dump import differences  # noqa: E402
-from tests.crash_harness import Setup, converges, kill_at, trace, warm_up  # noqa: E402
+from tests.support.crash import Setup, converges, kill_at, trace, warm_up  # noqa: E402
 
 
 def change(vault: Path) -> None:

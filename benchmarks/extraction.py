@@ -26,7 +26,7 @@ from ontology import load_ontology
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from tests.llm_stub import Reply, StubLLM, is_probe  # noqa: E402
+from tests.support.llm_stub import Reply, StubLLM, is_probe  # noqa: E402
 
 
 def grounded_answer(request: dict) -> Reply:

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.crash_points import change  # noqa: E402
 from mnemo.stores import faults  # noqa: E402
 from mnemo.maintenance.dump import differences  # noqa: E402
-from tests.crash_harness import Setup, run_child, warm_up  # noqa: E402
+from tests.support.crash import Setup, run_child, warm_up  # noqa: E402
 
 SLEEP_TAGS = {"mnemo/now": "2026-11-22T03:00:00+00:00"}
 RUN_LIMIT = 600.0

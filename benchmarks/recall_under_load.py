@@ -17,8 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.crash_harness import Setup, child_context, run_in_child, warm_up  # noqa: E402
-from tests.load_harness import Calls, call_until, collect, start_processes  # noqa: E402
+from tests.support.crash import Setup, child_context, run_in_child, warm_up  # noqa: E402
+from tests.support.load import Calls, call_until, collect, start_processes  # noqa: E402
 
 
 def main() -> int:

@@ -24,9 +24,9 @@ from urllib.parse import unquote
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
 
-from conftest import CORPORA, make_workspace  # noqa: E402
+from tests.support import CORPORA, make_workspace  # noqa: E402
 from mnemo.writeback.journal_days import format_day, logseq_title_format  # noqa: E402
 from mnemo.writeback.run import journal_for, undo_run, writeback_namespace  # noqa: E402
 from ontology import load_ontology  # noqa: E402

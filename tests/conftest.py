@@ -1,99 +1,32 @@
-"""Shared fixtures: temporary workspaces with real stores, and the real corpora when present."""
+"""Fixtures shared by every test; the helpers behind them are in `tests.support`."""
 
 import os
 import shutil
-import signal
-from dataclasses import dataclass
 from pathlib import Path
 
-import dagster as dg
 import pytest
 import yaml
 
-from definitions import build_defs
-from mnemo.config import load_config
-from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore
-from ontology import load_ontology
-from resources import default_resources
+from tests.support import EXAMPLE_VAULT, Workspace, interruptible, make_workspace
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-
-def interruptible() -> None:
-    """A test process started with SIGINT ignored (a shell's background job) handles it as Python
-    does by default. Dagster gives SIGTERM SIGINT's handler around an in-process run and leaves it
-    so: with SIGINT ignored, SIGTERM ends up ignored too, the `tail -F` processes its compute-log
-    capture starts afterwards inherit that, and they outlive the tests (it stops them with SIGTERM)."""
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
 interruptible()
 
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE_VAULT = REPO / "examples" / "vault"
-SHARED = Path(os.environ.get("MNEMO_SHARED", REPO.parent / "shared"))
-CORPORA = SHARED / "corpora"
+
+_DAGSTER_NAMES = {"dg", "dagster", "build_defs", "Workspace", "make_workspace"}
+_DAGSTER_FIXTURES = {"workspace", "ingested", "assist_workspace"}
 
 
-def corpus(*parts: str) -> Path:
-    """A path in ../shared/corpora; the test is skipped when it is absent."""
-    path = CORPORA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"real corpus not available: {path}")
-    return path
-
-
-@dataclass
-class Workspace:
-    """A temporary mnemo setup: a config file, a data dir, sources, and a Dagster instance."""
-
-    root: Path
-    config_path: Path
-    instance: dg.DagsterInstance
-
-    @property
-    def config(self):  # noqa: ANN201 - MnemoConfig
-        return load_config(self.config_path)
-
-    def files(self, namespace: str = "test") -> NamespaceFiles:
-        return NamespaceFiles(self.config.data_dir, namespace)
-
-    def graph(self, namespace: str = "test") -> GraphStore:
-        return GraphStore(self.files(namespace).graph_path, load_ontology())
-
-    def vectors(self, namespace: str = "test") -> VectorStore:
-        return VectorStore(self.files(namespace).vectors_path)
-
-    def ingest(self, namespace: str = "test") -> dg.ExecuteInProcessResult:
-        if namespace not in self.instance.get_dynamic_partitions("namespace"):
-            self.instance.add_dynamic_partitions("namespace", [namespace])
-        defs = build_defs(default_resources(str(self.config_path)))
-        result = defs.resolve_job_def("ingest_job").execute_in_process(partition_key=namespace, instance=self.instance)
-        assert result.success
-        return result
-
-    def metadata(self, result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object]:
-        for event in result.get_asset_materialization_events():
-            materialization = event.step_materialization_data.materialization
-            if materialization.asset_key.to_user_string() == asset:
-                return {k: v.value for k, v in materialization.metadata.items()}
-        raise KeyError(asset)
-
-
-def make_workspace(root: Path, sources: dict[str, list[dict[str, str]]], embedder: str = "hashing") -> Workspace:
-    config = {
-        "data_dir": str(root / "data"),
-        "namespaces": {ns: {"sources": srcs} for ns, srcs in sources.items()},
-        "embedder": {"kind": embedder},
-    }
-    path = root / "mnemo.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return Workspace(root, path, dg.DagsterInstance.ephemeral())
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what each test needs, so a developer can run a part (`-m "not corpora"`)."""
+    for item in items:
+        names = set(vars(item.module)) if isinstance(item, pytest.Function) and item.module else set()
+        if names & {"corpus", "CORPORA"}:
+            item.add_marker(pytest.mark.corpora)
+        if names & _DAGSTER_NAMES or _DAGSTER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.dagster)
 
 
 @pytest.fixture

@@ -1,0 +1,72 @@
+"""The memory commands end to end: remember, ingest, recall, entity, forget, status; bad input."""
+
+import json
+
+import dagster as dg
+import pytest
+from typer.testing import CliRunner
+
+from jobs import NAMESPACE_TAG
+from mnemo.cli.main import app
+from resources import MnemoConfigResource
+from sensors.memories import memory_inbox_sensor
+from tests.support import Workspace
+
+runner = CliRunner()
+
+
+def run(workspace: Workspace, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, [*args, "--config", str(workspace.config_path)])
+    return result.exit_code, result.output
+
+
+def test_commands_end_to_end(workspace: Workspace) -> None:
+    code, out = run(workspace, "remember", "Rui recommended the tasca on Rua da Rosa", "-e", "person_id:rui", "-n", "test", "--json")
+    assert code == 0
+    memory = json.loads(out)
+    assert memory["status"] == "processing"
+    assert "pending memories" in run(workspace, "status", "-n", "test")[1]
+    workspace.ingest()
+    code, out = run(workspace, "recall", "tasca Rua da Rosa", "-n", "test", "--json", "--k", "3")
+    assert code == 0
+    data = json.loads(out)
+    assert data["items"][0]["text"].startswith("Rui recommended") and "person_id:rui" in data["grounding"]
+    code, out = run(workspace, "recall", "Who is Alice Chen?", "-n", "test", "--mode", "deliberate")
+    assert code == 0 and "Alice Chen" in out
+    code, out = run(workspace, "entity", "person_id:alice_chen", "-n", "test")
+    assert code == 0 and "Robotics engineer" in out and "works_at" in out
+    code, out = run(workspace, "forget", "--query", "tasca Rua da Rosa", "-n", "test")
+    assert code == 0 and "would forget" in out and "--yes" in out
+    code, out = run(workspace, "forget", "--memory", memory["id"], "-n", "test")
+    assert code == 0 and "forgot" in out
+    data = json.loads(run(workspace, "recall", "tasca Rua da Rosa", "-n", "test", "--json")[1])
+    assert all("Rui recommended" not in i["text"] for i in data["items"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["recall", "x", "--mode", "sideways"], "unknown mode"),
+    (["recall", "   "], "query"),
+    (["remember", ""], "empty"),
+    (["remember", "hi", "-e", "alice"], "invalid entity reference"),
+    (["forget"], "exactly one"),
+    (["entity", "person_id:nobody"], "no entity"),
+    (["recall", "x", "-n", "Bad Name"], "invalid namespace"),
+])
+def test_bad_input_exits_non_zero_with_a_message(workspace: Workspace, args: list[str], message: str) -> None:
+    code, out = run(workspace, *args)
+    assert code == 2 and message in out
+
+
+def test_inbox_sensor_requests_one_run_per_change(workspace: Workspace) -> None:
+    from mnemo.client import MemoryClient
+
+    resource = MnemoConfigResource(config_path=str(workspace.config_path))
+    instance = workspace.instance
+    context = dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource})
+    assert isinstance(memory_inbox_sensor(context), dg.SkipReason)
+    MemoryClient("newbie", workspace.config_path).remember("first memory")
+    result = memory_inbox_sensor(dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource}))
+    assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("newbie", "newbie")]
+    assert result.dynamic_partitions_requests[0].partition_keys == ["newbie"]
+    again = memory_inbox_sensor(dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"mnemo_config": resource}))
+    assert isinstance(again, dg.SkipReason)

@@ -1,0 +1,27 @@
+"""The namespaces sensor adds a partition per configured namespace and requests its first ingest."""
+
+import dagster as dg
+
+from jobs import NAMESPACE_TAG
+from resources import MnemoConfigResource
+from sensors import namespaces_sensor
+from tests.support import Workspace
+
+
+def test_new_namespace_gets_a_partition_and_a_run(workspace: Workspace) -> None:
+    resource = MnemoConfigResource(config_path=str(workspace.config_path))
+    context = dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource})
+    result = namespaces_sensor(context)
+    assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("test", "test")]
+    assert result.dynamic_partitions_requests[0].partition_keys == ["test"]
+    workspace.instance.add_dynamic_partitions("namespace", ["test"])
+    again = namespaces_sensor(dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}))
+    assert isinstance(again, dg.SkipReason)
+
+
+def test_bad_config_skips_with_the_reason(workspace: Workspace) -> None:
+    workspace.config_path.write_text("namespaces: [not, a, mapping]\n", encoding="utf-8")
+    resource = MnemoConfigResource(config_path=str(workspace.config_path))
+    result = namespaces_sensor(dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}))
+    assert isinstance(result, dg.SkipReason)
+    assert "invalid configuration" in result.skip_message

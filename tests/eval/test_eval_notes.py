@@ -1,0 +1,105 @@
+"""`mnemo eval notes` and `mnemo eval locomo --after-sleep`: the evaluations of recall before and
+after sleep mode, on a small vault and the tiny LoCoMo file; the question set over the real vaults."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mnemo.cli.main import app
+from mnemo.errors import MnemoError
+from mnemo.eval.locomo import evaluate
+from mnemo.eval.notes import load_questions
+from mnemo.stores.embedders import HashingEmbedder
+from ontology import load_ontology
+from tests.support import DATA, corpus, make_workspace
+
+QA_SETS = DATA / "notes_qa"
+TINY = DATA / "locomo_tiny.json"
+NOTES = {
+    "Daily/2025-01-06.md": "Decided with Marta to repaint the boat hull in three coats before the regatta.",
+    "Daily/2025-01-07.md": "Bought marine varnish from Porto Nautica; the boat needs twelve litres.",
+    "Recipes/Pastel de nata.md": "Custard tarts: puff pastry, egg yolks, sugar, lemon peel and a very hot oven.",
+    "People/Marta.md": "Marta sails a small wooden boat and races in the spring regatta every year.",
+}
+QUESTIONS = [
+    {"id": "q1", "question": "what did I plan for the boat with Marta", "gold": ["Daily/2025-01-06.md"], "kind": "fact"},
+    {"id": "q2", "question": "how do you make those Portuguese custard tarts", "gold": ["Recipes/Pastel de nata.md"], "kind": "fact"},
+    {"id": "q3", "question": "what did I write on January 7, 2025?", "gold": ["Daily/2025-01-07.md"], "kind": "date"},
+    {"id": "q4", "question": "the note that got corrupted", "gold": ["Broken.md"], "kind": "fact"},
+]
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> tuple[Path, Path, Path]:
+    vault = tmp_path / "vault"
+    for rel, text in NOTES.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text + "\n", encoding="utf-8")
+    (vault / "Broken.md").write_bytes(b"caf\xe9 au lait, not UTF-8\n")  # quarantined by the source, never read
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("\n".join(json.dumps(q) for q in QUESTIONS) + "\n", encoding="utf-8")
+    config = make_workspace(tmp_path, {}).config_path  # a config that names the hashing embedder
+    return vault, qa, config
+
+
+def test_eval_notes_scores_mnemo_before_and_after_sleep_against_bm25(small: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    vault, qa, config = small
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(app, ["eval", "notes", str(qa), "--vault", str(vault), "--kind", "obsidian", "--after-sleep",
+                                      "--json", str(out), "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["questions"] == 4 and report["after_sleep"] and report["vault"] == "vault"
+    assert list(report["unreadable"]) == ["q4"] and "Broken.md" in report["unreadable"]["q4"]
+    assert set(report["systems"]) == {"mnemo", "bm25", "mnemo after sleep"}
+    for figures in report["systems"].values():
+        overall = figures["overall"]
+        assert 0 <= overall["hit@1"] <= overall["hit@5"] <= overall["hit@10"] <= 1 and 0 <= overall["MRR"] <= 1
+        assert set(figures["by_kind"]) == {"fact", "date"} and figures["by_kind"]["fact"]["questions"] == 3
+        assert overall["hit@10"] <= 0.75  # the unreadable note is found by no system
+    assert report["systems"]["mnemo"]["by_kind"]["date"]["hit@1"] == 1.0  # the day the question names comes first
+    assert "mnemo after sleep" in result.output and "bm25" in result.output and "could not read" in result.output
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    ("{not json", "qa.jsonl:2: not JSON"),
+    ('{"question": "", "gold": ["a.md"]}', "qa.jsonl:2: needs a non-empty 'question'"),
+    ('{"question": "where?", "gold": []}', "qa.jsonl:2: 'gold' must be a non-empty list of note paths"),
+])
+def test_a_malformed_question_file_names_the_file_and_line(tmp_path: Path, line: str, reason: str) -> None:
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps(QUESTIONS[0]) + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(MnemoError, match=reason.replace("?", r"\?").replace("[", r"\[")):
+        load_questions(qa)
+
+
+def test_gold_notes_missing_from_the_vault_are_a_clear_error(small: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    vault, qa, config = small
+    (tmp_path / "bad.jsonl").write_text(json.dumps({"question": "boat", "gold": ["Nowhere.md"]}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", "notes", str(tmp_path / "bad.jsonl"), "--vault", str(vault), "--kind", "obsidian",
+                                      "--config", str(config)])
+    assert result.exit_code == 2 and "gold notes not in" in result.output and "Nowhere.md" in result.output
+    result = CliRunner().invoke(app, ["eval", "notes", str(qa), "--vault", str(vault), "--kind", "roam", "--config", str(config)])
+    assert result.exit_code == 2 and "unknown --kind 'roam'" in result.output
+
+
+def test_locomo_after_sleep_asks_again_after_a_consolidation() -> None:
+    report = evaluate(TINY, HashingEmbedder(384), load_ontology(), ks=(1, 3), systems=("mnemo", "bm25"), latency=False,
+                      after_sleep=True)
+    assert set(report["systems"]) == {"mnemo", "bm25", "mnemo_after_sleep"}
+    after = report["systems"]["mnemo_after_sleep"]
+    assert set(after["by_category"]) == {"1", "2", "3", "4"} and 0 <= after["overall"]["R@1"] <= after["overall"]["R@3"] <= 1
+    assert report["latency"]["eager_after_sleep"]["p95_ms"] > 0
+
+
+def test_the_question_set_covers_three_real_vaults() -> None:
+    total, kinds = 0, set()
+    for name in ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs"):
+        questions = load_questions(QA_SETS / f"{name}.jsonl")
+        root = corpus(name)
+        assert all((root / gold).is_file() for q in questions for gold in q.gold)
+        total += len(questions)
+        kinds |= {q.kind for q in questions}
+    assert total >= 60 and {"alias", "date", "two-notes"} <= kinds

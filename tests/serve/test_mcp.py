@@ -1,0 +1,116 @@
+"""The MCP server as an assistant sees it: the official `mcp` client drives `mnemo mcp` over stdio."""
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.support import Workspace
+
+TOOLS = {"recall", "remember", "forget", "get_entity", "explore", "timeline"}
+
+
+def _payload(result: Any) -> Any:
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+async def _session_run(workspace: Workspace, namespace: str) -> dict[str, Any]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mnemo.cli.main", "mcp", "--namespace", namespace,
+                                                                 "--config", str(workspace.config_path)],
+                                   env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    out: dict[str, Any] = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        out["tools"] = {t.name: t for t in (await session.list_tools()).tools}
+        out["resources"] = {str(r.uri) for r in (await session.list_resources()).resources}
+        out["recall"] = _payload(await session.call_tool("recall", {"query": "advice from Dana Kim about meetings", "k": 5}))
+        out["entity"] = _payload(await session.call_tool("get_entity", {"ref": "person_id:dana_kim"}))
+        out["explore"] = _payload(await session.call_tool("explore", {"ref": "person_id:dana_kim", "depth": 2}))
+        out["timeline"] = _payload(await session.call_tool("timeline", {"since": "2026-10-01", "until": "2026-10-31"}))
+        out["remember"] = _payload(await session.call_tool("remember", {"text": "Dana recommended the book High Output Management."}))
+        out["preview"] = _payload(await session.call_tool("forget", {"memory_id": out["remember"]["id"]}))
+        out["after_preview"] = _payload(await session.call_tool("forget", {"memory_id": out["remember"]["id"], "confirm": True}))
+        out["missing"] = await session.call_tool("get_entity", {"ref": "person_id:nobody_here"})
+        out["forget_missing"] = await session.call_tool("forget", {"entity": "person_id:victor_stone", "confirm": True})
+        out["preview_missing"] = await session.call_tool("forget", {"entity": "person_id:victor_stone"})
+        out["bad_depth"] = await session.call_tool("explore", {"ref": "person_id:dana_kim", "depth": 9})
+        out["self"] = json.loads((await session.read_resource("mnemo://self")).contents[0].text)
+        out["top"] = json.loads((await session.read_resource("mnemo://top-of-mind")).contents[0].text)
+    return out
+
+
+def test_mcp_client_drives_every_tool_and_resource_over_stdio(assist_workspace: Workspace) -> None:
+    inbox = assist_workspace.files("test").root / "inbox"
+    out = asyncio.run(_session_run(assist_workspace, "test"))
+    assert TOOLS <= set(out["tools"])
+    for name in TOOLS:
+        tool = out["tools"][name]
+        assert len(tool.description or "") > 40 and tool.input_schema["type"] == "object"
+        assert "namespace" not in tool.input_schema.get("properties", {})
+    assert out["tools"]["recall"].input_schema["properties"]["mode"]["enum"] == ["eager", "deliberate"]
+    assert out["resources"] == {"mnemo://self", "mnemo://top-of-mind"}
+    assert "Write the doc before the meeting" in out["recall"]["text"]
+    assert out["entity"]["name"] == "Dana Kim" and out["entity"]["properties"]["role"]["value"] == "VP Engineering"
+    assert {e["hop"] for e in out["explore"]["edges"]} == {1, 2}
+    assert out["timeline"]["notes"] and all("2026-10-01" <= n["at"][:10] <= "2026-10-31" for n in out["timeline"]["notes"])
+    assert out["remember"]["status"] == "processing"
+    assert out["preview"]["dry_run"] and out["preview"]["would_forget"]["text"].startswith("Dana recommended")
+    assert not out["after_preview"]["dry_run"] and not (inbox / f"{out['remember']['id']}.json").exists()
+    assert out["missing"].is_error and "no entity" in out["missing"].content[0].text
+    for missing in (out["forget_missing"], out["preview_missing"]):
+        assert missing.is_error and "no entity 'person_id:victor_stone'" in missing.content[0].text
+    tombstones = inbox.parent / "tombstones.json"
+    assert not tombstones.exists() or "victor_stone" not in tombstones.read_text(encoding="utf-8")
+    assert out["bad_depth"].is_error
+    assert out["self"]["self"]["name"] == "Sam Rivera"
+    assert out["top"]["source"] == "mentions" and out["top"]["items"]
+
+
+async def _http_session_run(url: str) -> dict[str, Any]:
+    from mcp.client.streamable_http import streamable_http_client
+
+    out: dict[str, Any] = {}
+    async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        out["tools"] = {t.name for t in (await session.list_tools()).tools}
+        out["recall"] = _payload(await session.call_tool("recall", {"query": "advice from Dana Kim about meetings", "k": 5}))
+        out["top"] = json.loads((await session.read_resource("mnemo://top-of-mind")).contents[0].text)
+    return out
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_mcp_client_over_streamable_http(assist_workspace: Workspace, tmp_path: Path) -> None:
+    """`mnemo mcp --transport streamable-http` on 127.0.0.1, driven by the official client."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = open(tmp_path / "mcp.log", "wb")  # noqa: SIM115 - the child owns it; never an unread pipe
+    proc = subprocess.Popen([sys.executable, "-m", "mnemo.cli.main", "mcp", "--namespace", "test", "--config",
+                             str(assist_workspace.config_path), "--transport", "streamable-http", "--port", str(port)],
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"}, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(port):
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "mcp.log").read_text()
+            time.sleep(0.2)
+        out = asyncio.run(_http_session_run(f"http://127.0.0.1:{port}/mcp"))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert TOOLS <= out["tools"]
+    assert "Write the doc before the meeting" in out["recall"]["text"]
+    assert out["top"]["items"]
