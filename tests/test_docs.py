@@ -4,8 +4,12 @@ import re
 from pathlib import Path
 
 import pytest
+import typer
+import typer.core
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from mnemo.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -116,3 +120,11 @@ def test_headings_inside_code_blocks_do_not_count(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text("# Title\n\n```bash\n# " + "x" * 90 + "\n```\n\n## " + "y" * 85 + "\n", encoding="utf-8")
     assert headings(page) == ["Title", "y" * 85]
+
+
+def test_readme_names_every_top_level_command() -> None:
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    text = README.read_text(encoding="utf-8")
+    missing = [name for name, command in group.commands.items() if not command.hidden and not re.search(rf"\b{name}\b", text)]
+    assert missing == [], f"README.md's command table does not name: {', '.join(missing)}"
