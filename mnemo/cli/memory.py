@@ -39,7 +39,7 @@ def _window(since: str | None, until: str | None) -> tuple[str | None, str | Non
 
 
 def recall(
-    query: Annotated[str, typer.Argument(help="What to remember, in your own words.")],
+    query: Annotated[str, typer.Argument(help="What to look for, in your own words.")],
     namespace: NamespaceOption = None,
     k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
     mode: Annotated[
