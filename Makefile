@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test ui bench bench-quick clean
+.PHONY: install demo test lint ui bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -31,6 +31,10 @@ demo: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## ingest the bundled example vault 
 
 test: $(STAMP) ## run the test suite
 	$(BIN)/python -m pytest
+
+lint: $(STAMP) ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy on mnemo/
+	$(BIN)/ruff check mnemo
+	$(BIN)/mypy
 
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## start the Dagster UI on http://127.0.0.1:3000
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
