@@ -18,3 +18,8 @@ def is_ignored(rel: str) -> bool:
     """True for temp files and for anything inside a hidden or tool folder."""
     path = PurePosixPath(rel)
     return is_temp_file(path.name) or any(part.startswith(".") or part in IGNORED_DIRS for part in path.parts[:-1])
+
+
+def in_folders(rel: str, folders: tuple[str, ...]) -> bool:
+    """Whether a relative path is one of the folders (or files) named, or inside one of them."""
+    return any(rel == f.strip("/") or rel.startswith(f.strip("/") + "/") for f in folders if f.strip("/"))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemo.sources.ignore import is_temp_file
+from mnemo.sources.ignore import in_folders, is_temp_file
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
     parts = rel.split("/")
     if any(p.startswith(".") for p in parts[:-1]):
         return True
-    return any(rel == e or rel.startswith(e.rstrip("/") + "/") for e in excludes)
+    return in_folders(rel, excludes)
 
 
 def walk_files(

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import WritebackRefused
+from mnemo.sources.ignore import in_folders
 from mnemo.sources.logseq import graph_settings
 from mnemo.sources.logseq_properties import page_name, page_properties
 from mnemo.sources.markdown import split_frontmatter
@@ -196,10 +197,6 @@ def _logseq_day(day: dt.date, links: LinkNames | None) -> str:
     return (links.days.link(day.isoformat()) if links and links.days else None) or day.isoformat()
 
 
-def _excluded(rel: str, folders: tuple[str, ...]) -> bool:
-    return any(rel == f or rel.startswith(f.strip("/") + "/") for f in folders if f.strip("/"))
-
-
 def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsight], today: str) -> WritebackPlan:
     """Read every note that has insights and compute its verified patch; nothing is written."""
     plan = WritebackPlan()
@@ -211,7 +208,7 @@ def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsig
         if source is None:
             continue
         rel = insight.note.path
-        if _excluded(rel, config.writeback.exclude) or not rel.lower().endswith(".md"):
+        if in_folders(rel, config.writeback.exclude) or not rel.lower().endswith(".md"):
             plan.excluded += 1
             continue
         links = names[source.label]
