@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mnemo.cli.options import ConfigOption, fail
+from mnemo.cli.options import ConfigOption, NamespaceOption, fail, namespace_of
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.maintenance.backup import backup_namespace, restore_namespace
@@ -26,12 +26,13 @@ def _size(n: int) -> str:
 
 
 def backup(
-    namespace: Annotated[str, typer.Argument(help="The namespace to back up.")],
     dest: Annotated[Path, typer.Argument(help="Archive to write (.tar or .tar.gz), or a folder to put it in.")],
+    namespace: NamespaceOption = None,
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
     """Write a consistent archive of a namespace: graph, vectors, manifest, documents, logs."""
+    namespace = namespace_of(namespace, config)
     try:
         info = backup_namespace(load_config(config).data_dir, namespace, dest, wait_seconds=wait)
     except MnemoError as exc:
@@ -58,12 +59,13 @@ def restore(
 
 
 def export(
-    namespace: Annotated[str, typer.Argument(help="The namespace to export.")],
     dest: Annotated[Path, typer.Argument(help="A new (or empty) folder for the Parquet files.")],
+    namespace: NamespaceOption = None,
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
     """Write a namespace as portable Parquet files (graph nodes and edges, vectors, state)."""
+    namespace = namespace_of(namespace, config)
     try:
         info = export_namespace(load_config(config).data_dir, namespace, load_ontology(), dest, wait_seconds=wait)
     except MnemoError as exc:

@@ -57,7 +57,7 @@ def other(template: Workspace, tmp_path: Path) -> Workspace:
 
 def test_backup_restore_round_trip_through_the_cli(ingested: Workspace, other: Workspace, tmp_path: Path) -> None:
     archive = tmp_path / "backups" / "test.tar.gz"
-    result = runner.invoke(app, ["backup", "test", str(archive), "--config", str(ingested.config_path)])
+    result = runner.invoke(app, ["backup", str(archive), "-n", "test", "--config", str(ingested.config_path)])
     assert result.exit_code == 0, result.output
     assert "backed up 'test'" in result.output and archive.stat().st_size > 0
     result = runner.invoke(app, ["restore", str(archive), "--config", str(other.config_path)])
@@ -131,7 +131,7 @@ def test_writers_wait_while_a_backup_holds_the_namespace(ingested: Workspace) ->
 
 def test_export_import_round_trip(ingested: Workspace, other: Workspace, tmp_path: Path) -> None:
     folder = tmp_path / "export"
-    result = runner.invoke(app, ["export", "test", str(folder), "--config", str(ingested.config_path)])
+    result = runner.invoke(app, ["export", str(folder), "-n", "test", "--config", str(ingested.config_path)])
     assert result.exit_code == 0, result.output
     edges = pl.read_parquet(folder / "graph" / "edges.parquet")
     assert {"valid_from", "valid_to", "observed_at", "doc_id", "extractor", "prompt_version"} <= set(edges.columns)

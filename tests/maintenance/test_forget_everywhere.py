@@ -67,8 +67,8 @@ def lance_versions_holding(lance: Path, needle: str) -> list[str]:
 
 def archives(workspace: Workspace, tag: str) -> tuple[Path, Path]:
     export, backup = workspace.root / f"export-{tag}", workspace.root / f"backup-{tag}.tar.gz"
-    cli(workspace, "export", "test", str(export))
-    cli(workspace, "backup", "test", str(backup))
+    cli(workspace, "export", str(export), "-n", "test")
+    cli(workspace, "backup", str(backup), "-n", "test")
     return export, backup
 
 

@@ -77,7 +77,7 @@ def test_hostile_namespace_names_are_refused_before_touching_disk(tmp_path: Path
         NamespaceFiles(tmp_path, name)
     config = tmp_path / "mnemo.yaml"
     config.write_text(f"data_dir: {tmp_path / 'data'}\n", encoding="utf-8")
-    for args in (["backup", name, str(tmp_path / "b.tar")], ["export", name, str(tmp_path / "e")], ["status", "-n", name]):
+    for args in (["backup", str(tmp_path / "b.tar"), "-n", name], ["export", str(tmp_path / "e"), "-n", name], ["status", "-n", name]):
         result = CliRunner().invoke(app, [*args, "--config", str(config)])
         assert result.exit_code == 2 and "invalid namespace name" in " ".join(result.output.split())
     assert not (tmp_path / "data").exists() and not (tmp_path / "e").exists()
