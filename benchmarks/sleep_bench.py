@@ -65,22 +65,21 @@ def first_run(runner: IngestRunner) -> dict[str, Any]:
 def unchanged(runner: IngestRunner) -> dict[str, Any]:
     """Consolidation again with nothing changed since the last one: what a run costs that has
     nothing to do (the floor under the re-run after one change)."""
-    name = sleep_job_name(runner)
-    if name is None:
-        return {}
-    run = run_job(runner, name)
-    return {"unchanged_s": run["s"], "unchanged_cpu_s": run["cpu_s"], "unchanged_assets_s": run["assets_s"],
-            "unchanged_phases_s": run["phases_s"]}
+    return _sleep_again(runner, "unchanged")
 
 
 def after_change(runner: IngestRunner) -> dict[str, Any]:
     """Consolidation again after one note changed (and was ingested)."""
+    return _sleep_again(runner, "after_change")
+
+
+def _sleep_again(runner: IngestRunner, label: str) -> dict[str, Any]:
+    """The sleep job run once more, its figures named `<label>_s`, `<label>_cpu_s`, ..."""
     name = sleep_job_name(runner)
     if name is None:
         return {}
     run = run_job(runner, name)
-    return {"after_change_s": run["s"], "after_change_cpu_s": run["cpu_s"], "after_change_assets_s": run["assets_s"],
-            "after_change_phases_s": run["phases_s"]}
+    return {f"{label}_{key}": run[key] for key in ("s", "cpu_s", "assets_s", "phases_s")}
 
 
 def replaying(path: Path) -> None:

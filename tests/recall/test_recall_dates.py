@@ -12,7 +12,7 @@ from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.recall.dates import DaySpan, dates_in
 from mnemo.recall.settings import RecallSettings
-from tests.support import Workspace, make_workspace
+from tests.support import Workspace, daily_notes_workspace
 
 TODAY = date(2026, 11, 27)  # a Friday
 DAYS = {
@@ -52,13 +52,7 @@ def test_a_span_holds_every_timestamp_of_its_days() -> None:
 
 @pytest.fixture
 def journal(tmp_path: Path) -> Workspace:
-    vault = tmp_path / "journal"
-    (vault / "Daily").mkdir(parents=True)
-    for day, text in DAYS.items():
-        (vault / "Daily" / f"{day}.md").write_text(text + "\n", encoding="utf-8")
-    workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
-    workspace.ingest()
-    return workspace
+    return daily_notes_workspace(tmp_path, DAYS, "journal")[0]
 
 
 def test_eager_recall_puts_the_day_a_question_names_first(journal: Workspace) -> None:

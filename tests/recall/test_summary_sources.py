@@ -13,7 +13,7 @@ from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.summaries import read_summaries
 from mnemo.sleep.text import sentences
-from tests.support import Workspace, make_workspace
+from tests.support import Workspace, daily_notes_workspace
 
 NOW = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)  # June 2026 is 90+ days old: week and month summaries exist
 DAYS = {
@@ -25,13 +25,7 @@ LATE = ("2026-06-20", "Lysozyme and lactoferrin in dog saliva fight bacteria, Dr
 
 @pytest.fixture
 def boat(tmp_path: Path) -> tuple[Workspace, Path]:
-    vault = tmp_path / "vault"
-    (vault / "Daily").mkdir(parents=True)
-    for day, text in DAYS.items():
-        (vault / "Daily" / f"{day}.md").write_text(text + "\n", encoding="utf-8")
-    workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
-    workspace.ingest()
-    return workspace, vault
+    return daily_notes_workspace(tmp_path, DAYS)
 
 
 def _chunks(workspace: Workspace) -> dict[str, tuple[str, str]]:

@@ -89,3 +89,14 @@ def make_workspace(root: Path, sources: dict[str, list[dict[str, str]]], embedde
     path = root / "mnemo.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return Workspace(root, path, dg.DagsterInstance.ephemeral())
+
+
+def daily_notes_workspace(root: Path, days: dict[str, str], folder: str = "vault") -> tuple[Workspace, Path]:
+    """A vault of daily notes (`Daily/<day>.md` holding each day's text), ingested as namespace `test`."""
+    vault = root / folder
+    (vault / "Daily").mkdir(parents=True)
+    for day, text in days.items():
+        (vault / "Daily" / f"{day}.md").write_text(text + "\n", encoding="utf-8")
+    workspace = make_workspace(root, {"test": [{"kind": "obsidian", "path": str(vault)}]})
+    workspace.ingest()
+    return workspace, vault
