@@ -57,6 +57,8 @@ import dagster as dg
 from assets.ingest import GRAPH_POOL
 from resources import GraphResource, MnemoConfigResource
 
+pytestmark = pytest.mark.slow  # over 20 s on two cores
+
 @dg.asset(pool=GRAPH_POOL)
 def hold(graph: GraphResource) -> None:
     print("holding", flush=True)

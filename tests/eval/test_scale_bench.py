@@ -3,10 +3,14 @@ eager recall call runs on it (both searches, neighbouring turns through prev/nex
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks.recall_bench import build_vector_table, whole_call
 from mnemo.stores.embedders import HashingEmbedder
 from mnemo.stores.vectors import VectorStore
 from tests.support import REPO
+
+pytestmark = pytest.mark.slow  # over 20 s on two cores
 
 
 def test_whole_eager_call_runs_on_generated_chunks(tmp_path: Path) -> None:

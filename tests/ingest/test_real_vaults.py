@@ -11,6 +11,8 @@ from mnemo.maintenance.checks import dangling, relation_violations
 from mnemo.sleep.consolidate import consolidate
 from tests.support import corpus, make_workspace
 
+pytestmark = pytest.mark.slow  # over 20 s on two cores
+
 
 def test_kepano_vault(tmp_path: Path) -> None:
     vault = tmp_path / "kepano"

@@ -23,6 +23,8 @@ from mnemo.stores.vectors import VectorStore
 from resources import default_resources
 from tests.support import Workspace
 
+pytestmark = pytest.mark.slow  # over 20 s on two cores
+
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
 
 

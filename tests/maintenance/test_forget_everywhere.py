@@ -17,6 +17,8 @@ from mnemo.client import MemoryClient
 from mnemo.stores.vectors import import_lancedb
 from tests.support import EXAMPLE_VAULT, Workspace, make_workspace
 
+pytestmark = pytest.mark.slow  # over 20 s on two cores
+
 runner = CliRunner()
 MEMORY_TEXT = "The locker code at the climbing gym is zebra-7731-quokka"
 MEMORY_NEEDLE = "zebra-7731-quokka"

@@ -8,10 +8,14 @@ import shutil
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests.stores.test_crash_consistency import SMALL_VAULT, small_vault
 from tests.support import EXAMPLE_VAULT
 from tests.support.crash import Setup, child_context, run_in_child, warm_up
 from tests.support.load import Calls, call_until, collect, start_processes
+
+pytestmark = pytest.mark.slow  # over 20 s on two cores
 
 
 def test_recall_callers_never_fail_while_an_ingest_writes(tmp_path: Path) -> None:

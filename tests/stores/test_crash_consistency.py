@@ -16,6 +16,8 @@ from mnemo.stores import faults
 from tests.support import EXAMPLE_VAULT
 from tests.support.crash import Setup, converges, trace
 
+pytestmark = pytest.mark.slow  # over 20 s on two cores
+
 SMALL_VAULT = (
     "People/Alice Chen.md", "People/Bob Martins.md", "Organizations/Acme Robotics.md", "Places/Lisbon.md",
     "Projects/Project Heron.md", "Daily/2026-09-01.md", "Daily/2026-09-02.md", "Concepts/Zettelkasten.md",

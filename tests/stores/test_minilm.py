@@ -12,6 +12,8 @@ from mnemo.stores.embedders import FEW_TEXTS, MiniLMEmbedder, _minilm_model, _mi
 from mnemo.stores.minilm import NumpyMiniLM, read_safetensors
 from tests.support import EXAMPLE_VAULT
 
+pytestmark = pytest.mark.slow  # over 20 s on two cores
+
 TEXTS = [p.read_text(encoding="utf-8") for p in sorted(EXAMPLE_VAULT.rglob("*.md"))] + [
     "  padded with spaces  ", "", "Ünïcödé café — naïve 東京 🙂", "word " * 700, "\n\nnew\tlines\n", "A",
 ]

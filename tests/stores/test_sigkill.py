@@ -11,6 +11,8 @@ benchmarks/crash_points.py runs more seeds over a whole run of a whole vault.
 import random
 from pathlib import Path
 
+import pytest
+
 from mnemo.errors import StoreLocked
 from mnemo.maintenance.dump import differences
 from mnemo.stores.graph import GraphStore
@@ -18,6 +20,8 @@ from mnemo.stores.locks import namespace_lock
 from ontology import load_ontology
 from tests.stores.test_crash_consistency import small_vault
 from tests.support.crash import Setup, kill_at, warm_up
+
+pytestmark = pytest.mark.slow  # over 20 s on two cores
 
 SEEDS = (1, 2)
 

@@ -21,6 +21,8 @@ from mnemo.config import load_config
 from mnemo.writeback.note_files import sweep_temp_files
 from mnemo.writeback.run import apply_plan, journal_for, new_run_id, plan_namespace
 from ontology import load_ontology
+
+pytestmark = pytest.mark.slow  # over 20 s on two cores
 config = load_config(sys.argv[1])
 sweep_temp_files([s.path for s in config.namespaces["test"].sources])
 plan = plan_namespace(config, "test", load_ontology(), sys.argv[2])
