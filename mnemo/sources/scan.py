@@ -20,12 +20,14 @@ from mnemo.documents import Document, ManifestEntry
 from mnemo.errors import SourceError
 from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
+from mnemo.sources.generated import is_generated
 from mnemo.sources.ignore import is_temp_file
 from mnemo.sources.logseq_properties import without_properties
 from mnemo.sources.note_layout import without_block
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 EMPTY_FILE = "empty file, nothing to ingest"
+GENERATED = "generated"  # the fingerprint of a page mnemo generated: it never changes, it is never read
 Parser = Callable[[bytes, str, str, str, str | None], list[Document]]
 
 
@@ -135,6 +137,8 @@ def file_fingerprint(data: bytes, kind: str, key: str = "mnemo") -> str:
         text = None
     if text is None:
         return hashlib.sha256(data).hexdigest()[:24]
+    if is_generated(data, key):
+        return GENERATED
     stripped = without_block(text, key)
     if kind == "logseq":
         stripped = without_properties(stripped, key)
@@ -290,6 +294,8 @@ def scan_source(
             result.problems.append(Problem(rel, f"cannot read file ({exc.strerror})", True))
             continue
         file_hash = file_fingerprint(data, source.kind, writeback_key)
+        if file_hash == GENERATED:
+            continue  # a page mnemo generated: never the person's input
         if old and old.file_hash == file_hash and _have(old, previous_docs):
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue
