@@ -20,6 +20,7 @@ from mnemo.documents import Document, ManifestEntry
 from mnemo.errors import SourceError
 from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
+from mnemo.sources.daily_notes import DailyNotes, daily_notes
 from mnemo.sources.generated import is_generated
 from mnemo.sources.ignore import is_temp_file
 from mnemo.sources.logseq_properties import without_properties
@@ -64,9 +65,11 @@ def _decode(data: bytes, rel: str) -> str:
         raise SourceError(rel, f"invalid UTF-8 at byte {exc.start}") from None
 
 
-def parse_obsidian(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
+def parse_obsidian(
+    data: bytes, namespace: str, source: str, rel: str, modified: str | None, daily: DailyNotes | None = None,
+) -> list[Document]:
     text = _decode(data, rel)
-    return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified)]
+    return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified, daily=daily)]
 
 
 def parse_inbox(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
@@ -121,6 +124,7 @@ def prepare_source(source: SourceConfig) -> PreparedSource | Problem:
     excludes: tuple[str, ...] = ()
     if source.kind == "obsidian":
         excludes = obsidian.default_excludes(source.path)
+        parse = functools.partial(parse_obsidian, daily=daily_notes(source.path))
     elif source.kind == "logseq":
         parse = functools.partial(logseq.parse_file, settings=logseq.graph_settings(source.path))
         excludes = logseq.DEFAULT_EXCLUDES
