@@ -7,10 +7,10 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from conftest import make_workspace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import make_workspace
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sources.daily_notes import DailyNotes, daily_notes, format_day
@@ -42,7 +42,8 @@ def test_the_settings_and_the_names_they_give(tmp_path: Path) -> None:
 def _vault(root: Path) -> Path:
     vault = root / "vault"
     (vault / ".obsidian").mkdir(parents=True)
-    (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps({"format": "dddd, MMMM Do YYYY", "folder": "Journal"}))
+    settings = {"format": "dddd, MMMM Do YYYY", "folder": "Journal"}
+    (vault / ".obsidian" / "daily-notes.json").write_text(json.dumps(settings))
     (vault / "Journal").mkdir()
     (vault / "Journal" / "Tuesday, March 8th 2022.md").write_text("Met [[Alpha]] about [[Beta]].\n", encoding="utf-8")
     (vault / "Journal" / "Thursday, March 10th 2022.md").write_text("[[Alpha]] again.\n", encoding="utf-8")
@@ -65,5 +66,6 @@ def test_daily_notes_in_the_vaults_format_are_journal_days_and_day_links_resolve
             "mnemo-mentioned-count: 2\nmnemo-mentioned-last: 2022-03-10\n") in alpha
     week = (vault / "Mnemo" / "Weeks" / "Week 2022-W10.md").read_text(encoding="utf-8")
     assert "\n- [[Tuesday, March 8th 2022]]\n- [[Thursday, March 10th 2022]]\n" in week
-    links = {t for p in report.pages for t in re.findall(r"\[\[([^\[\]]+)\]\]", (vault / p).read_text(encoding="utf-8"))}
+    texts = [(vault / p).read_text(encoding="utf-8") for p in report.pages]
+    links = {t for text in texts for t in re.findall(r"\[\[([^\[\]]+)\]\]", text)}
     assert {t for t in links if "2022" in t} == {"Tuesday, March 8th 2022", "Thursday, March 10th 2022"}

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import EXAMPLE_VAULT, Workspace, make_workspace
 
 from benchmarks.writeback import snapshot
-from conftest import EXAMPLE_VAULT, Workspace, make_workspace
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sources.scan import GENERATED, file_fingerprint

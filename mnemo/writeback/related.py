@@ -2,18 +2,21 @@
 
 A note's neighbours are the notes it links or that link it, and the entities its passages
 mention. Two notes that share neighbours are related, each shared neighbour counting the less
-the more notes share it (a hub that half the vault links says little); a relation in the graph
-between the two notes' subjects (Alice Chen works on Project Heron) counts more. Notes already
+the more notes share it (a hub that half the vault links says little), and a candidate that links
+widely counts for less (divided by the square root of its own neighbours, as in a cosine); a relation
+in the graph between the two notes' subjects (Alice Chen works on Project Heron), or one note naming
+the other's subject in its text, counts more. Notes already
 linked either way, the note itself and journal days (they are listed as mentions) are left out:
 what is written is what the person does not already have in the note or its backlinks.
 """
 
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 _RELATION_WEIGHT = 2.0
 _SUBJECT_WEIGHT = 1.5
-_MIN_SCORE = 0.05  # a neighbour shared by more than 20 notes alone does not make two notes related
+_MIN_SCORE = 0.05  # one neighbour shared by more than 20 notes is not enough on its own
 _REASON_NAMES = 3
 
 
@@ -58,6 +61,8 @@ def related_notes(
         for other in sorted(others):
             scores[other] += 1.0 / len(others)
             shared[other].append((len(others), item))
+    for other in scores:  # a hub shares something with every note: its own breadth counts against it
+        scores[other] /= math.sqrt(max(len(space.neighbours.get(other, ())), 1))
     facts = _relation_facts(space, note, sharing)
     for other, fact in facts.items():
         scores[other] += _RELATION_WEIGHT if fact[1] else _SUBJECT_WEIGHT
@@ -82,11 +87,11 @@ def _relation_facts(space: Neighbourhood, note: str, sharing: dict[str, set[str]
     for entity in sorted(space.neighbours.get(note, ())):
         other = space.page_of.get(entity)
         if other is not None and other != note:
-            facts.setdefault(other, (f"mentioned here: {name(entity, entity)}", False))
+            facts.setdefault(other, (f"this note mentions {name(entity, entity)}", False))
     for entity in mine:
         for other in sorted(sharing.get(entity, ())):
             if other != note:
-                facts.setdefault(other, (f"mentions {name(entity, entity)}", False))
+                facts.setdefault(other, (f"it mentions {name(entity, entity)}", False))
     return facts
 
 
