@@ -14,6 +14,7 @@ from benchmarks.writeback import snapshot
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sources.scan import GENERATED, file_fingerprint
+from mnemo.writeback.pages import _block_text
 from mnemo.writeback.run import journal_for, undo_run, writeback_namespace
 from ontology import load_ontology
 
@@ -153,3 +154,11 @@ def test_logseq_pages_are_namespaced_pages_named_by_their_title(tmp_path: Path) 
     assert "mnemo-community:: [[Mnemo/Communities/Alpha work (community)]]\n" in alpha
     again = workspace.metadata(workspace.ingest(), "documents")
     assert (again["new"], again["changed"], again["deleted"]) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("line, block", [
+    ("2020-09-14 to 2020-09-20. - - -", "2020-09-14 to 2020-09-20."), ("- birthday: 1991-04-02", "birthday: 1991-04-02"),
+    ("Heron - the dock planner", "Heron - the dock planner"), ("-", ""), ("x - - y", "x y"),
+])
+def test_summary_lines_become_plain_logseq_blocks(line: str, block: str) -> None:
+    assert _block_text(line) == block
