@@ -157,7 +157,8 @@ def test_logseq_pages_are_namespaced_pages_named_by_their_title(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("line, block", [
-    ("2020-09-14 to 2020-09-20. - - -", "2020-09-14 to 2020-09-20."), ("- birthday: 1991-04-02", "birthday: 1991-04-02"),
+    ("2020-09-14 to 2020-09-20. - - -", "2020-09-14 to 2020-09-20."),
+    ("- birthday: 1991-04-02", "birthday: 1991-04-02"),
     ("Heron - the dock planner", "Heron - the dock planner"), ("-", ""), ("x - - y", "x y"),
 ])
 def test_summary_lines_become_plain_logseq_blocks(line: str, block: str) -> None:
