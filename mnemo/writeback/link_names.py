@@ -4,6 +4,7 @@ by the graph's `:journal/page-title-format`), and which note is the journal page
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 from mnemo.config import SourceConfig
 from mnemo.sources.logseq import graph_settings
@@ -76,16 +77,21 @@ def _logseq_title(file: Path) -> str | None:
 
 _WIKILINK = re.compile(r"\[\[([^\[\]]+)\]\]")
 _TAG = re.compile(r"(?<![\w&/])#([^\s#\[\],.;:!?()]+)")
+# [text](Some%20Note.md), [text](<Some Note.md#part>)
+_MARKDOWN_LINK = re.compile(r"\]\((?:<([^<>]+?\.md)(?:#[^>]*)?>|([^()<>\s]+?\.md)(?:#[^)\s]*)?)\)")
 _LOGSEQ_REFS = re.compile(r"(?mi)^\s*(?:-\s+)?(?:tags|alias)::\s*(.+)$")
 
 
 def own_links(text: str, kind: str, key: str) -> set[str]:
     """What the note already links, lower-cased, each also by its last path segment: wikilinks,
-    #tags, and in Logseq the pages of `tags::` and `alias::`. mnemo's own lines do not count."""
+    Markdown links to notes, #tags, and in Logseq the pages of `tags::` and `alias::`. mnemo's own
+    lines do not count."""
     rest = without_block(text, key)
     if kind == "logseq":
         rest = without_properties(rest, key)
     found = [m.split("|")[0].split("#")[0] for m in _WIKILINK.findall(rest)] + _TAG.findall(rest)
+    targets = [a or b for a, b in _MARKDOWN_LINK.findall(rest)]
+    found += [Path(unquote(t)).with_suffix("").as_posix() for t in targets if "://" not in t]
     if kind == "logseq":
         found += [part for line in _LOGSEQ_REFS.findall(rest) for part in line.split(",")]
     names = {name.strip().strip("[]").strip().lower() for name in found}

@@ -18,6 +18,7 @@ _RELATION_WEIGHT = 2.0
 _SUBJECT_WEIGHT = 1.5
 _MIN_SCORE = 0.05  # one neighbour shared by more than 20 notes is not enough on its own
 _REASON_NAMES = 3
+_MAX_SHARING = 200
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def related_notes(
     shared: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for item in sorted(space.neighbours.get(note, ())):  # a fixed order: the same sums in every process
         others = sharing.get(item, set())
+        if len(others) > _MAX_SHARING:  # adds under 1/200 to each: skipped, so a hub costs no N² work
+            continue
         for other in sorted(others):
             scores[other] += 1.0 / len(others)
             shared[other].append((len(others), item))
