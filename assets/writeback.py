@@ -21,15 +21,20 @@ def _skipped_table(skipped: list[tuple[str, str]]) -> str:
     return "\n".join(rows)
 
 
-@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=[entity_graph], pool=GRAPH_POOL)
+# after sleep mode when it runs: the community, week, month and profile pages are built from what it made
+_AFTER = [entity_graph, "entity_communities", "episodic_summaries", "self_profile"]
+
+
+@dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=_AFTER, pool=GRAPH_POOL)
 def note_writeback(context: dg.AssetExecutionContext, note_writer: NoteWriterResource) -> dg.MaterializeResult:
-    """Related notes, mentions and summaries written into each note as mnemo-* properties (journaled, undoable)."""
+    """What notes do not say yet written into them as mnemo-* properties; generated pages rebuilt (undoable)."""
     plan, report = note_writer.write_back(context.partition_key, context.run_id)
     for skip in report.skipped:
         context.log.warning(f"{skip.path}: {skip.reason} (not written)")
     diffs = "\n".join(c.diff() for c in plan.changes if c.path in set(report.written[:_PREVIEW_DIFFS]))
     return dg.MaterializeResult(metadata={
         "written": len(report.written),
+        "pages": len(report.pages),
         "unchanged": plan.unchanged,
         "opted_out": plan.opted_out,
         "excluded": plan.excluded,

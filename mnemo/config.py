@@ -128,6 +128,9 @@ class WritebackConfig(_Strict):
     exclude: tuple[str, ...] = ()
     max_related: int = Field(default=8, ge=0, le=100)
     max_mentions: int = Field(default=12, ge=0, le=200)
+    max_mentioned_in: int = Field(default=10, ge=0, le=200)
+    # generated pages: a top-level folder of each vault (Logseq: `pages/<folder>___*.md`); "" for none
+    folder: str = Field(default="Mnemo", pattern=r"^([A-Za-z0-9_][A-Za-z0-9 _-]{0,63})?$")
 
 
 class MnemoConfig(_Strict):

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from mnemo.documents import Document, content_hash
+from mnemo.sources.daily_notes import DailyNotes
 from mnemo.sources.excalidraw import drawing_text, is_drawing
 from mnemo.sources.markdown import (
     as_strings,
@@ -59,8 +60,12 @@ def _first_date(properties: dict[str, object]) -> str | None:
     return None
 
 
-def parse_note(text: str, *, namespace: str, source: str, rel_path: str, modified: str | None) -> Document:
-    """Parse one note's text. Broken frontmatter is recorded in `problems`; the body is kept."""
+def parse_note(
+    text: str, *, namespace: str, source: str, rel_path: str, modified: str | None, daily: DailyNotes | None = None,
+) -> Document:
+    """Parse one note's text. Broken frontmatter is recorded in `problems`; the body is kept. A note is a
+    journal page when its name is a `YYYY-MM-DD` date or when it is a daily note in the vault's own
+    format and folder (`daily`)."""
     meta = split_frontmatter(text.removeprefix("\ufeff"))
     properties = meta.properties
     stem = Path(rel_path).stem
@@ -73,7 +78,7 @@ def parse_note(text: str, *, namespace: str, source: str, rel_path: str, modifie
     title_prop = properties.get("title")
     if isinstance(title_prop, str) and title_prop.strip() and title_prop.strip() != stem:
         aliases.append(title_prop.strip())
-    day = journal_day(stem)
+    day = (daily.day_of(rel_path) if daily else None) or journal_day(stem)
     return Document(
         id="doc_" + content_hash(namespace, source, rel_path),
         namespace=namespace,

@@ -17,12 +17,15 @@ from mnemo.documents import Document, ManifestEntry
 from mnemo.errors import SourceError
 from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
+from mnemo.sources.daily_notes import DailyNotes, daily_notes
+from mnemo.sources.generated import is_generated
 from mnemo.sources.logseq_properties import without_properties
 from mnemo.sources.note_layout import without_block
 from mnemo.sources.walk import Problem, read_regular, walk_files
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 EMPTY_FILE = "empty file, nothing to ingest"
+GENERATED = "generated"  # the fingerprint of a page mnemo generated: it never changes, it is never read
 Parser = Callable[[bytes, str, str, str, str | None], list[Document]]
 
 
@@ -52,9 +55,11 @@ def _decode(data: bytes, rel: str) -> str:
         raise SourceError(rel, f"invalid UTF-8 at byte {exc.start}") from None
 
 
-def parse_obsidian(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
+def parse_obsidian(
+    data: bytes, namespace: str, source: str, rel: str, modified: str | None, daily: DailyNotes | None = None,
+) -> list[Document]:
     text = _decode(data, rel)
-    return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified)]
+    return [obsidian.parse_note(text, namespace=namespace, source=source, rel_path=rel, modified=modified, daily=daily)]
 
 
 def parse_inbox(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
@@ -109,6 +114,7 @@ def prepare_source(source: SourceConfig) -> PreparedSource | Problem:
     excludes: tuple[str, ...] = ()
     if source.kind == "obsidian":
         excludes = obsidian.default_excludes(source.path)
+        parse = functools.partial(parse_obsidian, daily=daily_notes(source.path))
     elif source.kind == "logseq":
         parse = functools.partial(logseq.parse_file, settings=logseq.graph_settings(source.path))
         excludes = logseq.DEFAULT_EXCLUDES
@@ -125,6 +131,8 @@ def file_fingerprint(data: bytes, kind: str, key: str = "mnemo") -> str:
         text = None
     if text is None:
         return hashlib.sha256(data).hexdigest()[:24]
+    if is_generated(data, key):
+        return GENERATED
     stripped = without_block(text, key)
     if kind == "logseq":
         stripped = without_properties(stripped, key)
@@ -170,6 +178,8 @@ def scan_source(
             result.problems.append(Problem(rel, f"cannot read file ({exc.strerror})", True))
             continue
         file_hash = file_fingerprint(data, source.kind, writeback_key)
+        if file_hash == GENERATED:
+            continue  # a page mnemo generated: never the person's input
         if old and old.file_hash == file_hash and _have(old, previous_docs):
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue

@@ -21,7 +21,7 @@ from mnemo.sources.note_layout import find_block, find_spans, layout, ours, prop
 
 _UNSAFE = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 
-Value = str | float | dt.date | list[str]
+Value = str | int | float | dt.date | list[str]
 
 
 class OptedOut(WritebackRefused):
@@ -56,9 +56,11 @@ def _escape(char: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def _scalar(item: str | float | dt.date) -> str:
+def _scalar(item: str | int | float | dt.date) -> str:
     if isinstance(item, dt.date):
         return item.isoformat()
+    if isinstance(item, int) and not isinstance(item, bool):
+        return str(item)
     if isinstance(item, float) and math.isfinite(item):
         return repr(item)
     return quote(str(item))

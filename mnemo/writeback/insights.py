@@ -1,10 +1,10 @@
 """What mnemo knows about each note, read from the namespace's graph.
 
 For every note that exists: the entities it is about (its PAGE_OF entities), the entities
-its passages mention, the notes most related to it (links either way, shared entities,
-relations between their entities), and — when sleep mode has put them in the graph — its
-community's title, a one-line summary and a salience score. Whatever the graph does not
-hold is left out.
+its passages mention, the notes related to it that it does not link yet, with why (related.py),
+the journal days and chats that mention its subject (mentioned.py), a one-line summary of what
+the graph states about its subject, and — when sleep mode has put them in the graph — its
+community and a salience score. Whatever the graph does not hold is left out.
 """
 
 import json
@@ -15,10 +15,12 @@ from typing import Any
 import kuzu
 
 from mnemo.stores.graph import GraphStore
+from mnemo.writeback.mentioned import Mentioned, Mentions, Place
+from mnemo.writeback.related import Neighbourhood, related_notes, verb
 
-_LINK_WEIGHT = 3.0
-_RELATION_WEIGHT = 2.0
 _SUMMARY_CHARS = 240
+_SUMMARY_FACTS = 3
+_GENERIC = {"REFERS_TO", "RELATED_TO"}  # a plain link, not a fact worth a summary
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class NoteRef:
     path: str
     title: str
     properties: dict[str, Any]
+    kind: str = "note"
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,9 @@ class NoteInsight:
     community: str | None = None
     summary: str | None = None
     salience: float | None = None
+    related_why: tuple[str, ...] = ()
+    mentioned: Mentioned = Mentioned((), 0, None)
+    community_id: str | None = None
 
 
 def inline_ref(entity_id: str, kind: str) -> str:
@@ -58,20 +64,23 @@ def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
 @dataclass
 class _Graph:
     notes: dict[str, NoteRef]
+    days: dict[str, str]
     entities: dict[str, tuple[str, str, str]]
     pages: dict[str, list[str]]
     mentions: dict[str, Counter[str]]
     links: dict[str, set[str]]
-    relations: dict[str, set[str]]
+    out_links: dict[str, set[str]]
+    relations: dict[str, list[tuple[str, str, str]]]
+    chats: list[tuple[str, str, str]]  # (entity, chat title, day)
+    stated: list[tuple[str, str, str]]  # (note, entity, entity) of each relation
 
 
 def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
-    notes = {
-        r[0]: NoteRef(r[0], r[1], r[2], r[3], json.loads(r[4] or "{}"))
-        for r in _rows(
-            conn, "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.source, n.path, n.title, n.properties"
-        )
-    }
+    cypher = ("MATCH (n:Note) WHERE n.present AND n.path <> '' "
+              "RETURN n.id, n.source, n.path, n.title, n.properties, n.kind, n.day")
+    rows = _rows(conn, cypher)
+    notes = {r[0]: NoteRef(r[0], r[1], r[2], r[3], json.loads(r[4] or "{}"), r[5] or "note") for r in rows}
+    days = {r[0]: r[6] for r in rows if r[5] == "journal" and r[6]}
     entities = {
         r[0]: (r[1], r[2], r[3] or "") for r in _rows(conn, "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.doc_id")
     }
@@ -83,41 +92,79 @@ def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
     for note, entity, count in _rows(conn, cypher):
         mentions[note][entity] += count
     links: dict[str, set[str]] = defaultdict(set)
+    out_links: dict[str, set[str]] = defaultdict(set)
     for a, b in _rows(conn, "MATCH (a:Note)-[:LINKS_TO]->(b:Note) WHERE a.present AND b.present RETURN a.id, b.id"):
-        links[a].add(b)
-        links[b].add(a)
-    relations: dict[str, set[str]] = defaultdict(set)
-    for table, pairs in store.edge_tables.items():
+        if a != b:
+            out_links[a].add(b)
+            links[a].add(b)
+            links[b].add(a)
+    relations, stated = _relations(conn, store)
+    return _Graph(notes, days, entities, pages, mentions, links, out_links, relations, _chats(conn), stated)
+
+
+def _relations(
+    conn: kuzu.Connection, store: GraphStore,
+) -> tuple[dict[str, list[tuple[str, str, str]]], list[tuple[str, str, str]]]:
+    """entity -> the typed relations it takes part in, as (from, table, to); and each relation's
+    (note it was read from, from, to): a link of that note, when the note is the page of one end."""
+    found: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    stated: list[tuple[str, str, str]] = []
+    for table, pairs in sorted(store.edge_tables.items()):
         if ("Entity", "Entity") in pairs:
-            for a, b in _rows(conn, f"MATCH (a:Entity)-[:{table}]->(b:Entity) RETURN a.id, b.id"):
-                relations[a].add(b)
-                relations[b].add(a)
-    return _Graph(notes, entities, pages, mentions, links, relations)
+            for a, b, doc in _rows(conn, f"MATCH (a:Entity)-[r:{table}]->(b:Entity) RETURN a.id, b.id, r.doc_id"):
+                if a != b:
+                    found[a].append((a, table, b))
+                    found[b].append((a, table, b))
+                    stated.append((doc or "", a, b))
+    return found, stated
 
 
-def _related(
-    graph: _Graph, note: NoteRef, page_of: dict[str, str], mentioned_by: dict[str, set[str]], limit: int
-) -> tuple[NoteRef, ...]:
-    """The notes most related to `note`: linked, sharing entities, or pages of related entities."""
-    scores: Counter[str] = Counter()
-    for other in graph.links.get(note.id, ()):
-        scores[other] += _LINK_WEIGHT
-    for entity in graph.mentions.get(note.id, ()):
-        if entity in page_of:
-            scores[page_of[entity]] += _RELATION_WEIGHT
-        sharing = mentioned_by[entity]
-        for other in sharing:
-            scores[other] += 1.0 / len(sharing)
-    for entity in graph.pages.get(note.id, ()):
-        for neighbour in graph.relations.get(entity, ()):
-            if neighbour in page_of:
-                scores[page_of[neighbour]] += _RELATION_WEIGHT
-    candidates = [
-        graph.notes[n] for n in scores
-        if n != note.id and n in graph.notes and graph.notes[n].source == note.source
-    ]
-    candidates.sort(key=lambda r: (-scores[r.id], r.title, r.path))
-    return tuple(sorted(candidates[:limit], key=lambda r: (r.title.lower(), r.path)))
+def _chats(conn: kuzu.Connection) -> list[tuple[str, str, str]]:
+    cypher = ("MATCH (c:Chunk)-[:IN_EPISODE]->(ep:Episode), (c)-[:MENTIONS]->(e:Entity) "
+              "RETURN DISTINCT e.id, ep.title, ep.start_time")
+    return [(e, title or "a chat", (start or "")[:10]) for e, title, start in _rows(conn, cypher) if start]
+
+
+def _neighbourhood(graph: _Graph) -> Neighbourhood:
+    names = {i: n.title for i, n in graph.notes.items()}
+    names.update({e: v[1] for e, v in graph.entities.items() if v[1]})
+    space = Neighbourhood(names, graph.links, relations=graph.relations)
+    space.page_of = {e: note for note, entities in graph.pages.items() for e in sorted(entities) if note in graph.notes}
+    for doc, a, b in graph.stated:  # a relation read from a note's link: the two notes are linked
+        for end in (a, b):
+            other = space.page_of.get(end)
+            if doc in graph.notes and other is not None and other != doc:
+                graph.links[doc].add(other)
+                graph.links[other].add(doc)
+    for note in graph.notes:
+        own = set(graph.pages.get(note, ()))
+        space.neighbours[note] = graph.links.get(note, set()) | (set(graph.mentions.get(note, ())) - own)
+        space.subjects[note] = sorted(own)
+    return space
+
+
+def _mentions(graph: _Graph) -> Mentions:
+    found = Mentions.empty()
+    for note, day in graph.days.items():
+        place = Place(day, graph.notes[note].title, note)
+        for entity in graph.mentions.get(note, ()):
+            found.add_entity(entity, place)
+        for target in graph.out_links.get(note, ()):
+            found.add_note(target, place)
+    for entity, title, day in graph.chats:
+        found.add_entity(entity, Place(day, title))
+    return found
+
+
+def _summary(graph: _Graph, about: list[str]) -> str | None:
+    """A one-line summary of an entity note: what the graph states about its subject."""
+    facts = []
+    for entity in about:
+        for a, table, b in graph.relations.get(entity, ()):
+            if table not in _GENERIC and a in graph.entities and b in graph.entities:
+                facts.append(f"{graph.entities[a][1]} {verb(table)} {graph.entities[b][1]}")
+    facts = list(dict.fromkeys(facts))
+    return _one_line("; ".join(facts[:_SUMMARY_FACTS]) + ".") if facts else None
 
 
 def _entity_names(graph: _Graph, ids: list[str]) -> tuple[str, ...]:
@@ -130,28 +177,34 @@ def _entity_refs(graph: _Graph, ids: list[str]) -> tuple[str, ...]:
     return tuple(sorted(inline_ref(e, graph.entities[e][0]) for e in ids if e in graph.entities))
 
 
-def read_insights(store: GraphStore, max_related: int = 8, max_mentions: int = 12) -> list[NoteInsight]:
+def read_insights(
+    store: GraphStore, max_related: int = 8, max_mentions: int = 12, max_mentioned_in: int = 10,
+) -> list[NoteInsight]:
     """One NoteInsight per existing note of the namespace, in path order."""
     with store.connect(read_only=True, wait_seconds=30) as conn:
         graph = _load(conn, store)
         sleep = _SleepFacts.read(conn)
-    page_of = {e: note for note, entities in graph.pages.items() for e in sorted(entities)}
-    mentioned_by: dict[str, set[str]] = defaultdict(set)
-    for note, counter in graph.mentions.items():
-        for entity in counter:
-            mentioned_by[entity].add(note)
+    space = _neighbourhood(graph)
+    sharing = space.by_neighbour()
+    mentioned = _mentions(graph)
+    by_source: dict[str, set[str]] = defaultdict(set)
+    for note in graph.notes.values():
+        if note.kind != "journal":
+            by_source[note.source].add(note.id)
     insights = []
     for note in sorted(graph.notes.values(), key=lambda n: (n.source, n.path)):
         about = graph.pages.get(note.id, [])
         counted = [(e, c) for e, c in graph.mentions.get(note.id, Counter()).items() if e not in about]
         top = [e for e, _ in sorted(counted, key=lambda ec: (-ec[1], ec[0]))[:max_mentions]]
-        related = _related(graph, note, page_of, mentioned_by, max_related)
+        related = related_notes(space, note.id, by_source[note.source], sharing, max_related)
         community, summary, salience = sleep.for_note(note.id, about, [e for e, _ in counted])
-        insights.append(
-            NoteInsight(
-                note, _entity_refs(graph, about), _entity_names(graph, top), related, community, summary, salience
-            )
-        )
+        insights.append(NoteInsight(
+            note, _entity_refs(graph, about), _entity_names(graph, top),
+            tuple(graph.notes[r.note_id] for r in related), community[1] if community else None,
+            summary or (_summary(graph, about) if about else None), salience,
+            tuple(r.why for r in related), mentioned.of(note.id, about, max_mentioned_in),
+            community[0] if community else None,
+        ))
     return insights
 
 
@@ -159,7 +212,7 @@ def read_insights(store: GraphStore, max_related: int = 8, max_mentions: int = 1
 class _SleepFacts:
     """Community membership, summaries and salience, when sleep mode has written them."""
 
-    community: dict[str, tuple[int, str, str]]
+    community: dict[str, tuple[int, str, str, str]]
     note_summary: dict[str, str]
     entity_summary: dict[str, str]
     note_salience: dict[str, float]
@@ -180,7 +233,8 @@ class _SleepFacts:
 
     def for_note(
         self, note_id: str, about: list[str], mentioned: list[str]
-    ) -> tuple[str | None, str | None, float | None]:
+    ) -> tuple[tuple[str, str] | None, str | None, float | None]:
+        """((community id, title) or None, the note's own summary or None, salience or None)."""
         own = [self.community[e] for e in about if e in self.community]
         counts = Counter(self.community[e] for e in mentioned if e in self.community)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -188,14 +242,12 @@ class _SleepFacts:
         summary = self.note_summary.get(note_id) or next(
             (self.entity_summary[e] for e in about if self.entity_summary.get(e)), None
         )
-        if summary is None and community is not None and community[2]:
-            summary = community[2]
         salience = self.note_salience.get(note_id)
         if salience is None:
             found = [self.entity_salience[e] for e in about if e in self.entity_salience]
             salience = max(found) if found else None
         return (
-            community[1] if community and community[1] else None,
+            (community[3], community[1]) if community and community[1] else None,
             _one_line(summary) if summary else None,
             round(float(salience), 3) if salience is not None else None,
         )
@@ -226,24 +278,24 @@ def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict
 
 def _communities(
     conn: kuzu.Connection, tables: dict[str, str], columns: dict[str, set[str]]
-) -> dict[str, tuple[int, str, str]]:
-    """entity id -> (level, title, summary) of its finest community."""
+) -> dict[str, tuple[int, str, str, str]]:
+    """entity id -> (level, title, summary, id) of its finest community."""
     have = columns.get("Community", set())
     if "title" not in have:
         return {}
     level = "c.level" if "level" in have else "0"
     summary = "c.summary" if "summary" in have else "''"
-    found: dict[str, tuple[int, str, str]] = {}
+    found: dict[str, tuple[int, str, str, str]] = {}
     for table, kind in tables.items():
         if kind != "REL":
             continue
         ends = {(r[0], r[1]) for r in _rows(conn, f"CALL show_connection('{table}') RETURN *")}
         if ("Entity", "Community") not in ends:
             continue
-        for entity, lvl, title, text in _rows(
-            conn, f"MATCH (e:Entity)-[:{table}]->(c:Community) RETURN e.id, {level}, c.title, {summary}"
+        for entity, lvl, title, text, cid in _rows(
+            conn, f"MATCH (e:Entity)-[:{table}]->(c:Community) RETURN e.id, {level}, c.title, {summary}, c.id"
         ):
-            candidate = (int(lvl or 0), title or "", text or "")
+            candidate = (int(lvl or 0), title or "", text or "", cid)
             if entity not in found or candidate < found[entity]:
                 found[entity] = candidate
     return found

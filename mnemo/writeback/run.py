@@ -10,7 +10,6 @@ A note that cannot be written safely is skipped with a reason and the run goes o
 
 import datetime as dt
 import difflib
-import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,18 +19,14 @@ from typing import TypeVar
 from mnemo.config import MnemoConfig, SourceConfig
 from mnemo.errors import WritebackRefused
 from mnemo.sources.ignore import in_folders
-from mnemo.sources.logseq import graph_settings
-from mnemo.sources.logseq_properties import page_name, page_properties
-from mnemo.sources.markdown import split_frontmatter
-from mnemo.sources.note_layout import layout
 from mnemo.stores import durable
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.writeback.frontmatter import OptedOut, Patch, Value, frontmatter_patch
-from mnemo.writeback.insights import NoteInsight, NoteRef, read_insights
+from mnemo.writeback.frontmatter import OptedOut, Patch, Value
+from mnemo.writeback.generate import plan_source_pages
+from mnemo.writeback.insights import NoteInsight, read_insights
 from mnemo.writeback.journal import Journal, JournalEntry, added_blank_line
-from mnemo.writeback.journal_days import LogseqDays
-from mnemo.writeback.logseq import logseq_patch
+from mnemo.writeback.link_names import LinkNames
 from mnemo.writeback.note_files import (
     Staged,
     digest,
@@ -40,13 +35,13 @@ from mnemo.writeback.note_files import (
     stage,
     sweep_temp_files,
 )
+from mnemo.writeback.page_files import PAGE_OP, UNDO_OP, PageChange, PagePlan, apply_pages, undo_change
+from mnemo.writeback.pages import PageFacts, community_names, read_page_facts
+from mnemo.writeback.values import FORMATS, ValuesFor, note_patch
 from ontology import Ontology
 
-FORMATS = {"obsidian": "frontmatter", "logseq": "logseq"}
 BATCH = 64
 T = TypeVar("T")
-_OBSIDIAN_FORBIDDEN = set("[]#^|")
-_TITLE_SCAN_CHARS = 16384
 
 
 def new_run_id() -> str:
@@ -86,6 +81,11 @@ class WritebackPlan:
     unchanged: int = 0
     opted_out: int = 0
     excluded: int = 0
+    pages: list[PagePlan] = field(default_factory=list)
+
+    @property
+    def page_changes(self) -> list[PageChange]:
+        return [c for p in self.pages for c in p.changes]
 
 
 @dataclass
@@ -93,138 +93,52 @@ class WritebackReport:
     run: str
     written: list[str] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)
 
 
 # -- planning -------------------------------------------------------------------------
 
 
-class LinkNames:
-    """How a source's notes are linked: Obsidian by unique file name (else path), Logseq by page name
-    (journal pages by the graph's `:journal/page-title-format`)."""
 
-    def __init__(self, source: SourceConfig) -> None:
-        self.kind = source.kind
-        self.stems: dict[str, int] = {}
-        self.titles: dict[str, str] = {}
-        files = _note_files(source.path, (".md", ".org") if self.kind == "logseq" else (".md",))
-        self.days = LogseqDays(source.path, graph_settings(source.path), files) if self.kind == "logseq" else None
-        for rel in files:
-            stem = Path(rel).stem.lower()
-            self.stems[stem] = self.stems.get(stem, 0) + 1
-            if self.days is not None:
-                title = _logseq_title(source.path / rel) or self.days.title(rel)
-                if title:
-                    self.titles[rel] = title
-
-    def name(self, note: NoteRef) -> str | None:
-        stem = Path(note.path).stem
-        if self.kind == "logseq":
-            name = page_name(stem, self.titles.get(note.path))
-            return None if "[[" in name or "]]" in name or not name else name
-        name = stem if self.stems.get(stem.lower(), 0) <= 1 else note.path.removesuffix(".md")
-        return None if _OBSIDIAN_FORBIDDEN & set(name) else name
-
-
-def _note_files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        found += [Path(folder, n).relative_to(root).as_posix() for n in files if n.lower().endswith(suffixes)]
-    return found
-
-
-def _logseq_title(file: Path) -> str | None:
-    """A Logseq page's `title::` property (or frontmatter `title:`), which names the page."""
-    try:
-        with open(file, encoding="utf-8") as handle:
-            head = handle.read(_TITLE_SCAN_CHARS)
-    except (OSError, UnicodeDecodeError):
-        return None
-    title = page_properties(head).get("title")
-    if title is None and head.removeprefix("\ufeff").startswith("---"):
-        value = split_frontmatter(head.removeprefix("\ufeff")).properties.get("title")
-        title = value if isinstance(value, str) else None
-    return title
-
-
-def note_values(insight: NoteInsight, links: LinkNames, today: str) -> dict[str, Value]:
-    """What is written for one note, in a fixed key order with stably sorted lists. No internal
-    ids or scores: entities by name, related notes as links, the day the insights last changed."""
-    values: dict[str, Value] = {}
-    related = [f"[[{n}]]" for r in insight.related if (n := links.name(r))]
-    if related:
-        values["related"] = related
-    if insight.mentions:
-        values["mentions"] = list(insight.mentions)
-    if insight.community:
-        values["community"] = insight.community
-    if insight.summary:
-        values["summary"] = insight.summary
-    values["updated"] = dt.date.fromisoformat(today)
-    return values
-
-
-def logseq_values(values: dict[str, Value], links: LinkNames | None = None) -> dict[str, str]:
-    """Page-property values: links as `[[a]], [[b]]`; text in quotes, so Logseq makes no page of it;
-    the day as a link to its journal page when that page exists."""
-    flat = {}
-    for name, value in values.items():
-        if name == "related" and isinstance(value, list):
-            flat[name] = ", ".join(value)
-        elif isinstance(value, dt.date):
-            day = _logseq_day(value, links)
-            flat[name] = day if day.startswith("[[") else f'"{day}"'
-        else:
-            text = ", ".join(value) if isinstance(value, list) else str(value)
-            flat[name] = '"' + " ".join(text.replace('"', "'").split()) + '"'
-    return flat
-
-
-def note_patch(
-    text: str, kind: str, key: str, values: dict[str, Value], links: LinkNames | None = None, drop_blank: bool = False,
-) -> Patch | None:
-    """The patch for one note: frontmatter for Obsidian notes and Logseq pages that use it. `drop_blank`:
-    an earlier write-back put a blank line after its Logseq lines (see patch_logseq)."""
-    if FORMATS[kind] == "logseq" and layout(text).yaml_start is None:
-        return logseq_patch(text, key, logseq_values(values, links), drop_blank=drop_blank)
-    if FORMATS[kind] == "logseq":
-        values = {name: _logseq_day(v, links) if isinstance(v, dt.date) else v for name, v in values.items()}
-    return frontmatter_patch(text, key, values)
-
-
-def _logseq_day(day: dt.date, links: LinkNames | None) -> str:
-    """In a Logseq page's frontmatter, a day is a link to its journal page, or the date as text."""
-    return (links.days.link(day.isoformat()) if links and links.days else None) or day.isoformat()
-
-
-def plan_writeback(config: MnemoConfig, namespace: str, insights: list[NoteInsight], today: str) -> WritebackPlan:
-    """Read every note that has insights and compute its verified patch; nothing is written."""
+def plan_writeback(
+    config: MnemoConfig, namespace: str, insights: list[NoteInsight], today: str, facts: PageFacts | None = None,
+) -> WritebackPlan:
+    """Read every note that has insights and compute its verified patch, and the generated pages
+    (when `facts` are given and a folder is configured); nothing is written."""
     plan = WritebackPlan()
+    settings = config.writeback
     sources = {s.label: s for s in config.namespace(namespace).sources if s.kind in FORMATS}
-    names = {label: LinkNames(source) for label, source in sources.items()}
+    names = {label: LinkNames(source, settings.folder) for label, source in sources.items()}
     added = journal_for(config, namespace).added()
+    pages = community_names(facts, settings.folder) if facts and settings.folder else {}
+    notes = {i.note.id: i.note for i in insights}
     for insight in insights:
         source = sources.get(insight.note.source)
         if source is None:
             continue
         rel = insight.note.path
-        if in_folders(rel, config.writeback.exclude) or not rel.lower().endswith(".md"):
+        if in_folders(rel, settings.exclude) or not rel.lower().endswith(".md"):
             plan.excluded += 1
             continue
         links = names[source.label]
         blank = added_blank_line(added.get((source.label, rel)))
-        _plan_note(plan, source, rel, note_values(insight, links, today), config.writeback.key, links, blank)
+        values = ValuesFor(insight, links, source.kind, today, notes, pages, settings.key, settings.max_related)
+        _plan_note(plan, source, rel, values, settings.key, links, blank)
+    if facts is not None and settings.folder:
+        for label, source in sources.items():
+            plan.pages.append(plan_source_pages(facts, source, names[label], settings.folder, settings.key))
     return plan
 
 
 def _plan_note(
-    plan: WritebackPlan, source: SourceConfig, rel: str, values: dict[str, Value], key: str, links: LinkNames,
-    drop_blank: bool = False,
+    plan: WritebackPlan, source: SourceConfig, rel: str, values_for: Callable[[str], dict[str, Value]], key: str,
+    links: LinkNames, drop_blank: bool = False,
 ) -> None:
     file = source.path / rel
     try:
         data = read_note(file)
         text = data.decode("utf-8")
+        values = values_for(text)
         patch = note_patch(text, source.kind, key, values, links, drop_blank)
     except OptedOut:
         plan.opted_out += 1
@@ -300,18 +214,32 @@ def _write_all(writes: list[_Write], journal: Journal, report: WritebackReport, 
 
 
 def apply_plan(plan: WritebackPlan, journal: Journal, run: str, op: str = "write") -> WritebackReport:
-    """Write every planned change (journaled as `op`); a note that cannot be written is reported and skipped."""
+    """Write every planned change (journaled as `op`), then the generated pages; a note that cannot
+    be written is reported and skipped."""
     report = WritebackReport(run, skipped=list(plan.skipped))
     _write_all([_as_write(c, c.patch, c.new_text, run, op) for c in plan.changes], journal, report, "write")
+    report.skipped += [Skip(path, reason) for p in plan.pages for path, reason in p.skipped]
+    _apply_pages(plan.page_changes, journal, report, PAGE_OP)
     return report
+
+
+def _apply_pages(changes: list[PageChange], journal: Journal, report: WritebackReport, op: str) -> None:
+    if changes:
+        done, skipped = apply_pages(changes, journal, report.run, op)
+        report.pages += done
+        report.skipped += [Skip(path, reason) for path, reason in skipped]
 
 
 def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> WritebackReport:
     """Restore the notes a run wrote, newest first; a note edited since is left alone."""
     run, entries = journal.entries_of(run)
     report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
-    writes = [_guarded(report, e.path, "restore", lambda e=e: _undo_write(e, report.run)) for e in reversed(entries)]
+    notes = [e for e in reversed(entries) if e.op not in (PAGE_OP, UNDO_OP)]
+    writes = [_guarded(report, e.path, "restore", lambda e=e: _undo_write(e, report.run)) for e in notes]
     _write_all([w for w in writes if w is not None], journal, report, "restore")
+    pages = [e for e in reversed(entries) if e.op == PAGE_OP]
+    changes = [_guarded(report, e.path, "restore", lambda e=e: undo_change(e)) for e in pages]
+    _apply_pages([c for c in changes if c is not None], journal, report, UNDO_OP)
     return report
 
 
@@ -345,8 +273,14 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
     """What a write-back would change now (the dry run): read the graph and the notes, write nothing."""
     files = NamespaceFiles(config.data_dir, namespace)
     settings = config.writeback
-    insights = read_insights(GraphStore(files.graph_path, ontology), settings.max_related, settings.max_mentions)
-    return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat())
+    store = GraphStore(files.graph_path, ontology)
+    # more candidates than are written: those the note turns out to link already are left out
+    insights = read_insights(store, 3 * settings.max_related, settings.max_mentions, settings.max_mentioned_in)
+    facts = None
+    if settings.folder:
+        with store.connect(read_only=True, wait_seconds=30) as conn:
+            facts = read_page_facts(conn)
+    return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat(), facts)
 
 
 def writeback_namespace(

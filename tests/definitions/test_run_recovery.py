@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from assets.ingest import GRAPH_POOL
 from mnemo.maintenance.dump import differences
@@ -23,6 +24,8 @@ from sensors.recovery import run_recovery_sensor
 from tests.stores.test_crash_consistency import small_vault
 from tests.support import REPO
 from tests.support.crash import Setup
+
+pytestmark = pytest.mark.slow  # over 20 s on two cores
 
 RUN_TIMEOUT = 240
 
@@ -56,8 +59,6 @@ import sys, time
 import dagster as dg
 from assets.ingest import GRAPH_POOL
 from resources import GraphResource, MnemoConfigResource
-
-pytestmark = pytest.mark.slow  # over 20 s on two cores
 
 @dg.asset(pool=GRAPH_POOL)
 def hold(graph: GraphResource) -> None:

@@ -89,6 +89,10 @@ def insights(draw: st.DrawFn) -> dict[str, object]:
         value["summary"] = draw(st.text(st.characters(codec="utf-8"), max_size=60))
     if draw(st.booleans()):
         value["count"] = float(draw(st.integers(0, 1000)))
+    if draw(st.booleans()):
+        value["mentioned-count"] = draw(st.integers(0, 10**9))
+    if draw(st.booleans()):
+        value["community"] = "[[" + draw(anything) + "]]"
     value["updated"] = draw(st.dates(dt.date(1900, 1, 1), dt.date(2999, 12, 31)))
     return value
 
@@ -238,3 +242,12 @@ def test_fingerprint_text_ignores_only_the_mnemo_lines() -> None:
     bare = "just a body\n"
     assert without_block(frontmatter_patch(bare, KEY, value).apply(bare), KEY) == bare
     assert without_block(written.replace("body", "edited"), KEY) != note
+
+
+def test_a_count_is_written_as_a_number_obsidian_shows_as_one() -> None:
+    value = {"mentioned-in": ["[[2026-11-20]]"], "mentioned-count": 3, "updated": dt.date(2026, 11, 22)}
+    patch = frontmatter_patch("# Note\n", "mnemo", value)
+    assert patch is not None
+    assert patch.apply("# Note\n") == (
+        '---\nmnemo-mentioned-in:\n  - "[[2026-11-20]]"\nmnemo-mentioned-count: 3\nmnemo-updated: 2026-11-22\n---\n# Note\n'
+    )

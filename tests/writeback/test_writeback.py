@@ -69,7 +69,12 @@ def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: 
     for path in changed:
         assert before[path].decode() in strip_mnemo(after[path].decode()), path
     alice = after["People/Alice Chen.md"].decode()
-    assert '\nmnemo-related:\n' in alice and '\n  - "[[Project Heron]]"\n' in alice
+    props = yaml.safe_load(alice.split("---\n")[1])
+    related = [link[2:-2] for link in props["mnemo-related"]]
+    assert related and "Project Heron" not in related  # the note links it already
+    assert not [n for n in related if f"[[{n}]]" in before["People/Alice Chen.md"].decode()]
+    assert len(props["mnemo-related-why"]) == len(related) and all(props["mnemo-related-why"])
+    assert "[[2026-11-20]]" in props["mnemo-mentioned-in"] and props["mnemo-mentioned-count"] >= 1
     assert f'\nmnemo-updated: {DAY}\n---\n' in alice
     assert "person_id:" not in alice and "mnemo:" not in alice and "salience" not in alice
 
@@ -192,9 +197,12 @@ def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspa
         conn.execute("CREATE (:Salience {id: 'salience_person_alice_chen', item_id: 'person_alice_chen', item_kind: 'entity', score: 0.8123})")
     run(workspace)
     alice = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
-    assert 'mnemo-community: "Heron team"\nmnemo-summary: "Alice leads Project Heron. More."\nmnemo-updated: ' in alice
+    assert '\nmnemo-community: "[[Mnemo/Communities/Heron team (community)]]"\n' in alice
     assert "salience" not in alice and "0.812" not in alice
     assert "community:" not in (vault / "Places" / "Porto.md").read_text(encoding="utf-8")
+    page = (vault / "Mnemo" / "Communities" / "Heron team (community).md").read_text(encoding="utf-8")
+    assert page.startswith("---\nmnemo-generated: true\n---\n") and "Alice leads Project Heron." in page
+    assert "\n- [[Alice Chen]]\n" in page
 
 
 def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, vault: Path) -> None:
@@ -223,19 +231,20 @@ def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_pat
     (graph / "pages" / "Alpha.md").write_text("type:: [[Project]]\n\n- works with [[Beta]]\n", encoding="utf-8")
     (graph / "pages" / "Beta.md").write_text("- part of [[Alpha]]\n\t- and [[Gamma]]\n", encoding="utf-8")
     (graph / "pages" / "Gamma.md").write_text("- see [[Alpha]] and [[Beta]]\n", encoding="utf-8")
+    (graph / "pages" / "Delta.md").write_text("- next to [[Beta]]\n", encoding="utf-8")
     workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
     workspace.ingest()
     _, report = run(workspace)
-    assert sorted(report.written) == ["pages/Alpha.md", "pages/Beta.md", "pages/Gamma.md"]
+    # Beta is linked by every other page: nothing new to say there; Alpha, Gamma and Delta all link Beta
+    assert sorted(report.written) == ["pages/Alpha.md", "pages/Delta.md", "pages/Gamma.md"]
     alpha = (graph / "pages" / "Alpha.md").read_text(encoding="utf-8")
-    # every page is an entity: Beta and Gamma, untyped, are topics that Alpha's and Gamma's blocks mention
     assert alpha == (
-        'type:: [[Project]]\nmnemo-related:: [[Beta]], [[Gamma]]\nmnemo-mentions:: "Beta"\nmnemo-updated:: "2026-11-22"\n'
-        "\n- works with [[Beta]]\n"
+        'type:: [[Project]]\nmnemo-related:: [[Delta]]\nmnemo-related-why:: "shares Beta"\n'
+        'mnemo-updated:: "2026-11-22"\n\n- works with [[Beta]]\n'
     )
-    assert (graph / "pages" / "Gamma.md").read_text(encoding="utf-8") == (
-        'mnemo-related:: [[Alpha]], [[Beta]]\nmnemo-mentions:: "Alpha, Beta"\nmnemo-updated:: "2026-11-22"\n'
-        "- see [[Alpha]] and [[Beta]]\n"
+    assert (graph / "pages" / "Delta.md").read_text(encoding="utf-8") == (
+        'mnemo-related:: [[Alpha]], [[Gamma]]\nmnemo-related-why:: "shares Beta" | "shares Beta"\n'
+        'mnemo-updated:: "2026-11-22"\n- next to [[Beta]]\n'
     )
     (graph / "pages" / "Alpha.md").write_text(alpha + "- a new bullet\n", encoding="utf-8")
     edited = workspace.metadata(workspace.ingest(), "documents")

@@ -1,5 +1,7 @@
-"""Full write-back on copies of the real vaults: only the mnemo-* properties differ, every link written
-(day links included) resolves, undo gives back every byte, a second run writes nothing."""
+"""Full write-back on copies of the real vaults, after sleep mode: only the mnemo-* properties differ and
+new files appear only in mnemo's own folder, every link written (day links included, in notes and
+generated pages) resolves, at least 80 % of the related links are new to their note, undo gives back
+every byte, a second run writes nothing."""
 
 from pathlib import Path
 
@@ -22,3 +24,5 @@ def test_full_writeback_on_a_real_vault(tmp_path: Path, name: str, kind: str, le
     assert figures["second_run_written"] == 0
     assert figures["undo_exact"] is True
     assert figures["day_links_unresolved"] == 0
+    assert figures["added_outside_folder"] == [] and figures["community_pages"] >= 3
+    assert figures["related_links"] > 0 and figures["related_new_share"] >= 0.8

@@ -8,10 +8,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from benchmarks.writeback import snapshot
 from mnemo.writeback.run import journal_for, plan_namespace, writeback_namespace
 from ontology import load_ontology
 from tests.support import REPO, Workspace
+
+pytestmark = pytest.mark.slow  # over 20 s on two cores
 
 DAY = "2026-11-22"
 KILLS = 4
@@ -21,8 +25,6 @@ from mnemo.config import load_config
 from mnemo.writeback.note_files import sweep_temp_files
 from mnemo.writeback.run import apply_plan, journal_for, new_run_id, plan_namespace
 from ontology import load_ontology
-
-pytestmark = pytest.mark.slow  # over 20 s on two cores
 config = load_config(sys.argv[1])
 sweep_temp_files([s.path for s in config.namespaces["test"].sources])
 plan = plan_namespace(config, "test", load_ontology(), sys.argv[2])

@@ -35,7 +35,7 @@ def test_an_old_nested_block_is_converted_journaled_and_undone(tmp_path: Path) -
     converted = note.read_text(encoding="utf-8")
     assert "People/Alice Chen.md" in report.written
     assert "\nmnemo:" not in converted and "person_id:" not in converted and "salience" not in converted
-    assert '\nmnemo-related:\n' in converted and '\n  - "[[Project Heron]]"\n' in converted
+    assert '\nmnemo-related:\n' in converted and '\nmnemo-mentioned-in:\n' in converted
     assert "\nmnemo-updated: 2026-11-22\n---\n" in converted
     assert converted.replace(converted[converted.index("mnemo-related:"):converted.index("---\n", 4)], "") == (
         old.replace(OLD_BLOCK, ""))
@@ -72,9 +72,11 @@ def test_logseq_day_links_use_the_graphs_title_format_and_resolve(tmp_path: Path
     workspace.ingest()
     writeback_namespace(workspace.config, "test", load_ontology(), today="2022-03-08")
     alpha = (graph / "pages" / "Alpha.md").read_text(encoding="utf-8")
-    related = alpha.split("\n")[0]
-    assert related.startswith("mnemo-related:: ") and day_name in re.findall(r"\[\[([^\[\]]+)\]\]", related)
-    assert f"\nmnemo-updated:: [[{day_name}]]\n- the project\n" in alpha
+    # the journal day that names Alpha is where it was mentioned, not a related page
+    assert alpha == (
+        f"mnemo-mentioned-in:: [[{day_name}]]\nmnemo-mentioned-count:: 1\nmnemo-mentioned-last:: [[{day_name}]]\n"
+        f"mnemo-updated:: [[{day_name}]]\n- the project\n"
+    )
     gamma = (graph / "pages" / "Gamma.md").read_text(encoding="utf-8")
     assert f'\nmnemo-updated: "[[{day_name}]]"\n---\n- part of [[Alpha]]\n' in gamma
     assert set(_written_links(graph)) <= {"Alpha", "Beta", "Gamma", day_name}
@@ -117,9 +119,12 @@ def test_the_blank_line_an_earlier_version_added_to_a_logseq_page_goes_with_its_
     assert "pages/Beta.md" in report.written
     converted = page.read_text(encoding="utf-8")
     first, rest = converted.split("\n", 1)
-    assert first.startswith("mnemo-related:: ") and "[[Alpha]]" in first
-    # every page is an entity, so Beta's block also mentions Alpha by name; no blank line follows
-    assert rest == 'mnemo-mentions:: "Alpha"\nmnemo-updated:: "2026-11-22"\n' + original
+    # Beta links Alpha already: the related page is Gamma, which shares Alpha; no blank line follows
+    assert first == "mnemo-related:: [[Gamma]]"
+    assert rest == (
+        'mnemo-related-why:: "shares Alpha"\nmnemo-mentioned-in:: [[Mar 8th, 2022]]\nmnemo-mentioned-count:: 1\n'
+        'mnemo-mentioned-last:: [[Mar 8th, 2022]]\nmnemo-updated:: "2026-11-22"\n' + original
+    )
     undo_run(journal_for(workspace.config, "test"), report.run)
     assert page.read_text(encoding="utf-8") == OLD_LOGSEQ + original
 

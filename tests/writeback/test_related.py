@@ -1,0 +1,65 @@
+"""Related notes that a note does not link yet, with their reasons; what a note already links; where
+its subject was mentioned. Pure functions over small hand-made neighbourhoods."""
+
+from mnemo.writeback.link_names import own_links
+from mnemo.writeback.mentioned import Mentions, Place
+from mnemo.writeback.related import Neighbourhood, related_notes
+
+
+def _space() -> Neighbourhood:
+    names = {"a": "Alpha", "b": "Beta", "c": "Gamma", "d": "Delta", "hub": "Index", "e_x": "Project X",
+             "e_alice": "Alice", "e_bob": "Bob"}
+    linked = {"a": {"b", "hub"}, "b": {"a"}, "hub": {"a", "c", "d"}, "c": {"hub"}, "d": {"hub"}}
+    space = Neighbourhood(names, linked)
+    space.neighbours = {"a": {"b", "hub", "e_x"}, "b": {"a", "e_x"}, "c": {"hub", "e_x"}, "d": {"hub"},
+                        "hub": {"a", "c", "d"}}
+    space.subjects = {"a": ["e_alice"], "d": ["e_bob"]}
+    space.page_of = {"e_alice": "a", "e_bob": "d"}
+    space.relations = {"e_alice": [("e_alice", "KNOWS", "e_bob")], "e_bob": [("e_alice", "KNOWS", "e_bob")]}
+    return space
+
+
+def test_linked_notes_are_left_out_and_each_related_note_says_why() -> None:
+    space = _space()
+    found = related_notes(space, "a", {"a", "b", "c", "d", "hub"}, space.by_neighbour(), 8)
+    assert [(r.note_id, r.why) for r in found] == [
+        ("d", "Alice knows Bob; shares Index"),
+        ("c", "shares Project X, Index"),
+    ]
+
+
+def test_only_eligible_notes_and_at_most_the_limit() -> None:
+    space = _space()
+    assert [r.note_id for r in related_notes(space, "a", {"c"}, space.by_neighbour(), 8)] == ["c"]
+    assert len(related_notes(space, "a", {"a", "b", "c", "d"}, space.by_neighbour(), 1)) == 1
+
+
+def test_a_neighbour_shared_by_many_notes_is_not_enough() -> None:
+    names = {f"n{i}": f"Note {i}" for i in range(30)} | {"big": "Big hub"}
+    space = Neighbourhood(names, {})
+    space.neighbours = {f"n{i}": {"big"} for i in range(30)}
+    assert related_notes(space, "n0", set(names), space.by_neighbour(), 8) == []
+
+
+def test_what_a_note_already_links() -> None:
+    text = ("---\nup: \"[[Index]]\"\nmnemo-related:\n  - \"[[Written By Mnemo]]\"\n---\n"
+            "See [[Alpha|the alpha]], [[Notes/Beta#part]], [x](Some%20Note.md), [y](<Other one.md>), "
+            "[web](https://example.org/a.md) and #project/x.\n")
+    assert own_links(text, "obsidian", "mnemo") == {
+        "index", "alpha", "notes/beta", "beta", "some note", "other one", "project/x", "x"}
+    page = "tags:: Foo, [[Bar Baz]]\nmnemo-related:: [[Z]]\n- see #[[Qux]]\n"
+    assert own_links(page, "logseq", "mnemo") == {"foo", "bar baz", "qux"}
+
+
+def test_mentions_newest_first_counted_once_without_the_note_itself() -> None:
+    found = Mentions.empty()
+    day1, day2, chat = Place("2024-01-02", "2024-01-02", "j1"), Place("2024-03-01", "2024-03-01", "j2"), Place(
+        "2024-02-10", "Planning chat")
+    found.add_entity("e", day1)
+    found.add_entity("e", chat)
+    found.add_note("n", day2)
+    found.add_note("n", day1)
+    found.add_note("j1", day1)
+    mentioned = found.of("n", ["e"], 2)
+    assert mentioned.places == (day2, chat) and mentioned.count == 3 and mentioned.last == "2024-03-01"
+    assert found.of("j1", [], 5).count == 0
