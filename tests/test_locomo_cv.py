@@ -1,0 +1,81 @@
+"""Leave-one-conversation-out cross-validation of the ranking weights (mnemo/eval/locomo_cv.py,
+benchmarks/locomo_cv.py): the weights scored on a conversation are fitted without it."""
+
+import copy
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemo.eval.locomo import Question, load_conversations, prepare
+from mnemo.eval.locomo_cv import FITTED, Candidates, candidates, cross_validate, fit_weights, folds
+from mnemo.recall import RecallSettings
+from mnemo.stores.embedders import HashingEmbedder
+from ontology import load_ontology
+
+TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def three_conversations(path: Path) -> Path:
+    """The tiny conversation three times, the second and third with other questions first."""
+    base = load_conversations(TINY)[0]
+    others = [dict(copy.deepcopy(base), sample_id=f"tiny-{i}", qa=base["qa"][i:] + base["qa"][:i]) for i in (2, 4)]
+    path.write_text(json.dumps([base, *others]), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> list:  # noqa: ANN001
+    root = tmp_path_factory.mktemp("cv")
+    conversations = load_conversations(three_conversations(root / "three.json"))
+    return [prepare(c, root / str(i), HashingEmbedder(384), load_ontology(), RecallSettings()) for i, c in enumerate(conversations)]
+
+
+def test_each_conversation_is_held_out_once_and_never_fitted_on_then() -> None:
+    splits = folds(5)
+    assert [held for _, held in splits] == [0, 1, 2, 3, 4]
+    assert all(held not in fit_on and len(fit_on) == 4 for fit_on, held in splits)
+
+
+def test_the_fit_weighs_the_signal_that_separates_evidence() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.random((2000, len(FITTED)))
+    y = (x[:, 1] + 0.1 * rng.standard_normal(2000) > 0.7).astype(np.int8)  # the relative BM25 signal decides
+    weights = fit_weights([Candidates(x[:1000], y[:1000]), Candidates(x[1000:], y[1000:])])
+    assert set(weights) == set(FITTED.values())
+    assert weights["bm25_weight"] > 5 and all(abs(v) < weights["bm25_weight"] / 3 for k, v in weights.items() if k != "bm25_weight")
+
+
+def test_candidates_are_labelled_by_evidence_only(prepared: list) -> None:  # noqa: ANN001
+    rows = candidates(prepared[0], RecallSettings())
+    assert rows.x.shape[1] == len(FITTED) and len(rows.x) == len(rows.y)
+    evidence = sum(len(q.evidence) for q in prepared[0].questions)
+    assert 0 < rows.y.sum() <= evidence  # an evidence turn is a positive only when recall retrieved it
+
+
+def test_a_held_out_conversation_does_not_change_the_weights_scored_on_it(prepared: list) -> None:  # noqa: ANN001
+    report = cross_validate(prepared, RecallSettings(), ks=(1, 3))
+    relabelled = replace(prepared[0], questions=[Question(q.text, q.category, ("D1:2",)) for q in prepared[0].questions])
+    changed = cross_validate([relabelled, *prepared[1:]], RecallSettings(), ks=(1, 3))
+    assert changed["folds"][0]["weights"] == report["folds"][0]["weights"]  # fitted on conversations 1 and 2 only
+    assert changed["folds"][1]["weights"] != report["folds"][1]["weights"]  # conversation 0 is in this fit
+    assert changed["weights_fitted_on_all"] != report["weights_fitted_on_all"]
+    systems = {"mnemo"} | set(report["baselines"]["systems"])
+    assert systems == {"mnemo", "bm25", "hybrid", "dense"}
+    assert report["cross_validated"]["questions"] == 15 and set(report["cross_validated"]["systems"]["mnemo"]["by_category"]) == {"1", "2", "3", "4"}
+
+
+def test_the_benchmark_writes_its_dated_json_and_summary(tmp_path: Path) -> None:
+    data = three_conversations(tmp_path / "three.json")
+    done = subprocess.run([sys.executable, "-m", "benchmarks.locomo_cv", str(data), "--embedders", "hashing", "--out", str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [summary] = (tmp_path / "out").glob("locomo_cv-*.md")
+    report = json.loads(summary.with_suffix(".json").read_text())
+    assert set(report["embedders"]) == {"hashing"} and len(report["embedders"]["hashing"]["folds"]) == 3
+    assert "mnemo, cross-validated (held out)" in summary.read_text() and "in-sample" in done.stdout
