@@ -32,9 +32,8 @@ from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
 RESULTS = Path(__file__).resolve().parent / "results"
-ROWS = (("cross_validated", "mnemo", "mnemo, cross-validated (held out)"), ("in_sample", "mnemo", "mnemo, fitted on all (in-sample)"),
-        ("shipped", "mnemo", "mnemo, shipped weights"), ("baselines", "bm25", "BM25"),
-        ("baselines", "hybrid", "plain hybrid (RRF)"), ("baselines", "dense", "dense alone"))
+BASELINES = (("shipped", "mnemo", "mnemo, shipped weights"), ("baselines", "bm25", "BM25"),
+             ("baselines", "hybrid", "plain hybrid (RRF)"), ("baselines", "dense", "dense alone"))
 
 
 def run_embedder(path: Path, kind: str, root: Path) -> dict[str, Any]:
@@ -49,19 +48,25 @@ def run_embedder(path: Path, kind: str, root: Path) -> dict[str, Any]:
     return {"embedder": embedder.name, "ingest_s": ingest_s, **report}
 
 
+def _row(label: str, figures: dict[str, Any]) -> str:
+    cats = " | ".join(f"{figures['by_category'][c]['R@10']:.3f}" for c in ("1", "2", "3", "4"))
+    overall = figures["overall"]
+    return f"| {label} | {overall['R@5']:.3f} | {overall['R@10']:.3f} | {overall['R@20']:.3f} | {cats} |"
+
+
 def table(kind: str, report: dict[str, Any]) -> list[str]:
-    """Markdown rows: one per system, overall R@10 and R@10 per category."""
-    lines = [f"### {kind} ({report['embedder']})", "",
-             "| system | R@5 | R@10 | R@20 | cat 1 | cat 2 | cat 3 | cat 4 |", "|---|---|---|---|---|---|---|---|"]
-    for part, system, label in ROWS:
-        figures = report[part]["systems"][system]
-        cats = " | ".join(f"{figures['by_category'][c]['R@10']:.3f}" for c in ("1", "2", "3", "4"))
-        overall = figures["overall"]
-        lines.append(f"| {label} | {overall['R@5']:.3f} | {overall['R@10']:.3f} | {overall['R@20']:.3f} | {cats} |")
-    lines += ["", "Per fold (held out: R@10, weights fitted on the other four):", ""]
-    lines += [f"- {f['held_out']}: {f['R@10']:.3f} {json.dumps(f['weights'])}" for f in report["folds"]]
-    lines += ["", f"Weights fitted on all: {json.dumps(report['weights_fitted_on_all'])}", ""]
-    return lines
+    """Markdown: one row per system (R@5/10/20 and R@10 per category), then the folds' weights."""
+    lines = [f"### {kind} ({report['embedder']}, ingest {report['ingest_s']} s)", "",
+             "| system | R@5 | R@10 | R@20 | R@10 cat 1 | cat 2 | cat 3 | cat 4 |", "|---|---|---|---|---|---|---|---|"]
+    for fit, result in report["fits"].items():
+        lines.append(_row(f"mnemo, {fit} fit, cross-validated (held out)", result["scores"]["systems"]["mnemo"]))
+        lines.append(_row(f"mnemo, {fit} fit on all, in-sample", result["in_sample"]["systems"]["mnemo"]))
+    lines += [_row(label, report[part]["systems"][system]) for part, system, label in BASELINES]
+    for fit, result in report["fits"].items():
+        lines += ["", f"{fit} fit, per fold (R@10 of the held-out conversation; weights fitted on the others):", ""]
+        lines += [f"- {f['held_out']}: {f['R@10']:.3f} {json.dumps(f['weights'])}" for f in result["folds"]]
+        lines += [f"- fitted on all: {json.dumps(result['weights_fitted_on_all'])}"]
+    return [*lines, ""]
 
 
 def main() -> None:
@@ -74,7 +79,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mnemo-locomo-cv-") as tmp:
         for kind in args.embedders:
             reports["embedders"][kind] = run_embedder(args.file, kind, Path(tmp))
-    questions = next(iter(reports["embedders"].values()))["cross_validated"]["questions"]
+    questions = next(iter(reports["embedders"].values()))["shipped"]["questions"]
     lines = [f"## LoCoMo leave-one-conversation-out, {reports['date']}", "",
              f"{args.file.name}: {questions} questions of categories 1-4; recall@k over evidence turns.", ""]
     for kind, report in reports["embedders"].items():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mnemo.eval.locomo import Question, load_conversations, prepare
-from mnemo.eval.locomo_cv import FITTED, Candidates, candidates, cross_validate, fit_weights, folds
+from mnemo.eval.locomo_cv import FITTED, Candidates, candidates, cross_validate, fit_logistic, fit_ranking, folds, fused_recall
 from mnemo.recall import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
@@ -42,13 +42,37 @@ def test_each_conversation_is_held_out_once_and_never_fitted_on_then() -> None:
     assert all(held not in fit_on and len(fit_on) == 4 for fit_on, held in splits)
 
 
-def test_the_fit_weighs_the_signal_that_separates_evidence() -> None:
+def synthetic(rng: np.random.Generator, questions: int = 200, per: int = 20) -> Candidates:
+    """Candidates whose evidence the relative BM25 signal decides, with noise."""
+    x = rng.random((questions * per, len(FITTED)))
+    y = (x[:, 1] + 0.1 * rng.standard_normal(len(x)) > 0.85).astype(np.int8)
+    asked = np.repeat(np.arange(questions), per)
+    return Candidates(x, y, asked, np.maximum(np.bincount(asked, weights=y, minlength=questions), 1))
+
+
+def test_the_fits_weigh_the_signal_that_separates_evidence() -> None:
     rng = np.random.default_rng(0)
-    x = rng.random((2000, len(FITTED)))
-    y = (x[:, 1] + 0.1 * rng.standard_normal(2000) > 0.7).astype(np.int8)  # the relative BM25 signal decides
-    weights = fit_weights([Candidates(x[:1000], y[:1000]), Candidates(x[1000:], y[1000:])])
-    assert set(weights) == set(FITTED.values())
-    assert weights["bm25_weight"] > 5 and all(abs(v) < weights["bm25_weight"] / 3 for k, v in weights.items() if k != "bm25_weight")
+    parts = [synthetic(rng), synthetic(rng)]
+    for fit in (fit_logistic, fit_ranking):
+        weights = fit(parts)
+        assert set(weights) == set(FITTED.values())
+        others = [abs(v) for k, v in weights.items() if k not in ("bm25_weight", "cosine_weight")]
+        assert weights["bm25_weight"] > 3 * max(others), (fit.__name__, weights)
+
+
+def test_fused_recall_counts_evidence_in_each_questions_top_k() -> None:
+    x = np.asarray([[0.9], [0.1], [0.5], [0.2], [0.8]])
+    parts = [Candidates(x, np.asarray([0, 1, 1, 0, 1], np.int8), np.asarray([0, 0, 1, 1, 1]), np.asarray([2, 2]))]
+    assert fused_recall(parts, np.asarray([1.0]), k=1) == pytest.approx((0 / 2 + 1 / 2) / 2)
+    assert fused_recall(parts, np.asarray([-1.0]), k=1) == pytest.approx((1 / 2 + 0 / 2) / 2)
+    assert fused_recall(parts, np.asarray([1.0]), k=3) == pytest.approx((1 / 2 + 2 / 2) / 2)
+
+
+def test_coordinate_ascent_ranks_at_least_as_well_as_the_logistic_fit_it_starts_from() -> None:
+    rng = np.random.default_rng(1)
+    parts = [synthetic(rng), synthetic(rng)]
+    as_array = lambda w: np.asarray([w[n] for n in FITTED.values()])  # noqa: E731
+    assert fused_recall(parts, as_array(fit_ranking(parts))) >= fused_recall(parts, as_array(fit_logistic(parts))) - 1e-3
 
 
 def test_candidates_are_labelled_by_evidence_only(prepared: list) -> None:  # noqa: ANN001
@@ -62,12 +86,13 @@ def test_a_held_out_conversation_does_not_change_the_weights_scored_on_it(prepar
     report = cross_validate(prepared, RecallSettings(), ks=(1, 3))
     relabelled = replace(prepared[0], questions=[Question(q.text, q.category, ("D1:2",)) for q in prepared[0].questions])
     changed = cross_validate([relabelled, *prepared[1:]], RecallSettings(), ks=(1, 3))
-    assert changed["folds"][0]["weights"] == report["folds"][0]["weights"]  # fitted on conversations 1 and 2 only
-    assert changed["folds"][1]["weights"] != report["folds"][1]["weights"]  # conversation 0 is in this fit
-    assert changed["weights_fitted_on_all"] != report["weights_fitted_on_all"]
-    systems = {"mnemo"} | set(report["baselines"]["systems"])
-    assert systems == {"mnemo", "bm25", "hybrid", "dense"}
-    assert report["cross_validated"]["questions"] == 15 and set(report["cross_validated"]["systems"]["mnemo"]["by_category"]) == {"1", "2", "3", "4"}
+    for fit in ("logistic", "ranking"):
+        before, after = report["fits"][fit], changed["fits"][fit]
+        assert after["folds"][0]["weights"] == before["folds"][0]["weights"]  # fitted on conversations 1 and 2 only
+        assert after["folds"][1]["weights"] != before["folds"][1]["weights"]  # conversation 0 is in this fit
+        assert after["weights_fitted_on_all"] != before["weights_fitted_on_all"]
+        assert before["scores"]["questions"] == 15 and set(before["scores"]["systems"]["mnemo"]["by_category"]) == {"1", "2", "3", "4"}
+    assert set(report["baselines"]["systems"]) == {"bm25", "hybrid", "dense"}
 
 
 def test_the_benchmark_writes_its_dated_json_and_summary(tmp_path: Path) -> None:
@@ -77,5 +102,5 @@ def test_the_benchmark_writes_its_dated_json_and_summary(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     [summary] = (tmp_path / "out").glob("locomo_cv-*.md")
     report = json.loads(summary.with_suffix(".json").read_text())
-    assert set(report["embedders"]) == {"hashing"} and len(report["embedders"]["hashing"]["folds"]) == 3
-    assert "mnemo, cross-validated (held out)" in summary.read_text() and "in-sample" in done.stdout
+    assert set(report["embedders"]) == {"hashing"} and len(report["embedders"]["hashing"]["fits"]["ranking"]["folds"]) == 3
+    assert "mnemo, ranking fit, cross-validated (held out)" in summary.read_text() and "in-sample" in done.stdout
