@@ -16,6 +16,7 @@ from mnemo.eval.locomo_cv import FITTED, Candidates, candidates, cross_validate,
 from mnemo.recall import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
+from tests.conftest import corpus
 
 TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,3 +105,16 @@ def test_the_benchmark_writes_its_dated_json_and_summary(tmp_path: Path) -> None
     report = json.loads(summary.with_suffix(".json").read_text())
     assert set(report["embedders"]) == {"hashing"} and len(report["embedders"]["hashing"]["fits"]["ranking"]["folds"]) == 3
     assert "mnemo, ranking fit, cross-validated (held out)" in summary.read_text() and "in-sample" in done.stdout
+
+
+def test_notes_embedders_scores_each_variant_on_one_ingest(tmp_path: Path) -> None:
+    corpora = corpus("obsidian-kepano").parent
+    out = tmp_path / "notes.json"
+    done = subprocess.run([sys.executable, "-m", "benchmarks.notes_embedders", "hashing", 'hashing:{"bm25_weight": 0}',
+                           "--only", "obsidian-kepano", "--corpora", str(corpora), "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())["obsidian-kepano"]
+    assert set(report) == {"hashing", 'hashing:{"bm25_weight": 0}'}
+    assert all(0 <= figures["MRR"] <= figures["hit@10"] <= 1 for figures in report.values())
+    assert report["hashing"] != report['hashing:{"bm25_weight": 0}']  # the overrides reach recall
