@@ -111,8 +111,9 @@ def fused_recall(parts: list[Candidates], weights: np.ndarray, k: int = 10) -> f
 
 def fit_ranking(parts: list[Candidates], rounds: int = 4) -> dict[str, float]:
     """The logistic fit, then coordinate ascent on the training conversations' recall@10 of the
-    fused order: each weight but the cosine's (which sets the scale) is moved in turn to the
-    multiple of its value that ranks best, until no move helps."""
+    fused order: each weight but the cosine's (which sets the scale) is multiplied in turn by
+    each factor of MOVES, keeping every move that raises it, until a round keeps none (at most
+    `rounds` rounds)."""
     names = list(FITTED.values())
     start = fit_logistic(parts)
     weights = np.asarray([start[n] for n in names])
