@@ -112,7 +112,7 @@ def recall(db_path: Path, embedder: Embedder, k: int = 10) -> Any:
     table = lancedb.connect(str(db_path)).open_table("chunks")
 
     def search(query: str) -> list[dict[str, Any]]:
-        vector = embedder.encode([query])[0]
+        vector = embedder.encode_query([query])[0]
         return table.search(query_type="hybrid", fts_columns=TEXT).vector(vector).text(query).rerank(RRFReranker()).limit(k).to_list()
 
     return search

@@ -73,7 +73,7 @@ class NamespaceConfig(_Strict):
 
 
 class EmbedderConfig(_Strict):
-    kind: Literal["minilm", "hashing", "openai"] = "minilm"
+    kind: Literal["minilm", "e5", "hashing", "openai"] = "minilm"
     model: str = ""
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"

@@ -41,3 +41,7 @@ class LLMError(MnemoError):
 
 class WritebackRefused(MnemoError):
     """A note cannot be written back to safely; it is left exactly as it is."""
+
+
+class ModelFileError(MnemoError):
+    """A packaged model file is missing, unreadable or not the file mnemo pins."""

@@ -222,7 +222,7 @@ class RecallEngine:
         runs on a worker thread while the query is embedded and searched by vector here."""
         held = self._held_chunks(table)  # the rows of a small table, for both searches' hits
         lexical_rows = self._background().submit(lexical, table, query, size, window, held)
-        vector = self.embedder.encode([query])[0]
+        vector = self.embedder.encode_query([query])[0]
         semantic_rows = semantic(table, vector, size, window, held if self.settings.exact_vectors else None)
         return vector, lexical_rows.result(), semantic_rows
 

@@ -34,7 +34,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
     from lancedb.rerankers import RRFReranker
 
 
-    vector = embedder.encode([query])[0]
+    vector = embedder.encode_query([query])[0]
     rows = (
         tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))
         .text(query)

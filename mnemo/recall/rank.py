@@ -11,8 +11,10 @@ each say, in their own way, that a chunk answers the query.
   best reciprocal-rank score among its hits.
 
 The weights are RecallSettings fields. Their defaults come from a logistic regression fitted
-on the candidates of two of the five LoCoMo dev conversations, rounded, and checked on the
-other three (see benchmarks/locomo_ablation.py and README's recall section).
+on the candidates of two of the five LoCoMo dev conversations, rounded (the second-neighbour
+weight was chosen on all five): their dev figure is in-sample. What fitting such weights gives
+on conversations the fit never saw is measured by leave-one-conversation-out cross-validation
+(benchmarks/locomo_cv.py, mnemo/eval/locomo_cv.py; docs/EVALUATION.md).
 """
 
 import json

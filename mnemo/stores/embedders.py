@@ -1,4 +1,4 @@
-"""Embedders: the packaged MiniLM (offline), a hashing embedder, an OpenAI-compatible endpoint."""
+"""Embedders: the packaged MiniLM and e5 (offline), a hashing embedder, an OpenAI-compatible endpoint."""
 
 import hashlib
 import os
@@ -24,6 +24,8 @@ class Embedder(Protocol):
     dim: int
 
     def encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def encode_query(self, texts: list[str]) -> np.ndarray: ...
 
 
 class _MiniLM:
@@ -97,6 +99,10 @@ class MiniLMEmbedder:
             return _numpy_minilm().encode(texts, NUMPY_BATCH)
         return _minilm_model().encode(texts, self.batch_size)
 
+    def encode_query(self, texts: list[str]) -> np.ndarray:
+        """Queries are encoded as passages are."""
+        return self.encode(texts)
+
 
 class HashingEmbedder:
     """Feature-hashed word and bigram counts, L2-normalized: instant, deterministic, lexical only."""
@@ -115,6 +121,10 @@ class HashingEmbedder:
                 out[row, index] += 1.0 if digest[4] & 1 else -1.0
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1, norms)
+
+    def encode_query(self, texts: list[str]) -> np.ndarray:
+        """Queries are encoded as passages are."""
+        return self.encode(texts)
 
 
 class OpenAIEmbedder:
@@ -146,11 +156,19 @@ class OpenAIEmbedder:
             raise LLMError(f"model {self.model!r} returned {vectors.shape[1]}-dim vectors, configured {self.dim}")
         return vectors
 
+    def encode_query(self, texts: list[str]) -> np.ndarray:
+        """Queries are encoded as passages are."""
+        return self.encode(texts)
+
 
 def build_embedder(settings: EmbedderConfig) -> Embedder:
     """The embedder a configuration names."""
     if settings.kind == "hashing":
         return HashingEmbedder(settings.dimensions)
+    if settings.kind == "e5":
+        from mnemo.stores.e5 import E5Embedder
+
+        return E5Embedder(settings.batch_size)
     if settings.kind == "openai":
         return OpenAIEmbedder(
             settings.base_url, settings.model, os.environ.get(settings.api_key_env, ""),
