@@ -14,6 +14,7 @@ from typing import Any
 
 import kuzu
 
+from mnemo.stores.cypher import single
 from mnemo.stores.graph import GraphStore
 
 _LINK_WEIGHT = 3.0
@@ -48,10 +49,10 @@ def inline_ref(entity_id: str, kind: str) -> str:
 
 
 def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
-    result = conn.execute(cypher)
+    result = single(conn.execute(cypher))
     rows = []
     while result.has_next():
-        rows.append(result.get_next())
+        rows.append(list(result.get_next()))
     return rows
 
 
@@ -99,7 +100,7 @@ def _related(
     graph: _Graph, note: NoteRef, page_of: dict[str, str], mentioned_by: dict[str, set[str]], limit: int
 ) -> tuple[NoteRef, ...]:
     """The notes most related to `note`: linked, sharing entities, or pages of related entities."""
-    scores: Counter[str] = Counter()
+    scores: defaultdict[str, float] = defaultdict(float)
     for other in graph.links.get(note.id, ()):
         scores[other] += _LINK_WEIGHT
     for entity in graph.mentions.get(note.id, ()):
@@ -137,9 +138,9 @@ def read_insights(store: GraphStore, max_related: int = 8, max_mentions: int = 1
         sleep = _SleepFacts.read(conn)
     page_of = {e: note for note, entities in graph.pages.items() for e in sorted(entities)}
     mentioned_by: dict[str, set[str]] = defaultdict(set)
-    for note, counter in graph.mentions.items():
+    for note_id, counter in graph.mentions.items():
         for entity in counter:
-            mentioned_by[entity].add(note)
+            mentioned_by[entity].add(note_id)
     insights = []
     for note in sorted(graph.notes.values(), key=lambda n: (n.source, n.path)):
         about = graph.pages.get(note.id, [])
