@@ -14,6 +14,7 @@ import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -284,7 +285,7 @@ def _write_batch(writes: list[_Write], journal: Journal, report: WritebackReport
     staged: list[tuple[_Write, Staged]] = []
     try:
         for write in writes:
-            done = _guarded(report, write.path, verb, lambda w=write: stage(w.file, w.data, w.expected))
+            done = _guarded(report, write.path, verb, partial(stage, write.file, write.data, write.expected))
             if done is not None:
                 staged.append((write, done))
         journal.append_many([write.entry for write, _ in staged])
@@ -313,7 +314,7 @@ def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> Writebac
     """Restore the notes a run wrote, newest first; a note edited since is left alone."""
     run, entries = journal.entries_of(run)
     report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
-    writes = [_guarded(report, e.path, "restore", lambda e=e: _undo_write(e, report.run)) for e in reversed(entries)]
+    writes = [_guarded(report, e.path, "restore", partial(_undo_write, e, report.run)) for e in reversed(entries)]
     _write_all([w for w in writes if w is not None], journal, report, "restore")
     return report
 
