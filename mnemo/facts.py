@@ -111,6 +111,9 @@ class ColumnRows(MutableMapping[str, dict[str, Any]]):
             )
 
 
+EdgeRows = dict[str, dict[str, Any]] | ColumnRows  # the rows of one edge table
+
+
 def _remapped(row: dict[str, Any], src: Mapping[str, str], dst: Mapping[str, str]) -> None:
     new = src.get(row["src"], row["src"]), dst.get(row["dst"], row["dst"])
     if new != (row["src"], row["dst"]):
@@ -130,9 +133,7 @@ class GraphFacts:
     """Node rows per node table and edge rows per (table, from-table, to-table)."""
 
     nodes: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {t: {} for t in NODE_TABLES})
-    edges: dict[tuple[str, str, str], MutableMapping[str, dict[str, Any]]] = field(
-        default_factory=dict
-    )  # dicts or ColumnRows
+    edges: dict[tuple[str, str, str], EdgeRows] = field(default_factory=dict)
 
     def add_node(self, table: str, row: dict[str, Any]) -> None:
         row = dict(row)

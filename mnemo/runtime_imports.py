@@ -20,18 +20,19 @@ def defer_package_init(name: str) -> bool:
     if spec is None or spec.loader is None or spec.submodule_search_locations is None:
         return False
     package = importlib.util.module_from_spec(spec)
+    loader = spec.loader
 
     def __getattr__(attr: str) -> object:
         with _LOCK:
             if package.__dict__.get("__getattr__") is __getattr__:
                 del package.__dict__["__getattr__"]
                 try:
-                    spec.loader.exec_module(package)  # type: ignore[union-attr]
+                    loader.exec_module(package)
                 except BaseException:
                     sys.modules.pop(name, None)  # as a failed import leaves it: the next import tries again
                     raise
         return getattr(package, attr)
 
-    package.__getattr__ = __getattr__  # type: ignore[attr-defined]
+    package.__dict__["__getattr__"] = __getattr__
     sys.modules[name] = package
     return True

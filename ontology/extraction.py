@@ -40,19 +40,25 @@ def extraction_problems(data: Any, ontology: "Ontology", known: dict[str, str]) 
             problems.append(f"entity id {entity.id!r} is neither a known id nor of the form {entity.kind}_<slug>")
         declared[entity.id] = entity.kind
     for rel in data.relations:
-        ends = []
+        ends: list[str | None] = []
         for eid in (rel.source, rel.target):
             kind = known.get(eid) or declared.get(eid) or id_kind(eid, kinds)
             if kind is None:
                 problems.append(f"{rel.type}: {eid!r} is neither a known id nor of the form <kind>_<slug>")
             ends.append(kind)
+        source_kind, target_kind = ends
         if rel.source == rel.target:
             problems.append(f"{rel.type}: {rel.source} cannot be related to itself")
-        elif None not in ends:
-            reason = ontology.check(rel.type, ends[0], ends[1])
+        elif source_kind is not None and target_kind is not None:
+            reason = ontology.check(rel.type, source_kind, target_kind)
             if reason:
                 problems.append(reason)
     return problems
+
+
+def _one_of(values: tuple[str, ...]) -> Any:
+    """`Literal[values]` for values known only at run time (a type pydantic builds a model from)."""
+    return Literal[values]
 
 
 def _item_models(ontology: "Ontology") -> tuple[type[BaseModel], type[BaseModel]]:
@@ -72,14 +78,14 @@ def _item_models(ontology: "Ontology") -> tuple[type[BaseModel], type[BaseModel]
     entity = create_model(
         "ExtractedEntity",
         id=(str, Field(description="An id from the grounding context, or a new id `<kind>_<slug>`.")),
-        kind=(Literal[kinds], Field(description=f"The entity type. {kind_doc}")),  # type: ignore[valid-type]
+        kind=(_one_of(kinds), Field(description=f"The entity type. {kind_doc}")),
         name=(str, Field(description="The canonical name as written in the text.")),
         aliases=(list[str], Field(default_factory=list, description="Other names used for it in the text.")),
         properties=(list[prop], Field(default_factory=list, description="Facts about the entity stated in the text.")),  # type: ignore[valid-type]
     )
     relation = create_model(
         "ExtractedRelation",
-        type=(Literal[tuple(ontology.relation_types)], Field(description=f"The relation type. {rel_doc}")),  # type: ignore[valid-type]
+        type=(_one_of(tuple(ontology.relation_types)), Field(description=f"The relation type. {rel_doc}")),
         source=(str, Field(description="The id of the source entity (grounding id or a new `<kind>_<slug>`).")),
         target=(str, Field(description="The id of the target entity (grounding id or a new `<kind>_<slug>`).")),
         role=(str | None, Field(default=None, description="For related_to: how the two are related.")),
@@ -100,11 +106,12 @@ def build_extraction_model(ontology: "Ontology") -> type[BaseModel]:
             raise ValueError("the extraction breaks the ontology: " + "; ".join(problems))
         return self
 
+    # pydantic's stubs type __validators__ as plain callables; its decorators return descriptor proxies
     return create_model(
         "Extraction",
         entities=(list[entity], Field(default_factory=list, description="Entities the text mentions.")),  # type: ignore[valid-type]
         relations=(list[relation], Field(default_factory=list, description="Relations the text states.")),  # type: ignore[valid-type]
-        __validators__={"check_ontology": model_validator(mode="after")(check)},
+        __validators__={"check_ontology": model_validator(mode="after")(check)},  # type: ignore[dict-item]
     )
 
 

@@ -14,7 +14,7 @@ from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.maintenance.compaction import Compaction, compact_stores
 from mnemo.sleep.abstractive import writer_for
-from mnemo.sleep.consolidate import consolidate
+from mnemo.sleep.consolidate import SleepReport, consolidate
 from mnemo.sleep.merges import MergeLog, sync_graph
 from mnemo.sleep.resolve import decide_review, read_review_queue
 from mnemo.sleep.store import SleepFiles
@@ -68,12 +68,23 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
         return
     data = {**report.to_dict(), "compaction": compaction.to_dict()}
     console.print_json(json.dumps(data, default=str)) if as_json else console.print(
-        f"merged {len(report.dedup.merges)}, review queue {report.dedup.queue_size}, "
-        f"communities {report.communities.communities} (modularity {report.communities.modularity}), "
-        f"abstractions {report.communities.concepts}, "
-        f"summaries made {report.summaries.made} / reused {report.summaries.reused}, "
-        f"faded {report.salience.faded}, promoted {report.salience.promoted}, graph writes {report.graph_writes}; "
-        + _compaction_line(compaction))
+        _report_line(report) + "; " + _compaction_line(compaction)
+    )
+
+
+def _report_line(report: SleepReport) -> str:
+    """What each step that ran did, and the graph writes."""
+    done = []
+    if report.dedup is not None:
+        done.append(f"merged {len(report.dedup.merges)}, review queue {report.dedup.queue_size}")
+    if report.communities is not None:
+        found = report.communities
+        done.append(f"communities {found.communities} (modularity {found.modularity}), abstractions {found.concepts}")
+    if report.summaries is not None:
+        done.append(f"summaries made {report.summaries.made} / reused {report.summaries.reused}")
+    if report.salience is not None:
+        done.append(f"faded {report.salience.faded}, promoted {report.salience.promoted}")
+    return ", ".join([*done, f"graph writes {report.graph_writes}"])
 
 
 def _compaction_line(done: Compaction) -> str:

@@ -208,5 +208,5 @@ def _merge(into: Scores, scores: Scores) -> None:
         target = into.values.setdefault(system, {k: [] for k in into.ks})
         for k, values in per_k.items():
             target[k].extend(values)
-    for mode, values in scores.latency.items():
-        into.latency.setdefault(mode, []).extend(values)
+    for mode, seconds in scores.latency.items():
+        into.latency.setdefault(mode, []).extend(seconds)

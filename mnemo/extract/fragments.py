@@ -15,7 +15,7 @@ the files whose pieces changed are rewritten.
 """
 
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -32,8 +32,13 @@ K = TypeVar("K")
 
 
 class Rows(Protocol):
-    nodes: dict[str, dict[str, dict[str, Any]]]
-    edges: dict[tuple[str, str, str], dict[str, dict[str, Any]]]
+    """The node and edge rows of a Fragment or a GraphFacts, as `absorb` reads them."""
+
+    @property
+    def nodes(self) -> Mapping[str, Mapping[str, dict[str, Any]]]: ...
+
+    @property
+    def edges(self) -> Mapping[tuple[str, str, str], Mapping[str, dict[str, Any]]]: ...
 
 
 class Fragment:
@@ -57,7 +62,7 @@ class Fragment:
         return self.nodes.get(table, {}).get(row_id)
 
 
-def absorb(facts: Rows, part: Rows) -> None:
+def absorb(facts: GraphFacts, part: Rows) -> None:
     """Merge a fragment into the facts: a node already there stays (the first one added wins,
     as in a full run, where later steps only add a node that is missing), an edge is set."""
     for table, rows in part.nodes.items():

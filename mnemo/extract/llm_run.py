@@ -127,7 +127,7 @@ class LLMRun:
         by_doc: dict[str, list[Chunk]] = defaultdict(list)
         for chunk in plan.todo:
             by_doc[chunk.doc_id].append(chunk)
-        jobs = []
+        jobs: list[tuple[Chunk, list[GroundedEntity]]] = []
         for doc_chunks in by_doc.values():
             contexts = grounder.contexts(doc_chunks)
             jobs.extend((chunk, contexts[chunk.id]) for chunk in doc_chunks)

@@ -118,7 +118,9 @@ def _implied_kinds(docs: list[Document], ontology: Ontology) -> dict[str, str]:
     implied: dict[str, str] = {}
     for doc in sorted(docs, key=lambda d: d.path):
         for link in doc.links:
-            rel = ontology.relation_for_key(link.property) if link.property else None
+            if not link.property:
+                continue
+            rel = ontology.relation_for_key(link.property)
             if rel is None or ANY in rel.range or link.property.lower() in ontology.type_keys:
                 continue
             implied.setdefault(link.target.strip().lower(), rel.range[0])

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 
 from mnemo.documents import Chunk, Document, Segment
+from mnemo.extract.fragments import Fragment
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.facts import GraphFacts, edge
+from mnemo.facts import edge
 from mnemo.sources.markdown import prose
 
 _FIRST_PERSON = re.compile(r"(?<![\w'’-])(I|me|Me|ME|myself|Myself)(?![\w-])")
@@ -56,7 +57,7 @@ def turn_regions(text: str, window: list[Segment]) -> list[tuple[Segment, int, i
     return [(turn, body, end) for turn, (_, body), end in zip(window, bounds, ends)]
 
 
-def add_self_mentions(facts: GraphFacts, docs: list[Document], chunks: list[Chunk], speakers: SpeakerMap) -> None:
+def add_self_mentions(facts: Fragment, docs: list[Document], chunks: list[Chunk], speakers: SpeakerMap) -> None:
     """MENTIONS of the self entity for each first-person pronoun in the self's own turns."""
     turns = {(d.id, s.id): s for d in docs for s in d.segments if s.kind == "turn"}
     for chunk in chunks:

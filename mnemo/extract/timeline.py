@@ -135,8 +135,8 @@ def add_days(facts: GraphFacts, docs: list[Document]) -> None:
     ordered = sorted(days)
     for day in ordered:
         facts.add_node("Day", {"id": day})
-    for before, after in zip(ordered, ordered[1:]):
-        facts.add_edge("NEXT", "Day", "Day", edge("NEXT", before, after, ""))
+    for day, next_day in zip(ordered, ordered[1:]):
+        facts.add_edge("NEXT", "Day", "Day", edge("NEXT", day, next_day, ""))
     for doc in docs:
         if doc.day:
             facts.add_edge("ON_DAY", "Note", "Day", edge("ON_DAY", doc.id, doc.day, doc.id))
@@ -177,7 +177,9 @@ def _turn_chunks(
             facts.add_edge("IN_EPISODE", "Chunk", "Episode", edge("IN_EPISODE", chunk.id, eid, chunk.doc_id))
         for turn_id in ids:
             turn = turns.get((chunk.doc_id, turn_id))
-            found = speakers.entity(*turn) if turn else None
+            if turn is None:
+                continue
+            found = speakers.entity(*turn)
             if found:
                 facts.add_edge(
                     "SAID_BY",

@@ -23,7 +23,7 @@ from mnemo.extract.llm_run import ChunkExtractor, LLMRun, LLMRunStats
 from mnemo.extract.notes import grounding_entities, link_text_aliases
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
-from mnemo.facts import EDGE_COLUMNS, GraphFacts
+from mnemo.facts import EDGE_COLUMNS, EdgeRows, GraphFacts
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
 from mnemo.sources.memories import inbox_dir, inbox_source
@@ -314,7 +314,9 @@ def _copy(facts: GraphFacts, tables: Collection[str] | None = None) -> GraphFact
                 if isinstance(row.get(column), list):
                     row[column] = list(row[column])
         nodes[table] = copied
-    edges = {key: {i: dict(r) for i, r in rows.items()} for key, rows in facts.edges.items()} if tables is None else {}
+    edges: dict[tuple[str, str, str], EdgeRows] = {}
+    if tables is None:
+        edges = {key: {i: dict(r) for i, r in rows.items()} for key, rows in facts.edges.items()}
     return GraphFacts(nodes=nodes, edges=edges)
 
 

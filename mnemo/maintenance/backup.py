@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 from mnemo.config import validate_namespace
 from mnemo.errors import MnemoError
@@ -64,22 +65,23 @@ def backup_namespace(data_dir: Path, namespace: str, dest: Path, wait_seconds: f
     started = time.perf_counter()
     with namespace_lock(root, exclusive=True, wait_seconds=wait_seconds):
         members = sorted(p for p in root.rglob("*") if p.is_file() and _kept(p))
-        index = {
+        files: dict[str, dict[str, Any]] = {
+            p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in members
+        }
+        index: dict[str, object] = {
             "format": FORMAT,
             "version": VERSION,
             "namespace": namespace,
             "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "files": {
-                p.relative_to(root).as_posix(): {"bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in members
-            },
+            "files": files,
         }
         _write_tar(target, root, members, index)
-    size = sum(f["bytes"] for f in index["files"].values())
+    size = sum(f["bytes"] for f in files.values())
     return BackupInfo(target, namespace, len(members), size, time.perf_counter() - started)
 
 
 def _write_tar(target: Path, root: Path, members: list[Path], index: dict[str, object]) -> None:
-    mode = "w:gz" if target.name.endswith((".tar.gz", ".tgz")) else "w"
+    mode: Literal["w:gz", "w"] = "w:gz" if target.name.endswith((".tar.gz", ".tgz")) else "w"
     with durable.replacing(target, "backup:archive") as tmp, tarfile.open(tmp, mode) as tar:
         data = json.dumps(index, indent=1, sort_keys=True).encode()
         info = tarfile.TarInfo(INDEX)

@@ -107,7 +107,8 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
     if not path.exists():
         return Compaction(0, 0, False, 0), noted
     size = path.stat().st_size
-    base = noted.get("base") if isinstance(noted.get("base"), int) else 0
+    noted_base = noted.get("base")
+    base = noted_base if isinstance(noted_base, int) else 0
     if growth is not None and not base:
         return Compaction(size, size, False, size), {"base": size, "noted": _now()}
     if growth is not None and size < growth * base:
@@ -145,9 +146,12 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
             noted.pop(name, None)
             continue
         files, base = _files(store, name, counted), noted.get(name)
+        if files is None:  # LanceDB cannot open it: the next ingest rebuilds it, to be noted afresh
+            noted.pop(name, None)
+            continue
         if not force and not isinstance(base, int):
             noted[name] = files
-        elif force or files > base + FRAGMENT_SLACK:
+        elif force or (isinstance(base, int) and files > base + FRAGMENT_SLACK):
             table = store.table(name)
             if table is None:  # LanceDB cannot open it: the next ingest rebuilds it
                 continue
@@ -158,9 +162,13 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
     return done
 
 
-def _files(store: VectorStore, name: str, counted: int | None) -> int:
-    """The table's data files as counted, or its fragments through LanceDB when it has no `data` folder."""
-    return counted if counted is not None else fragment_count(store.table(name))
+def _files(store: VectorStore, name: str, counted: int | None) -> int | None:
+    """The table's data files as counted, or its fragments through LanceDB when it has no `data` folder
+    (None when LanceDB cannot open it either)."""
+    if counted is not None:
+        return counted
+    table = store.table(name)
+    return fragment_count(table) if table is not None else None
 
 
 def fragment_count(table: Any) -> int:

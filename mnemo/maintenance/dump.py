@@ -40,7 +40,7 @@ def digest(dump: dict[str, Any]) -> str:
 
 def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """Which parts of two dumps differ (empty when they are equal), for readable failures."""
-    out = []
+    out: list[str] = []
     for key in sorted(set(a) | set(b)):
         left, right = a.get(key), b.get(key)
         if isinstance(left, dict) and isinstance(right, dict):

@@ -70,7 +70,7 @@ def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
     for table, columns in NODE_SCHEMAS.items():
         rows = graph.query(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS {c}" for c in columns), wait_seconds=30)
         frames[table] = pl.DataFrame(rows, schema={c: polars_type(t) for c, t in columns.items()})
-    edges = []
+    edges: list[dict[str, Any]] = []
     for table, pairs in graph.edge_tables.items():
         for a, b in pairs:
             props = ", ".join(f"r.{c} AS {c}" for c in EDGE_PROPS)
@@ -93,6 +93,17 @@ def _state_files(root: Path) -> list[Path]:
     ]
 
 
+def _vector_tables(vectors: VectorStore) -> dict[str, Any]:
+    """Every vector table, opened; one that LanceDB cannot open is refused before anything is written."""
+    tables = {}
+    for name in vectors.table_names():
+        table = vectors.table(name)
+        if table is None:
+            raise ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
+        tables[name] = table
+    return tables
+
+
 def export_namespace(
     data_dir: Path, namespace: str, ontology: Ontology, dest: Path, wait_seconds: float = 60.0
 ) -> ExportInfo:
@@ -107,13 +118,14 @@ def export_namespace(
     rows: dict[str, int] = {}
     dims: dict[str, int | None] = {}
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
+        vectors = VectorStore(files.vectors_path)
+        tables = _vector_tables(vectors)
         for name, frame in _graph_frames(GraphStore(files.graph_path, ontology)).items():
             write_parquet(frame, dest / "graph" / f"{name}.parquet")
             rows[f"graph/{name}"] = frame.height
-        vectors = VectorStore(files.vectors_path)
         (dest / "vectors").mkdir(parents=True, exist_ok=True)
-        for name in vectors.table_names():
-            data = vectors.table(name).to_arrow()
+        for name, table in tables.items():
+            data = table.to_arrow()
             pq.write_table(data, dest / "vectors" / f"{name}.parquet")
             rows[f"vectors/{name}"], dims[name] = data.num_rows, vectors.dimension(name)
         for path in _state_files(files.root):

@@ -89,8 +89,8 @@ class GraphView:
     def read(cls, conn: Any) -> "GraphView":
         """The view of the database `conn` is open on."""
         entities = {row[0]: (row[1], row[2]) for row in arrow_rows(conn, _ENTITIES)}
-        rows = [arrow_rows(conn, cypher) for cypher in (_BY_TIME, _BY_CHUNK, _RELATIONS)]
-        return cls(*rows, entities, arrow_rows(conn, _PAGES))
+        by_time, by_chunk, relations = (arrow_rows(conn, cypher) for cypher in (_BY_TIME, _BY_CHUNK, _RELATIONS))
+        return cls(by_time, by_chunk, relations, entities, arrow_rows(conn, _PAGES))
 
     def hydrate(
         self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT

@@ -180,7 +180,8 @@ def diversified(items: list[Any], cap: int, groups: dict[str, str]) -> list[Any]
     if cap <= 0:
         return items
     counts: dict[str, int] = {}
-    first, later = [], []
+    first: list[Any] = []
+    later: list[Any] = []
     for item in items:
         key = groups.get(item.id)
         if key is not None:

@@ -246,7 +246,7 @@ class NameIndex:
     def find(self, query: str) -> list[str]:
         """The same ids in the same order as `names_in(query, names)`."""
         words = normalize_name(query).split()
-        hits = []
+        hits: list[tuple[int, str]] = []
         for start in range(len(words)):
             for end in range(start + 1, min(len(words), start + self.longest) + 1):
                 hits.extend(self.positions.get(" ".join(words[start:end]), ()))

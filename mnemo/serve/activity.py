@@ -51,7 +51,8 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
         raise MnemoError("depth must be 1, 2 or 3")
     start = parse_ref(ref).entity_id
     wanted = {t.lower() for t in relation_types or []}
-    seen, frontier, edges, degraded = {start}, [start], [], None
+    seen, frontier, degraded = {start}, [start], None
+    edges: list[dict[str, Any]] = []
     for hop in range(1, depth + 1):
         rows, degraded = graph_rows(
             client,
@@ -59,7 +60,7 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
             "RETURN a.id AS src, a.name AS src_name, label(r) AS type, r.role AS role, b.id AS dst, b.name AS dst_name",
             {"ids": frontier},
         )
-        found = []
+        found: list[str] = []
         for row in rows:
             if (wanted and row["type"].lower() not in wanted) or len(edges) >= limit:
                 continue

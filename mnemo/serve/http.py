@@ -70,14 +70,14 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await self._too_large(send)
+            return await self._too_large(receive, send)
         body, more = b"", True
         while more:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > self.limit:
-                return await self._too_large(send)
+                return await self._too_large(receive, send)
         sent = False
 
         async def replay() -> dict[str, Any]:
@@ -89,9 +89,9 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(self, send: Any) -> None:
+    async def _too_large(self, receive: Any, send: Any) -> None:
         response = JSONResponse({"detail": f"request body too large (limit {self.limit} bytes)"}, status_code=413)
-        await response({"type": "http"}, None, send)
+        await response({"type": "http"}, receive, send)
 
 
 def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = MAX_BODY) -> FastAPI:

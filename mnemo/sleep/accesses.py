@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -67,7 +67,7 @@ def _records(data: bytes) -> Iterable[tuple[str, datetime]]:
                 continue  # a torn or foreign line: skipped, as `read_jsonl` skips it
 
 
-def _usable(fold: dict[str, Any] | None, now: datetime) -> bool:
+def _usable(fold: dict[str, Any] | None, now: datetime) -> TypeGuard[dict[str, Any]]:
     """A fold this version wrote, at or before `now`."""
     try:
         return (
@@ -173,7 +173,7 @@ class AccessHistory:
                 items[item] = [seen[item], count, value, last.isoformat(timespec="seconds")]
             else:
                 items[item] = [None, self._count(item), None, None]
-        later = self._full.items() if self._fold is None else self._fresh.items()
+        later = self._read_all().items() if self._fold is None else self._fresh.items()
         pending = sorted(
             [item, at.isoformat(timespec="seconds")] for item, times in later for at in times if at > self.now
         )

@@ -6,7 +6,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mnemo.documents import content_hash
 from mnemo.sleep.abstractive import SleepWriter
@@ -59,7 +59,8 @@ def match_ids(groups: list[frozenset[str]], previous: dict[str, list[str]], leve
     taken: set[str] = set()
     for _, old_id, i in sorted(scored):
         if i not in ids and old_id not in taken:
-            ids[i], _ = old_id, taken.add(old_id)
+            ids[i] = old_id
+            taken.add(old_id)
     return [ids.get(i) or f"community_{level}_" + content_hash(*sorted(g))[:12] for i, g in enumerate(groups)]
 
 
@@ -114,7 +115,7 @@ def name_hits(names: list[str]) -> Callable[[str], int]:
     """A counter of how many of `names` occur in a (lower-case) text, as `sum(n in text for n in names)`
     gives, that tries only the names whose first three letters occur in the text."""
     by_start: dict[str, list[str]] = defaultdict(list)
-    short = []
+    short: list[str] = []
     for name in names:
         (by_start[name[:3]] if len(name) >= 3 else short).append(name)
 
@@ -136,9 +137,10 @@ def _summary(
             for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
                 pool.append(Sentence(s.text, chunk_id, float(hits(s.text.lower()))))
     titles = ", ".join(view.entities[e]["name"] for e in central)
-    written = writer.summary(titles, pool) if writer else None
-    if written is not None:
-        return written[0], central, written[1], writer.model  # type: ignore[union-attr]
+    if writer is not None:
+        written = writer.summary(titles, pool)
+        if written is not None:
+            return written[0], central, written[1], writer.model
     text, cited = summarize(pool, 3)
     return (f"{titles}. {text}".strip() if text else titles), central, cited, EXTRACTIVE
 
@@ -146,13 +148,13 @@ def _summary(
 Detected = tuple[list[frozenset[str]], list[list[int]], float]
 
 
-def detect_or_reuse(view: FactsView, state: dict[str, object]) -> tuple[Detected, dict[str, object]]:
+def detect_or_reuse(view: FactsView, state: dict[str, Any]) -> tuple[Detected, dict[str, Any]]:
     """Leiden's result, reused from the last run when the entity graph's digest is unchanged
     (same vertices, edges and weights give the same seeded partition), and the state to keep."""
     digest = view.graph_digest()
     if state.get("graph") == digest and "level0" in state:
-        level0 = [frozenset(g) for g in state["level0"]]  # type: ignore[union-attr]
-        return (level0, state["upper"], float(state["modularity"])), state  # type: ignore[arg-type]
+        level0 = [frozenset(g) for g in state["level0"]]
+        return (level0, state["upper"], float(state["modularity"])), state
     level0, upper, modularity = detect(view)
     return (level0, upper, modularity), {"graph": digest, "level0": [sorted(g) for g in level0], "upper": upper,
                                          "modularity": modularity}
@@ -196,13 +198,13 @@ def build_communities(
             made += 1
         overlay.add_node("Community", row)
         _link(links, row, members, parent)
-    for key, ends in links.items():
-        overlay.link_all(*key, ends)
+    for edge_key, ends in links.items():
+        overlay.link_all(*edge_key, ends)
     levels = (1 if level0 else 0) + (1 if level1 else 0)
     return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused)
 
 
-def _link(links: dict[tuple[str, str, str], list[tuple[str, str]]], row: dict[str, object], members: frozenset[str],
+def _link(links: dict[tuple[str, str, str], list[tuple[str, str]]], row: dict[str, Any], members: frozenset[str],
           parent: str | None) -> None:
     """The community's edges, added to `links` (linked in one pass per edge table at the end)."""
     cid = str(row["id"])
@@ -210,4 +212,4 @@ def _link(links: dict[tuple[str, str, str], list[tuple[str, str]]], row: dict[st
         links[("IN_COMMUNITY", "Entity", "Community")].extend((eid, cid) for eid in sorted(members))
     if parent:
         links[("SUBCOMMUNITY_OF", "Community", "Community")].append((cid, parent))
-    links[("CITES", "Community", "Chunk")].extend((cid, chunk_id) for chunk_id in row["sources"])  # type: ignore[union-attr]
+    links[("CITES", "Community", "Chunk")].extend((cid, chunk_id) for chunk_id in row["sources"])

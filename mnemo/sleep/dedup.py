@@ -143,12 +143,13 @@ def candidate_pairs(
 
 def _vector_pairs(records: list[EntityRecord], focus: set[str] | None, k: int) -> set[tuple[str, str]]:
     with_vectors = [r for r in records if r.vector is not None]
+    vectors = [r.vector for r in records if r.vector is not None]
     if len(with_vectors) < 2 or k <= 0:
         return set()
-    matrix = np.stack([r.vector for r in with_vectors]).astype(np.float32)
+    matrix = np.stack(vectors).astype(np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
     rows = [i for i, r in enumerate(with_vectors) if focus is None or r.id in focus]
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for start in range(0, len(rows), 1024):
         block = rows[start:start + 1024]
         sims = matrix[block] @ matrix.T
@@ -156,7 +157,8 @@ def _vector_pairs(records: list[EntityRecord], focus: set[str] | None, k: int) -
             row[i] = -1.0
             for j in np.argsort(-row)[:k]:
                 if int(j) != i and with_vectors[int(j)].id != with_vectors[i].id:  # fewer than k others: never itself
-                    pairs.add(tuple(sorted((with_vectors[i].id, with_vectors[int(j)].id))))
+                    first, second = sorted((with_vectors[i].id, with_vectors[int(j)].id))
+                    pairs.add((first, second))
     return pairs
 
 

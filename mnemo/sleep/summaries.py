@@ -112,9 +112,9 @@ def build_summaries(
 
 
 def _summary_row(
-    view: FactsView, old: dict[str, dict[str, object]], level: str, period: str, start: str, end: str,
+    view: FactsView, old: dict[str, dict[str, Any]], level: str, period: str, start: str, end: str,
     chunk_ids: list[str], eager: bool, stats: SummaryStats,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     sid = f"summary_{level}_{period}"
     digest = content_hash(level, *(view.chunks[c]["h"] for c in chunk_ids))
     previous = old.get(sid)
@@ -136,17 +136,17 @@ def _summary_row(
             "text": text, "eager": eager, "sources": cited, "digest": digest}
 
 
-def _add(overlay: Overlay, old: dict[str, dict[str, object]], row: dict[str, object]) -> None:
+def _add(overlay: Overlay, old: dict[str, dict[str, Any]], row: dict[str, Any]) -> None:
     """Add the row; last run's row stays as it was stored (hash included)."""
     if row is old.get(str(row["id"])):
-        overlay.keep_node("Summary", row)  # type: ignore[arg-type]
+        overlay.keep_node("Summary", row)
     else:
-        overlay.add_node("Summary", row)  # type: ignore[arg-type]
+        overlay.add_node("Summary", row)
 
 
-def _cite(links: dict[tuple[str, str], list[tuple[str, str]]], view: FactsView, row: dict[str, object]) -> None:
+def _cite(links: dict[tuple[str, str], list[tuple[str, str]]], view: FactsView, row: dict[str, Any]) -> None:
     """The summary's edges to the chunks it cites and the entities they mention."""
-    sid, sources = str(row["id"]), list(row["sources"])  # type: ignore[call-overload]
+    sid, sources = str(row["id"]), list(row["sources"])
     links[("CITES", "Chunk")].extend((sid, chunk_id) for chunk_id in sources)
     links[("SUMMARY_MENTIONS", "Entity")].extend(
         (sid, eid) for eid in sorted({e for c in sources for e in view.chunk_entities.get(c, ())})

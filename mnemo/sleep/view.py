@@ -101,7 +101,8 @@ class FactsView:
         weights: dict[tuple[int, int], float] = defaultdict(float)
         for a, b in self.relations:
             if a != b:
-                weights[tuple(sorted((index[a], index[b])))] += 1.0
+                low, high = sorted((index[a], index[b]))
+                weights[(low, high)] += 1.0
         for members in self.chunk_entities.values():
             for pair in combinations(sorted(index[m] for m in members if m in index), 2):
                 weights[pair] += 0.5

@@ -57,8 +57,14 @@ def message_text(content: Any) -> tuple[str, list[str]]:
     return text.strip(), notes
 
 
+def _dict_at(record: dict[str, Any], key: str) -> dict[str, Any]:
+    """The record's value at `key` when it is an object, else an empty one."""
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _speaker(message: dict[str, Any]) -> tuple[str, str]:
-    author = message.get("author") if isinstance(message.get("author"), dict) else {}
+    author = _dict_at(message, "author")
     role = str(author.get("role") or "unknown")
     name = author.get("name")
     return role, (str(name) if role == "tool" and name else role)
@@ -99,7 +105,7 @@ def _turn(node_id: str, node: dict[str, Any], branch: str, problems: list[str]) 
     message = node.get("message")
     if not isinstance(message, dict):
         return None
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    metadata = _dict_at(message, "metadata")
     if metadata.get("is_visually_hidden_from_conversation"):
         return None
     role, speaker = _speaker(message)
@@ -109,7 +115,7 @@ def _turn(node_id: str, node: dict[str, Any], branch: str, problems: list[str]) 
             problems.append(f"message {message.get('id') or node_id!r} ({role}) has no text; skipped")
         return None
     meta: dict[str, Any] = {"message_id": str(message.get("id") or node_id)}
-    content = message.get("content") if isinstance(message.get("content"), dict) else {}
+    content = _dict_at(message, "content")
     meta["content_type"] = str(content.get("content_type") or "text")
     if notes:
         meta["not_text"] = sorted(set(notes))

@@ -86,7 +86,8 @@ class DailyNotes:
 
 
 def _date(fields: dict[str, str | None]) -> str | None:
-    year = int(fields["year"]) if fields.get("year") else 2000 + int(fields["yy"] or 0)
+    full_year = fields.get("year")
+    year = int(full_year) if full_year else 2000 + int(fields["yy"] or 0)
     if fields.get("month"):
         month = int(fields["month"] or 0)
     else:

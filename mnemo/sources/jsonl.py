@@ -40,7 +40,8 @@ def _segment(record: dict[str, Any], line_no: int) -> Segment | str:
     meta: dict[str, Any] = {"line": line_no}
     if raw_time is not None and timestamp is None:
         meta["unreadable_timestamp"] = str(raw_time)
-    role = record.get("role") if isinstance(record.get("role"), str) else speaker
+    given_role = record.get("role")
+    role = given_role if isinstance(given_role, str) else speaker
     return Segment(
         id=str(record.get("id") or f"line-{line_no}"), text=text.strip(), speaker=speaker.strip(),
         role=role.strip().lower(), timestamp=timestamp, meta=meta,

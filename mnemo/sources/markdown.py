@@ -170,7 +170,7 @@ def property_links(properties: dict[str, Any]) -> list[Link]:
 
 def inline_tags(text: str) -> list[str]:
     """`#tag` and nested `#a/b` tags in prose (not headings, not numbers, not URL fragments)."""
-    tags = []
+    tags: list[str] = []
     for line in text.splitlines():
         if re.match(r"^\s{0,3}#{1,6}\s", line):
             line = re.sub(r"^\s{0,3}#{1,6}\s", "", line)

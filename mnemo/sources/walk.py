@@ -65,9 +65,9 @@ def walk_files(
             if _excluded(rel, excludes):
                 continue
             if entry.is_symlink():
-                reason = _symlink_problem(Path(entry.path), real_root)
-                if reason:
-                    problems.append(Problem(rel, reason, True))
+                refused = _symlink_problem(Path(entry.path), real_root)
+                if refused:
+                    problems.append(Problem(rel, refused, True))
                     continue
             stat = _regular_stat(entry, rel, problems)
             if stat is not None:

@@ -12,6 +12,13 @@ BATCH = 5000  # ids per statement of a batched write
 _MISSING_TABLE = re.compile(r"Binder exception: Table (\w+) does not exist")
 
 
+def single(result: kuzu.QueryResult | list[kuzu.QueryResult]) -> kuzu.QueryResult:
+    """The result of one statement (Kùzu answers a query of several statements with a list)."""
+    if isinstance(result, list):
+        raise ValueError(f"expected one Cypher statement, got {len(result)}")
+    return result
+
+
 def _dicts(result: Any) -> list[dict[str, Any]]:
     names = result.get_column_names()
     rows = []
@@ -21,7 +28,7 @@ def _dicts(result: Any) -> list[dict[str, Any]]:
 
 
 def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
-    result = conn.execute(cypher, params or {})
+    result = single(conn.execute(cypher, params or {}))
     rows = []
     while result.has_next():
         rows.append(tuple(result.get_next()))
@@ -30,7 +37,7 @@ def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = No
 
 def arrow_rows(conn: kuzu.Connection, cypher: str) -> list[tuple[Any, ...]]:
     """A query's rows as tuples, fetched as Arrow columns (row by row took twice as long)."""
-    table = conn.execute(cypher).get_as_arrow()
+    table = single(conn.execute(cypher)).get_as_arrow()
     return list(zip(*(column.to_pylist() for column in table.columns)))
 
 

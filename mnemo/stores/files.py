@@ -25,7 +25,7 @@ DOCUMENT_SCHEMA = {
     "modified": pl.String, "day": pl.String, "problems": pl.List(pl.String),
     "segments": pl.String, "former_titles": pl.List(pl.String),
 }
-MANIFEST_SCHEMA = {
+MANIFEST_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String, "path": pl.String, "mtime_ns": pl.Int64, "size": pl.Int64,
     "file_hash": pl.String, "doc_ids": pl.List(pl.String),
 }
@@ -204,8 +204,10 @@ def _write_parsed(
         return
     read_rows = kept.rows if kept is not None else {}
     rows = [read_rows.get(id(i)) or to_row(i) for i in items]
-    held = kept is not None and kept.stat is not None and kept.stat == file_stamp(path)  # the file as it was read
-    write_parquet(_reused_frame(path, kept.items, items, rows, schema) if held else _rows_frame(rows, schema), path)
+    if kept is not None and kept.stat is not None and kept.stat == file_stamp(path):  # the file as it was read
+        write_parquet(_reused_frame(path, kept.items, items, rows, schema), path)
+    else:
+        write_parquet(_rows_frame(rows, schema), path)
     parsed = [i if id(i) in read_rows else parse(r) for i, r in zip(items, rows)]
     _PARSED[path] = _Parsed(file_stamp(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
     keep_out_of_collections()
@@ -337,9 +339,10 @@ class NamespaceFiles:
         for table in NODE_SCHEMAS:
             path = base / f"{table}.parquet"
             if path.exists():
-                columns = (node_columns or {}).get(table)
+                named = (node_columns or {}).get(table)
+                columns = None if named is None else list(named)
                 facts.nodes[table] = {
-                    r["id"]: r for r in pl.read_parquet(path, columns=columns and list(columns)).to_dicts()
+                    r["id"]: r for r in pl.read_parquet(path, columns=columns).to_dicts()
                 }
         path = base / "edges.parquet"
         if path.exists():

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -96,6 +96,21 @@ def one_blas_thread() -> AbstractContextManager[Any]:
     return _blas().limit(limits=1, user_api="blas")
 
 
+class _Layer(TypedDict):
+    """One encoder layer's weights (matrices transposed for `x @ w`) and its two LayerNorms' weight and bias."""
+
+    qkv: np.ndarray
+    qkv_b: np.ndarray
+    out: np.ndarray
+    out_b: np.ndarray
+    norm1: tuple[np.ndarray, np.ndarray]
+    up: np.ndarray
+    up_b: np.ndarray
+    down: np.ndarray
+    down_b: np.ndarray
+    norm2: tuple[np.ndarray, np.ndarray]
+
+
 class NumpyMiniLM:
     """all-MiniLM-L6-v2 from the package's files, without torch."""
 
@@ -113,7 +128,7 @@ class NumpyMiniLM:
         self.layers = [self._layer(w, f"encoder.layer.{i}.") for i in range(LAYERS)]
 
     @staticmethod
-    def _layer(w: dict[str, np.ndarray], p: str) -> dict[str, np.ndarray]:
+    def _layer(w: dict[str, np.ndarray], p: str) -> _Layer:
         qkv = np.concatenate([w[f"{p}attention.self.{n}.weight"] for n in ("query", "key", "value")])
         return {
             "qkv": np.ascontiguousarray(qkv.T),

@@ -69,8 +69,8 @@ class Tombstones:
                     gone.add(row_id)
                     continue
                 out.nodes.setdefault(table, {})[row_id] = self._stripped(table, row)
-        for key, rows in facts.edges.items():
-            for row in rows.values():
+        for key, edge_rows in facts.edges.items():
+            for row in edge_rows.values():
                 if row["src"] not in gone and row["dst"] not in gone and not self._drops_relation(key[0], row):
                     out.add_edge(*key, row)
         return out

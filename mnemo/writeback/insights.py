@@ -14,6 +14,7 @@ from typing import Any
 
 import kuzu
 
+from mnemo.stores.cypher import single
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
 from mnemo.writeback.related import Neighbourhood, related_notes, verb
@@ -54,10 +55,10 @@ def inline_ref(entity_id: str, kind: str) -> str:
 
 
 def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
-    result = conn.execute(cypher)
+    result = single(conn.execute(cypher))
     rows = []
     while result.has_next():
-        rows.append(result.get_next())
+        rows.append(list(result.get_next()))
     return rows
 
 

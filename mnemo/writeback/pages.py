@@ -18,6 +18,7 @@ from typing import Any
 import kuzu
 
 from mnemo.sources.generated import generated_header
+from mnemo.stores.cypher import single
 from mnemo.writeback.insights import NoteRef
 
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\[\]#^\x00-\x1f]+')
@@ -52,10 +53,10 @@ class PageFacts:
 
 
 def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
-    result = conn.execute(cypher)
-    rows = []
+    result = single(conn.execute(cypher))
+    rows: list[list[Any]] = []
     while result.has_next():
-        rows.append(result.get_next())
+        rows.append(list(result.get_next()))
     return rows
 
 

@@ -11,7 +11,7 @@ what is written is what the person does not already have in the note or its back
 """
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 _RELATION_WEIGHT = 2.0
@@ -55,7 +55,7 @@ def related_notes(
     space: Neighbourhood, note: str, eligible: set[str], sharing: dict[str, set[str]], limit: int,
 ) -> list[Related]:
     """The `limit` notes most related to `note` among `eligible`, best first, each with why."""
-    scores: Counter[str] = Counter()
+    scores: defaultdict[str, float] = defaultdict(float)
     shared: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for item in sorted(space.neighbours.get(note, ())):  # a fixed order: the same sums in every process
         others = sharing.get(item, set())

@@ -13,6 +13,7 @@ import difflib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -195,7 +196,7 @@ def _write_batch(writes: list[_Write], journal: Journal, report: WritebackReport
     staged: list[tuple[_Write, Staged]] = []
     try:
         for write in writes:
-            done = _guarded(report, write.path, verb, lambda w=write: stage(w.file, w.data, w.expected))
+            done = _guarded(report, write.path, verb, partial(stage, write.file, write.data, write.expected))
             if done is not None:
                 staged.append((write, done))
         journal.append_many([write.entry for write, _ in staged])
@@ -235,10 +236,10 @@ def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> Writebac
     run, entries = journal.entries_of(run)
     report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
     notes = [e for e in reversed(entries) if e.op not in (PAGE_OP, UNDO_OP)]
-    writes = [_guarded(report, e.path, "restore", lambda e=e: _undo_write(e, report.run)) for e in notes]
+    writes = [_guarded(report, e.path, "restore", partial(_undo_write, e, report.run)) for e in notes]
     _write_all([w for w in writes if w is not None], journal, report, "restore")
     pages = [e for e in reversed(entries) if e.op == PAGE_OP]
-    changes = [_guarded(report, e.path, "restore", lambda e=e: undo_change(e)) for e in pages]
+    changes = [_guarded(report, e.path, "restore", partial(undo_change, e)) for e in pages]
     _apply_pages([c for c in changes if c is not None], journal, report, UNDO_OP)
     return report
 

@@ -146,6 +146,16 @@ def test_export_import_round_trip(ingested: Workspace, other: Workspace, tmp_pat
     assert other.metadata(again, "entity_vectors")["embedded"] == 0
 
 
+def test_export_refuses_an_unreadable_vector_table_before_writing(ingested: Workspace, tmp_path: Path) -> None:
+    table = ingested.config.data_dir / "test" / "lance" / "chunks.lance"
+    shutil.rmtree(table)
+    table.mkdir()  # what a kill inside LanceDB's create_table leaves: listed, but it cannot be opened
+    folder = tmp_path / "export"
+    with pytest.raises(ExportError, match=r"cannot export vector table 'chunks': unreadable .*mnemo doctor --fix"):
+        export_namespace(ingested.config.data_dir, "test", load_ontology(), folder)
+    assert not folder.exists() or not any(folder.iterdir())
+
+
 def test_export_and_import_refuse_what_they_cannot_do_safely(ingested: Workspace, tmp_path: Path) -> None:
     folder = tmp_path / "export"
     export_namespace(ingested.config.data_dir, "test", load_ontology(), folder)

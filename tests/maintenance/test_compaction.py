@@ -4,6 +4,7 @@ in fewer fragments; both wait for the configured growth, and a rebuild cut off b
 leaves the old graph in place."""
 
 import json
+import shutil
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -148,6 +149,16 @@ def test_compacted_vector_tables_hold_the_same_rows_in_fewer_fragments(
     assert read_state(files)["vector_files"]["notes"] == len(list(data.iterdir()))  # counted again after compaction
     assert vectors.dump("notes") == held
     assert vectors.table("notes").search("budget").limit(3).to_list()  # the compacted table serves queries
+
+
+def test_a_vector_table_lancedb_cannot_open_is_left_for_the_next_ingest(workspace: Workspace) -> None:
+    workspace.ingest()
+    files = workspace.files()
+    table = files.vectors_path / "chunks.lance"
+    shutil.rmtree(table)
+    table.mkdir()  # what a kill inside LanceDB's create_table leaves: listed, no data files, cannot be opened
+    done = compact_stores(files, workspace.graph(), VectorStore(files.vectors_path), growth=2.0)
+    assert done.tables == {} and set(read_state(files)["vector_files"]) == {"entities"}
 
 
 def _no_lancedb(store: VectorStore) -> None:
