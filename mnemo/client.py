@@ -5,8 +5,9 @@
     client.recall("Who did I have lunch with?").text
 
 Every call is scoped to one namespace; a namespace needs no setup (the first `remember`
-creates its folder). Remembered text is written durably to the namespace's inbox at once
-and becomes recallable when the ingest job has processed it (the inbox sensor starts it).
+creates its folder). Remembered text is written durably to the namespace's inbox and is
+recallable by the next recall, in any process; the ingest job (started by the inbox sensor)
+adds its entities and relations to the graph.
 """
 
 import json
@@ -15,6 +16,7 @@ from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
+from mnemo.ingest.live import make_recallable
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
@@ -50,19 +52,24 @@ class MemoryClient:
     # -- remember -----------------------------------------------------------------------
 
     def remember(self, text: str, entities: list[Any] | None = None) -> Memory:
-        """Write a memory to the inbox; it is `processing` until ingest has made it recallable."""
-        return write_memory(self.files.root, self.namespace, text, entities)
+        """Write a memory to the inbox durably, then make it recallable at once (status
+        `recallable`); its entities and relations join the graph at the next ingest run."""
+        memory = write_memory(self.files.root, self.namespace, text, entities)
+        return make_recallable(self.vectors, self.embedder, memory, self.config.chunking.max_words)
 
     def memory(self, memory_id: str) -> Memory:
-        """A remembered memory with its current status (`processing` or `ready`)."""
+        """A remembered memory with its current status: `processing` (in the inbox only),
+        `recallable` (its passages are searched) or `ingested` (an ingest run has taken it over)."""
         path = inbox_dir(self.files.root) / f"{memory_id}.json"
         if "/" in memory_id or not path.exists():
             raise MnemoError(f"no memory {memory_id!r} in namespace {self.namespace!r}")
         memory = read_memory(path)
-        table = self.vectors.table("chunks")
         doc = memory_doc_id(self.namespace, memory.id)
-        if table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
-            memory.status = "ready"
+        table = self.vectors.table("chunks")
+        if any(doc in entry.doc_ids for entry in self.files.read_manifest()):
+            memory.status = "ingested"
+        elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
+            memory.status = "recallable"
         return memory
 
     # -- recall -------------------------------------------------------------------------

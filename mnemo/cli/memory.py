@@ -92,7 +92,7 @@ def remember(
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
-    """Remember TEXT: written to the namespace's inbox now, recallable after the next ingest run."""
+    """Remember TEXT: written to the namespace's inbox and recallable at once; in the graph after the next ingest."""
     namespace = namespace_of(namespace, config)
     try:
         memory = _client(namespace, config).remember(text, list(entity or []))

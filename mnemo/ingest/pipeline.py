@@ -96,13 +96,20 @@ def _build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], C
             chunks.extend(sorted(old, key=lambda c: c.position))
             continue
         rechunked += 1
-        fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
-        for chunk in fresh:
-            chunk.metadata.update({"doc_key": key, "max_words": max_words})
-            chunks.append(chunk)
+        chunks.extend(document_chunks(doc, max_words, blocks))
     chunks = Tombstones.load(files.root).filter_chunks(chunks)
     files.write_chunks(chunks)
     return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
+
+
+def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> list[Chunk]:
+    """A document's chunks as `build_chunks` makes them, marked with the key of the text they
+    were cut from and the chunk size (what `chunk_groups` digests)."""
+    key = _doc_key(doc, blocks)
+    fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
+    for chunk in fresh:
+        chunk.metadata.update({"doc_key": key, "max_words": max_words})
+    return fresh
 
 
 PREVIOUS_TURN_WORDS = 40
@@ -350,7 +357,10 @@ def ingest_namespace(
     embed, structural extraction, graph and entity vectors. LLM extraction and sleep merges are not run."""
     scan = scan_documents(files, namespace)
     chunks, _ = build_chunks(files, max_words)
-    chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder)
+    from mnemo.ingest.live import pending_groups  # live builds on this module
+
+    late = pending_groups(files.root, files.namespace, max_words)
+    chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder, late=late)
     facts = extract_facts(files, ontology, namespace)
     graph.apply(facts, run_id=run_id)
     vectors.sync("entities", entity_rows(facts), embedder)

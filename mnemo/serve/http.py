@@ -146,7 +146,7 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
 def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
     @app.post("/v1/{namespace}/memories", status_code=201, summary="Remember")
     def remember(c: Client, body: RememberBody) -> dict[str, Any]:
-        """Write a memory now (status `processing`); recallable after the next ingest run."""
+        """Write a memory now; recallable by the next recall (status `recallable`)."""
         return c.remember(body.text, body.entities).to_dict()
 
     @app.get("/v1/{namespace}/memories/{memory_id}", summary="A memory and its status")

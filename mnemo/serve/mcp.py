@@ -83,7 +83,7 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
             list[str] | None, Field(description='Entity references to attach, e.g. ["person_id:alice"].')
         ] = None,
     ) -> dict[str, Any]:
-        """Remember something durably now. It is `processing` until the next ingest run makes it recallable."""
+        """Remember something durably now; the next recall finds it (status `recallable`)."""
         with _clear_errors():
             return memory.remember(text, entities or []).to_dict()
 

@@ -131,6 +131,13 @@ def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modif
         memory = Memory(**{**data, "entities": [EntityRef(**e) for e in data.get("entities", [])]})
     except (ValueError, TypeError) as exc:
         raise SourceError(rel_path, f"not a memory file: {exc}") from None
+    return memory_documents(memory, namespace, source, rel_path, modified)
+
+
+def memory_documents(
+    memory: Memory, namespace: str, source: str, rel_path: str, modified: str | None
+) -> list[Document]:
+    """The memory's note and one Document per entity it names."""
     note = Document(
         id=memory_doc_id(namespace, memory.id), namespace=namespace, source=source, path=rel_path,
         title=f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,

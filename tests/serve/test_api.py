@@ -95,8 +95,10 @@ def test_remember_recall_entity_forget_round_trip(api: dict[str, str]) -> None:
     entity = httpx.get(f"{url}/v1/test/entities/person_id:dana_kim", headers=headers)
     assert entity.status_code == 200 and entity.json()["properties"]["role"]["value"] == "VP Engineering"
     made = httpx.post(f"{url}/v1/test/memories", json={"text": "Parked on level -2.", "entities": []}, headers=headers)
-    assert made.status_code == 201 and made.json()["status"] == "processing"
+    assert made.status_code == 201 and made.json()["status"] == "recallable"
     memory_id = made.json()["id"]
+    found = httpx.get(f"{url}/v1/test/recall", params={"q": "Where did I park?", "k": 3}, headers=headers)
+    assert found.json()["items"][0]["text"] == "Parked on level -2."
     assert httpx.get(f"{url}/v1/test/memories/{memory_id}", headers=headers).json()["text"] == "Parked on level -2."
     assert httpx.delete(f"{url}/v1/test/memories/{memory_id}", headers=headers).status_code == 200
     assert httpx.get(f"{url}/v1/test/memories/{memory_id}", headers=headers).status_code == 404
