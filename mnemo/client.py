@@ -10,6 +10,7 @@ recallable by the next recall, in any process; the ingest job (started by the in
 adds its entities and relations to the graph.
 """
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
 from mnemo.ingest.live import make_recallable
+from mnemo.maintenance.expiry import purge_expired
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
@@ -51,22 +53,28 @@ class MemoryClient:
 
     # -- remember -----------------------------------------------------------------------
 
-    def remember(self, text: str, entities: list[Any] | None = None) -> Memory:
+    def remember(self, text: str, entities: list[Any] | None = None, *, expires_at: str | dt.datetime | None = None,
+                 ttl: float | None = None) -> Memory:
         """Write a memory to the inbox durably, then make it recallable at once (status
-        `recallable`); its entities and relations join the graph at the next ingest run."""
-        memory = write_memory(self.files.root, self.namespace, text, entities)
+        `recallable`); its entities and relations join the graph at the next ingest run. With
+        `expires_at` (ISO time; UTC when it has no zone) or `ttl` (seconds), recall stops
+        returning it then, and `forget(expired=True)` or sleep mode purges it."""
+        memory = write_memory(self.files.root, self.namespace, text, entities, expires_at, ttl)
         return make_recallable(self.vectors, self.embedder, memory, self.config.chunking.max_words)
 
     def memory(self, memory_id: str) -> Memory:
         """A remembered memory with its current status: `processing` (in the inbox only),
-        `recallable` (its passages are searched) or `ingested` (an ingest run has taken it over)."""
+        `recallable` (its passages are searched), `ingested` (an ingest run has taken it over) or
+        `expired` (recall no longer returns it; it is purged by `forget(expired=True)` or sleep mode)."""
         path = inbox_dir(self.files.root) / f"{memory_id}.json"
         if "/" in memory_id or not path.exists():
             raise MnemoError(f"no memory {memory_id!r} in namespace {self.namespace!r}")
         memory = read_memory(path)
         doc = memory_doc_id(self.namespace, memory.id)
         table = self.vectors.table("chunks")
-        if any(doc in entry.doc_ids for entry in self.files.read_manifest()):
+        if memory.expired():
+            memory.status = "expired"
+        elif any(doc in entry.doc_ids for entry in self.files.read_manifest()):
             memory.status = "ingested"
         elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
             memory.status = "recallable"
@@ -83,11 +91,15 @@ class MemoryClient:
     # -- forget -------------------------------------------------------------------------
 
     def forget(self, memory: str | None = None, entity: str | None = None, *, properties: list[str] | None = None,
-               relations: list[str] | None = None, query: str | None = None, confirm: bool = False) -> ForgetReport:
-        """Forget one memory, an entity (or only some of its properties/relations), or what a
-        query finds. A query is a dry run unless `confirm=True`; the others act at once."""
-        if sum(x is not None for x in (memory, entity, query)) != 1:
-            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, or a query")
+               relations: list[str] | None = None, query: str | None = None, confirm: bool = False,
+               expired: bool = False) -> ForgetReport:
+        """Forget one memory, an entity (or only some of its properties/relations), what a query
+        finds, or every expired memory (`expired=True`). A query is a dry run unless
+        `confirm=True`; the others act at once."""
+        if sum(x is not None for x in (memory, entity, query)) + expired != 1:
+            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, a query, or expired")
+        if expired:
+            return purge_expired(self.config, self.files, self.vectors, self.graph, self.embedder)
         if memory is not None:
             report = self._plan_memory(memory)
         elif entity is not None:

@@ -107,8 +107,11 @@ def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> li
     were cut from and the chunk size (what `chunk_groups` digests)."""
     key = _doc_key(doc, blocks)
     fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
+    expires = doc.properties.get("expires_at") if "memory_id" in doc.properties else None
     for chunk in fresh:
         chunk.metadata.update({"doc_key": key, "max_words": max_words})
+        if expires:  # a memory with an expiry: recall drops its passages after it (`recall.expiry`)
+            chunk.metadata["expires_at"] = expires
     return fresh
 
 

@@ -18,6 +18,7 @@ from mnemo.documents import normalize_name
 from mnemo.errors import InvalidQuery
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
+from mnemo.recall.expiry import expired, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
@@ -305,14 +306,14 @@ class RecallEngine:
         self._fill_rows(table, pool)
 
     def _drop_outside(self, pool: Pool, window: TimeWindow) -> None:
-        """Drop what lies outside the time window and what has been forgotten."""
-        forgotten = Tombstones.load(self.root)
+        """Drop what lies outside the time window, what has been forgotten and expired memories."""
+        forgotten, now = Tombstones.load(self.root), now_iso()
         for row_id in list(pool.scores):
             row = pool.rows[row_id]
             stamp = row.get("timestamp") or ""
             if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
                 del pool.scores[row_id]
-            elif forgotten.hides(row_id, row.get("doc_id", "")):
+            elif forgotten.hides(row_id, row.get("doc_id", "")) or expired(row, now):
                 del pool.scores[row_id]
 
     def salience(self) -> dict[str, float]:

@@ -53,6 +53,12 @@ class RememberBody(BaseModel):
     entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50, description="Entity references to attach."
     )
+    ttl: float | None = Field(
+        default=None, gt=0, description="Seconds after which recall stops returning the memory (then it is purged)."
+    )
+    expires_at: str | None = Field(
+        default=None, max_length=40, description="Or an ISO time (UTC when it has no zone) when the memory expires."
+    )
 
 
 class Problem(BaseModel):
@@ -147,7 +153,7 @@ def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type ali
     @app.post("/v1/{namespace}/memories", status_code=201, summary="Remember")
     def remember(c: Client, body: RememberBody) -> dict[str, Any]:
         """Write a memory now; recallable by the next recall (status `recallable`)."""
-        return c.remember(body.text, body.entities).to_dict()
+        return c.remember(body.text, body.entities, expires_at=body.expires_at, ttl=body.ttl).to_dict()
 
     @app.get("/v1/{namespace}/memories/{memory_id}", summary="A memory and its status")
     def memory(c: Client, memory_id: Annotated[str, PathParam(max_length=100)]) -> dict[str, Any]:

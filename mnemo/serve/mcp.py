@@ -82,10 +82,16 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         entities: Annotated[
             list[str] | None, Field(description='Entity references to attach, e.g. ["person_id:alice"].')
         ] = None,
+        ttl: Annotated[
+            float | None, Field(description="Seconds after which recall stops returning it (then it is purged).", gt=0)
+        ] = None,
+        expires_at: Annotated[
+            str | None, Field(description="Or an ISO time (UTC when no zone) when it expires.", max_length=40)
+        ] = None,
     ) -> dict[str, Any]:
         """Remember something durably now; the next recall finds it (status `recallable`)."""
         with _clear_errors():
-            return memory.remember(text, entities or []).to_dict()
+            return memory.remember(text, entities or [], expires_at=expires_at, ttl=ttl).to_dict()
 
     @server.tool()
     def forget(

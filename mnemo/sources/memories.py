@@ -33,6 +33,10 @@ class Memory:
     created: str
     entities: list[EntityRef] = field(default_factory=list)
     status: str = "processing"
+    expires_at: str | None = None  # ISO time (UTC); recall never returns the memory after it
+
+    def expired(self, now: dt.datetime | None = None) -> bool:
+        return self.expires_at is not None and self.expires_at <= _iso(now or dt.datetime.now(dt.UTC))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,16 +78,44 @@ def inbox_source(root: Path) -> SourceConfig:
     return SourceConfig(kind="memories", path=inbox_dir(root), name="memories")
 
 
-def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None) -> Memory:
+def _iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat(timespec="microseconds")
+
+
+def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.datetime) -> str | None:
+    """When a memory given `expires_at` (an ISO time or datetime; without a zone, UTC) or `ttl`
+    (seconds from `now`) expires, as an ISO time in UTC; None when neither is given."""
+    if expires_at is not None and ttl is not None:
+        raise MnemoError("give expires_at or ttl, not both")
+    if ttl is not None:
+        if not ttl > 0:
+            raise MnemoError(f"invalid ttl {ttl!r}: give a positive number of seconds")
+        return _iso(now + dt.timedelta(seconds=ttl))
+    if expires_at is None:
+        return None
+    try:
+        moment = expires_at if isinstance(expires_at, dt.datetime) else dt.datetime.fromisoformat(expires_at)
+    except (TypeError, ValueError):
+        raise MnemoError(f"invalid expires_at {expires_at!r}: use an ISO time like 2026-12-01T09:00:00Z") from None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    if moment <= now:
+        raise MnemoError(f"expires_at {expires_at} is not in the future: nothing would be remembered")
+    return _iso(moment)
+
+
+def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None,
+                 expires_at: str | dt.datetime | None = None, ttl: float | None = None) -> Memory:
     """Validate and write a memory to the inbox atomically; return it with status `processing`."""
     if not isinstance(text, str) or not text.strip():
         raise MnemoError("nothing to remember: the text is empty")
     refs = refs_in(text)
     given = [parse_entity(e) for e in entities or []]
     merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
-    created = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+    now = dt.datetime.now(dt.UTC)
+    created = _iso(now)
     memory = Memory(
-        "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values())
+        "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()),
+        expires_at=expiry(expires_at, ttl, now),
     )
     durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
@@ -141,7 +173,8 @@ def memory_documents(
     note = Document(
         id=memory_doc_id(namespace, memory.id), namespace=namespace, source=source, path=rel_path,
         title=f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,
-        content_hash=content_hash(memory.text), properties={"memory_id": memory.id},
+        content_hash=content_hash(memory.text),
+        properties={"memory_id": memory.id, **({"expires_at": memory.expires_at} if memory.expires_at else {})},
         created=memory.created, modified=modified, day=memory.created[:10],
     )
     return [note] + [_entity_document(memory, e, source, rel_path) for e in memory.entities]

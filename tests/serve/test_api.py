@@ -99,6 +99,11 @@ def test_remember_recall_entity_forget_round_trip(api: dict[str, str]) -> None:
     memory_id = made.json()["id"]
     found = httpx.get(f"{url}/v1/test/recall", params={"q": "Where did I park?", "k": 3}, headers=headers)
     assert found.json()["items"][0]["text"] == "Parked on level -2."
+    brief = httpx.post(f"{url}/v1/test/memories", json={"text": "Gate code 4512.", "ttl": 3600}, headers=headers)
+    assert brief.status_code == 201 and brief.json()["expires_at"] > brief.json()["created"]
+    bad = httpx.post(f"{url}/v1/test/memories", json={"text": "Gate code 4512.", "expires_at": "soon"}, headers=headers)
+    assert bad.status_code == 400 and "invalid expires_at" in bad.json()["detail"]
+    httpx.delete(f"{url}/v1/test/memories/{brief.json()['id']}", headers=headers)
     assert httpx.get(f"{url}/v1/test/memories/{memory_id}", headers=headers).json()["text"] == "Parked on level -2."
     assert httpx.delete(f"{url}/v1/test/memories/{memory_id}", headers=headers).status_code == 200
     assert httpx.get(f"{url}/v1/test/memories/{memory_id}", headers=headers).status_code == 404
