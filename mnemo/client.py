@@ -18,15 +18,24 @@ from typing import Any
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
 from mnemo.ingest.live import make_recallable
-from mnemo.maintenance.expiry import purge_expired
+from mnemo.maintenance.expiry import purge_expired, purge_memories
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
+from mnemo.recall.expiry import visible_scopes
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
 from mnemo.refs import parse_ref
-from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, read_memory, write_memory
+from mnemo.sources.memories import (
+    Memory,
+    check_scope,
+    inbox_dir,
+    memory_doc_id,
+    memory_doc_ids,
+    read_memory,
+    write_memory,
+)
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -54,12 +63,14 @@ class MemoryClient:
     # -- remember -----------------------------------------------------------------------
 
     def remember(self, text: str, entities: list[Any] | None = None, *, expires_at: str | dt.datetime | None = None,
-                 ttl: float | None = None) -> Memory:
+                 ttl: float | None = None, scope: str = "global") -> Memory:
         """Write a memory to the inbox durably, then make it recallable at once (status
         `recallable`); its entities and relations join the graph at the next ingest run. With
         `expires_at` (ISO time; UTC when it has no zone) or `ttl` (seconds), recall stops
-        returning it then, and `forget(expired=True)` or sleep mode purges it."""
-        memory = write_memory(self.files.root, self.namespace, text, entities, expires_at, ttl)
+        returning it then, and `forget(expired=True)` or sleep mode purges it. `scope`: `global`,
+        `project:<name>` or `session:<id>`; recall returns a scoped memory only to a caller that
+        names its project or session."""
+        memory = write_memory(self.files.root, self.namespace, text, entities, expires_at, ttl, scope)
         return make_recallable(self.vectors, self.embedder, memory, self.config.chunking.max_words)
 
     def memory(self, memory_id: str) -> Memory:
@@ -84,22 +95,34 @@ class MemoryClient:
 
     def recall(self, query: str | None = None, context: list[str] | None = None, *, k: int = 10,
                mode: Mode = "eager", as_of: str | None = None, since: str | None = None,
-               until: str | None = None) -> RecallResult:
-        """What memory holds about the query and/or the context entities (see RecallEngine)."""
-        return self.engine.recall(query, context, k=k, mode=mode, as_of=as_of, since=since, until=until)
+               until: str | None = None, project: str | None = None, session: str | None = None) -> RecallResult:
+        """What memory holds about the query and/or the context entities (see RecallEngine):
+        notes, global memories, and the memories of `project` and `session` when given."""
+        return self.engine.recall(query, context, k=k, mode=mode, as_of=as_of, since=since, until=until,
+                                  scopes=visible_scopes(project, session))
+
+    def memories(self, scope: str | None = None) -> list[Memory]:
+        """The memories in the inbox (of one scope when given), oldest first, with their expiry."""
+        wanted = None if scope is None else check_scope(scope)
+        found = [read_memory(p) for p in sorted(inbox_dir(self.files.root).glob("mem_*.json"))]
+        return sorted((m for m in found if wanted in (None, m.scope)), key=lambda m: m.created)
 
     # -- forget -------------------------------------------------------------------------
 
     def forget(self, memory: str | None = None, entity: str | None = None, *, properties: list[str] | None = None,
                relations: list[str] | None = None, query: str | None = None, confirm: bool = False,
-               expired: bool = False) -> ForgetReport:
+               expired: bool = False, scope: str | None = None) -> ForgetReport:
         """Forget one memory, an entity (or only some of its properties/relations), what a query
-        finds, or every expired memory (`expired=True`). A query is a dry run unless
-        `confirm=True`; the others act at once."""
-        if sum(x is not None for x in (memory, entity, query)) + expired != 1:
-            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, a query, or expired")
+        finds, every expired memory (`expired=True`) or every memory of a scope (`scope=...`).
+        A query is a dry run unless `confirm=True`; the others act at once."""
+        if sum(x is not None for x in (memory, entity, query, scope)) + expired != 1:
+            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, a query, expired, "
+                             "or a scope")
         if expired:
             return purge_expired(self.config, self.files, self.vectors, self.graph, self.embedder)
+        if scope is not None:
+            chosen = self.memories(scope)
+            return purge_memories(self.config, self.files, self.vectors, self.graph, self.embedder, chosen)
         if memory is not None:
             report = self._plan_memory(memory)
         elif entity is not None:

@@ -51,6 +51,8 @@ def recall(
     until: Annotated[
         str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")
     ] = None,
+    project: Annotated[str | None, typer.Option("--project", help="Also the memories of this project.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Also the memories of this session.")] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
@@ -60,7 +62,9 @@ def recall(
         fail(f"unknown mode {mode!r}: use eager or deliberate")
     window = _window(since, until)
     try:
-        result = _client(namespace, config).recall(query, k=k, mode=mode, since=window[0], until=window[1])  # type: ignore[arg-type]
+        result = _client(namespace, config).recall(  # type: ignore[arg-type]
+            query, k=k, mode=mode, since=window[0], until=window[1], project=project, session=session
+        )
     except MnemoError as exc:
         fail(str(exc))
         return
@@ -95,6 +99,9 @@ def remember(
     expires_at: Annotated[
         str | None, typer.Option("--expires-at", help="Forget it at this ISO time (UTC when it has no zone).")
     ] = None,
+    scope: Annotated[
+        str, typer.Option("--scope", help="global, project:<name> or session:<id> (recalled only when asked for).")
+    ] = "global",
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
@@ -102,7 +109,7 @@ def remember(
     namespace = namespace_of(namespace, config)
     try:
         memory = _client(namespace, config).remember(
-            text, list(entity or []), expires_at=expires_at, ttl=None if ttl is None else _seconds(ttl)
+            text, list(entity or []), expires_at=expires_at, ttl=None if ttl is None else _seconds(ttl), scope=scope
         )
     except MnemoError as exc:
         fail(str(exc))
@@ -142,6 +149,9 @@ def forget(
     expired: Annotated[
         bool, typer.Option("--expired", help="Purge every memory whose expiry has passed (sleep mode also does).")
     ] = False,
+    scope: Annotated[
+        str | None, typer.Option("--scope", help="Forget every memory of this scope (project:<name>, session:<id>).")
+    ] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
@@ -149,7 +159,7 @@ def forget(
     namespace = namespace_of(namespace, config)
     try:
         report = _client(namespace, config).forget(
-            memory, entity, properties=prop, relations=relation, query=query, confirm=yes, expired=expired
+            memory, entity, properties=prop, relations=relation, query=query, confirm=yes, expired=expired, scope=scope
         )
     except MnemoError as exc:
         fail(str(exc))

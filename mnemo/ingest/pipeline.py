@@ -26,7 +26,7 @@ from mnemo.extract.timeline import SpeakerMap
 from mnemo.facts import EDGE_COLUMNS, GraphFacts
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
-from mnemo.sources.memories import inbox_dir, inbox_source
+from mnemo.sources.memories import MEMORY_METADATA, inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores import durable
 from mnemo.stores.embedders import Embedder
@@ -107,11 +107,11 @@ def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> li
     were cut from and the chunk size (what `chunk_groups` digests)."""
     key = _doc_key(doc, blocks)
     fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
-    expires = doc.properties.get("expires_at") if "memory_id" in doc.properties else None
+    # a memory's expiry and scope, which recall reads from its passages (`recall.expiry`)
+    memory = "memory_id" in doc.properties
+    kept = {k: doc.properties[k] for k in MEMORY_METADATA if k in doc.properties} if memory else {}
     for chunk in fresh:
-        chunk.metadata.update({"doc_key": key, "max_words": max_words})
-        if expires:  # a memory with an expiry: recall drops its passages after it (`recall.expiry`)
-            chunk.metadata["expires_at"] = expires
+        chunk.metadata.update({"doc_key": key, "max_words": max_words, **kept})
     return fresh
 
 

@@ -39,6 +39,12 @@ def purge_expired(config: MnemoConfig, files: NamespaceFiles, vectors: VectorSto
                   embedder: Embedder, now: dt.datetime | None = None) -> ForgetReport:
     """Forget every memory expired at `now` (the current time when None) and delete its inbox file."""
     memories = expired_memories(files.root, now or dt.datetime.now(dt.UTC))
+    return purge_memories(config, files, vectors, graph, embedder, memories)
+
+
+def purge_memories(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
+                   embedder: Embedder, memories: list[Memory]) -> ForgetReport:
+    """Forget these memories (a tombstone, then every store) and delete their inbox files."""
     report = expiry_report(memories)
     if memories:
         apply_forget(config, files, vectors, graph, embedder, report)

@@ -18,7 +18,7 @@ from mnemo.documents import normalize_name
 from mnemo.errors import InvalidQuery
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
-from mnemo.recall.expiry import expired, now_iso
+from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
@@ -79,10 +79,12 @@ class RecallEngine:
     def recall(
         self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
         as_of: str | None = None, since: str | None = None, until: str | None = None,
+        scopes: frozenset[str] = GLOBAL_ONLY,
     ) -> RecallResult:
-        """The k most useful memories for a query and/or context entities."""
+        """The k most useful memories for a query and/or context entities; remembered passages of
+        `scopes` only (notes and global memories always)."""
         with one_blas_thread():  # the full-text search runs beside the vector math (`_search`)
-            return self._recall(query, context, k, mode, as_of, since, until)
+            return self._recall(query, context, k, mode, as_of, since, until, scopes)
 
     def search(self, query: str, k: int = 10) -> list[str]:
         """Ids of the k chunks best ranked by eager recall's two searches alone (vector and
@@ -99,7 +101,7 @@ class RecallEngine:
 
     def _recall(
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
-        until: str | None,
+        until: str | None, scopes: frozenset[str],
     ) -> RecallResult:
         _check_request(query, context, mode)
         table = self.vectors.table("chunks")
@@ -127,7 +129,7 @@ class RecallEngine:
             self._add_episodes(pool)
         if s.ranking.neighbour_weight:
             self._add_neighbours(table, pool, size)
-        self._drop_outside(pool, window)
+        self._drop_outside(pool, window, scopes)
         self._apply_salience(pool)
         if dated:
             favour_dated(pool, dated, s.ranking.date_weight)
@@ -305,15 +307,16 @@ class RecallEngine:
             pool.add(other, self.settings.ranking.neighbour_weight * score, "neighbour")
         self._fill_rows(table, pool)
 
-    def _drop_outside(self, pool: Pool, window: TimeWindow) -> None:
-        """Drop what lies outside the time window, what has been forgotten and expired memories."""
+    def _drop_outside(self, pool: Pool, window: TimeWindow, scopes: frozenset[str]) -> None:
+        """Drop what lies outside the time window, what has been forgotten, expired memories and
+        memories of scopes not asked for."""
         forgotten, now = Tombstones.load(self.root), now_iso()
         for row_id in list(pool.scores):
             row = pool.rows[row_id]
             stamp = row.get("timestamp") or ""
             if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
                 del pool.scores[row_id]
-            elif forgotten.hides(row_id, row.get("doc_id", "")) or expired(row, now):
+            elif forgotten.hides(row_id, row.get("doc_id", "")) or hidden(row, now, scopes):
                 del pool.scores[row_id]
 
     def salience(self) -> dict[str, float]:

@@ -8,6 +8,7 @@ structural extractor makes the entities, their properties and relations.
 
 import datetime as dt
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,15 @@ from mnemo.stores import durable
 
 SUFFIXES = (".json",)
 INBOX = "inbox"
+GLOBAL = "global"
+_SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
+
+
+def check_scope(scope: str) -> str:
+    """A memory's scope: `global`, `project:<name>` or `session:<id>` (letters, digits, `_.-`)."""
+    if not isinstance(scope, str) or not _SCOPE.fullmatch(scope):
+        raise MnemoError(f"invalid scope {scope!r}: use global, project:<name> or session:<id>")
+    return scope
 
 
 @dataclass
@@ -34,6 +44,7 @@ class Memory:
     entities: list[EntityRef] = field(default_factory=list)
     status: str = "processing"
     expires_at: str | None = None  # ISO time (UTC); recall never returns the memory after it
+    scope: str = GLOBAL  # recall returns it when asked for this scope (`check_scope`)
 
     def expired(self, now: dt.datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= _iso(now or dt.datetime.now(dt.UTC))
@@ -104,8 +115,10 @@ def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.date
 
 
 def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None,
-                 expires_at: str | dt.datetime | None = None, ttl: float | None = None) -> Memory:
+                 expires_at: str | dt.datetime | None = None, ttl: float | None = None,
+                 scope: str = GLOBAL) -> Memory:
     """Validate and write a memory to the inbox atomically; return it with status `processing`."""
+    check_scope(scope)
     if not isinstance(text, str) or not text.strip():
         raise MnemoError("nothing to remember: the text is empty")
     refs = refs_in(text)
@@ -115,7 +128,7 @@ def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | No
     created = _iso(now)
     memory = Memory(
         "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()),
-        expires_at=expiry(expires_at, ttl, now),
+        expires_at=expiry(expires_at, ttl, now), scope=scope,
     )
     durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
@@ -166,6 +179,14 @@ def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modif
     return memory_documents(memory, namespace, source, rel_path, modified)
 
 
+def _visibility(memory: Memory) -> dict[str, str | None]:
+    """What decides when recall returns the memory, kept on its passages (`MEMORY_METADATA`)."""
+    return {"expires_at": memory.expires_at, "scope": None if memory.scope == GLOBAL else memory.scope}
+
+
+MEMORY_METADATA = ("expires_at", "scope")
+
+
 def memory_documents(
     memory: Memory, namespace: str, source: str, rel_path: str, modified: str | None
 ) -> list[Document]:
@@ -174,7 +195,7 @@ def memory_documents(
         id=memory_doc_id(namespace, memory.id), namespace=namespace, source=source, path=rel_path,
         title=f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,
         content_hash=content_hash(memory.text),
-        properties={"memory_id": memory.id, **({"expires_at": memory.expires_at} if memory.expires_at else {})},
+        properties={"memory_id": memory.id, **{k: v for k, v in _visibility(memory).items() if v}},
         created=memory.created, modified=modified, day=memory.created[:10],
     )
     return [note] + [_entity_document(memory, e, source, rel_path) for e in memory.entities]

@@ -112,9 +112,13 @@ def test_concurrent_remembers_while_an_ingest_runs_lose_and_duplicate_nothing(wo
     lines = [line.split() for p in writers for line in p.communicate(timeout=300)[0].splitlines()]
     assert all(p.returncode == 0 for p in writers)
     remembered = [memory_id for memory_id, _ in lines]
-    assert {status for _, status in lines} == {"recallable"}
+    # a remember that waited more than LIVE_WAIT_SECONDS for the table says `processing` (it is in
+    # the inbox for the next ingest); on a quiet machine none does
+    assert {status for _, status in lines} <= {"recallable", "processing"}
+    live = [memory_doc_id("test", m) for m, status in lines if status == "recallable"]
+    assert len(live) >= len(lines) // 2
+    assert [d for d in live if len(rows_of(workspace, d)) != 1] == []  # none dropped by the concurrent sync
     docs = [memory_doc_id("test", m) for m in remembered]
-    assert [d for d in docs if len(rows_of(workspace, d)) != 1] == []  # none dropped by the concurrent sync
     workspace.ingest()
     ids = all_ids(workspace)
     assert len(ids) == len(set(ids))
