@@ -133,7 +133,7 @@ class RecallEngine:
         self._apply_salience(pool)
         if dated:
             favour_dated(pool, dated, s.ranking.date_weight)
-        items = self._ranked(table, pool, k, mode)
+        items = self._ranked(table, pool, k, mode, scopes)
         grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
@@ -149,7 +149,7 @@ class RecallEngine:
             return held.column(ids, "path")
         return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
-    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode) -> list[RecalledItem]:
+    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, scopes: frozenset[str]) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
@@ -162,7 +162,7 @@ class RecallEngine:
             candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
-        return self._with_random(table, pool, items, k)
+        return self._with_random(table, pool, items, k, scopes)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
@@ -341,7 +341,9 @@ class RecallEngine:
                 if value >= 0.5:
                     pool.reasons[row_id].append("salient")
 
-    def _with_random(self, table: Any, pool: Pool, items: list[RecalledItem], k: int) -> list[RecalledItem]:
+    def _with_random(
+        self, table: Any, pool: Pool, items: list[RecalledItem], k: int, scopes: frozenset[str]
+    ) -> list[RecalledItem]:
         """Swap the tail for a few salient memories the query did not reach (serendipity)."""
         share = self.settings.random_share
         weights = {i: v for i, v in self.salience().items() if v >= 0.5}
@@ -350,7 +352,8 @@ class RecallEngine:
         count = min(len(spare), int(round(k * share)))
         if not count:
             return items
-        rows = rows_by_id(table, self.random.sample(spare, count))
+        now, drawn = now_iso(), rows_by_id(table, self.random.sample(spare, count))
+        rows = {i: r for i, r in drawn.items() if not hidden(r, now, scopes)}
         for row_id, row in rows.items():
             pool.rows.setdefault(row_id, row)
         extra = [RecalledItem.from_row(r, 0.0, ["random"]) for r in rows.values()]

@@ -10,6 +10,7 @@ from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.settings import RecallSettings
+from mnemo.sources.memories import memory_doc_id
 from tests.support import Workspace
 
 HERON = "The Heron deploy key rotates every Friday at noon."
@@ -61,3 +62,15 @@ def test_a_bad_scope_is_refused_and_nothing_is_written(workspace: Workspace, sco
     with pytest.raises(MnemoError, match="invalid scope"):
         client(workspace).remember(HERON, scope=scope)
     assert not (workspace.files().root / "inbox").exists() or not list((workspace.files().root / "inbox").iterdir())
+
+
+def test_a_scoped_memory_is_not_drawn_as_a_random_salient_item(workspace: Workspace) -> None:
+    c = client(workspace)
+    c.remember("Every deploy key rotation is logged in the ops channel.")
+    scoped = c.remember(HERON, scope="project:heron")
+    table = c.vectors.table("chunks")
+    row = table.search().where(f"doc_id = '{memory_doc_id('test', scoped.id)}'").select(["id"]).to_list()[0]
+    (c.files.root / "salience.json").write_text(json.dumps({row["id"]: 1.0}))
+    drawn = MemoryClient("test", workspace.config_path, settings=RecallSettings(random_share=0.5))
+    assert HERON not in [i.text for i in drawn.recall("ops channel logging", k=2).items]
+    assert HERON in [i.text for i in drawn.recall("ops channel logging", k=2, project="heron").items]
