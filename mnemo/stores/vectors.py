@@ -227,7 +227,8 @@ class VectorStore:
         """Make the table's rows of these groups (found by `column`) the groups' rows, leaving every
         other row as it is: a few rows written at once, between syncs. What the last `sync_groups`
         recorded is kept up to date, so the next sync compares only what changed. StoreLocked when
-        the table is not free within `wait_seconds`."""
+        the table is not free within `wait_seconds`. The ANN index is left to the next sync (rows
+        written since it was built are searched exactly until then)."""
         with write_lock(self.path, name, wait_seconds):
             self._repair_unreadable(name)
             table = self.table(name)
@@ -236,7 +237,7 @@ class VectorStore:
             keys = ", ".join(sql_quote(g.key) for g in groups)
             current = _current(table, f"{column} IN ({keys})") if table is not None and groups else {}
             rows = [row for group in groups for row in group.rows()]
-            stats = self._sync_rows(name, table, rows, current, embedder, EMBED_BATCH)
+            stats = self._sync_rows(name, table, rows, current, embedder, EMBED_BATCH, ann=False)
             written = self.table(name)
             if known is not None and written is not None:
                 digests = known | {g.key: g.digest for g in groups}
@@ -272,10 +273,10 @@ class VectorStore:
 
     def _sync_rows(
         self, name: str, table: Any | None, rows: list[dict[str, Any]], current: dict[str, tuple[str, str]],
-        embedder: Embedder, batch: int,
+        embedder: Embedder, batch: int, ann: bool = True,
     ) -> SyncStats:
         """Make the table's `current` rows (id -> hashes: all of them, or those of the groups being
-        synced) the given `rows`."""
+        synced) the given `rows`; with `ann`, build or retrain the ANN index when it is due."""
         stats = SyncStats(total=len(rows))
         desired = {}
         for row in rows:
@@ -306,7 +307,7 @@ class VectorStore:
             table = self._upsert(name, table, to_update, np.stack([kept[r["id"]] for r in to_update]))
         if table is not None:
             self._build_text_indexes(name, table)
-            stats.index = refresh_vector_index(table, self.index)
+            stats.index = refresh_vector_index(table, self.index) if ann else stats.index
             fold_new_rows(table)
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
         return stats
