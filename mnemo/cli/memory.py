@@ -62,8 +62,8 @@ def recall(
         fail(f"unknown mode {mode!r}: use eager or deliberate")
     window = _window(since, until)
     try:
-        result = _client(namespace, config).recall(  # type: ignore[arg-type]
-            query, k=k, mode=mode, since=window[0], until=window[1], project=project, session=session
+        result = _client(namespace, config).recall(
+            query, k=k, mode=mode, since=window[0], until=window[1], project=project, session=session,  # type: ignore[arg-type]
         )
     except MnemoError as exc:
         fail(str(exc))
