@@ -4,6 +4,7 @@ from collections import Counter
 
 import dagster as dg
 
+from mnemo.ingest.live import pending_groups
 from mnemo.ingest.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
@@ -78,7 +79,9 @@ def chunk_vectors(
     """Chunk embeddings and the full-text index in LanceDB; only new or changed chunks are embedded."""
     namespace = context.partition_key
     model = embedder.embedder()
-    stats = vectors.store(namespace).sync_groups("chunks", chunk_groups(mnemo_config.files(namespace).read_chunks()), model)
+    files = mnemo_config.files(namespace)
+    late = pending_groups(files.root, namespace, mnemo_config.load().chunking.max_words)
+    stats = vectors.store(namespace).sync_groups("chunks", chunk_groups(files.read_chunks()), model, late=late)
     context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
     return dg.MaterializeResult(metadata={
         "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,

@@ -15,6 +15,7 @@ from mnemo.maintenance.compaction import compact_stores
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import entity_rows
+from mnemo.maintenance.expiry import purge_expired
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
 from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_entities
@@ -80,6 +81,9 @@ def sleep_mode(
     store = vectors.store(namespace)
     steps = [step for step in selected if step in STEPS]
     graph_store = graph.store(namespace)
+    if steps:  # expired memories go first, as `mnemo forget --expired` removes them
+        purged = purge_expired(settings, files, store, graph_store, embedder.embedder(), run_time(context))
+        context.log.info(f"purged {len(purged.items)} expired memories")
     with graph_store.session():  # closed before a compaction, which may replace the database's file
         if steps:
             yield from _consolidated(context, files, graph_store, store, embedder, settings, steps)

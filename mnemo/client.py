@@ -5,24 +5,37 @@
     client.recall("Who did I have lunch with?").text
 
 Every call is scoped to one namespace; a namespace needs no setup (the first `remember`
-creates its folder). Remembered text is written durably to the namespace's inbox at once
-and becomes recallable when the ingest job has processed it (the inbox sensor starts it).
+creates its folder). Remembered text is written durably to the namespace's inbox and is
+recallable by the next recall, in any process; the ingest job (started by the inbox sensor)
+adds its entities and relations to the graph.
 """
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
+from mnemo.ingest.live import make_recallable
+from mnemo.maintenance.expiry import purge_expired, purge_memories
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
+from mnemo.recall.expiry import visible_scopes
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
 from mnemo.refs import parse_ref
-from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_doc_ids, read_memory, write_memory
+from mnemo.sources.memories import (
+    Memory,
+    check_scope,
+    inbox_dir,
+    memory_doc_id,
+    memory_doc_ids,
+    read_memory,
+    write_memory,
+)
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -49,38 +62,67 @@ class MemoryClient:
 
     # -- remember -----------------------------------------------------------------------
 
-    def remember(self, text: str, entities: list[Any] | None = None) -> Memory:
-        """Write a memory to the inbox; it is `processing` until ingest has made it recallable."""
-        return write_memory(self.files.root, self.namespace, text, entities)
+    def remember(self, text: str, entities: list[Any] | None = None, *, expires_at: str | dt.datetime | None = None,
+                 ttl: float | None = None, scope: str = "global") -> Memory:
+        """Write a memory to the inbox durably, then make it recallable at once (status
+        `recallable`); its entities and relations join the graph at the next ingest run. With
+        `expires_at` (ISO time; UTC when it has no zone) or `ttl` (seconds), recall stops
+        returning it then, and `forget(expired=True)` or sleep mode purges it. `scope`: `global`,
+        `project:<name>` or `session:<id>`; recall returns a scoped memory only to a caller that
+        names its project or session."""
+        memory = write_memory(self.files.root, self.namespace, text, entities, expires_at, ttl, scope)
+        return make_recallable(self.vectors, self.embedder, memory, self.config.chunking.max_words)
 
     def memory(self, memory_id: str) -> Memory:
-        """A remembered memory with its current status (`processing` or `ready`)."""
+        """A remembered memory with its current status: `processing` (in the inbox only),
+        `recallable` (its passages are searched), `ingested` (an ingest run has taken it over) or
+        `expired` (recall no longer returns it; it is purged by `forget(expired=True)` or sleep mode)."""
         path = inbox_dir(self.files.root) / f"{memory_id}.json"
         if "/" in memory_id or not path.exists():
             raise MnemoError(f"no memory {memory_id!r} in namespace {self.namespace!r}")
         memory = read_memory(path)
-        table = self.vectors.table("chunks")
         doc = memory_doc_id(self.namespace, memory.id)
-        if table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
-            memory.status = "ready"
+        table = self.vectors.table("chunks")
+        if memory.expired():
+            memory.status = "expired"
+        elif any(doc in entry.doc_ids for entry in self.files.read_manifest()):
+            memory.status = "ingested"
+        elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
+            memory.status = "recallable"
         return memory
 
     # -- recall -------------------------------------------------------------------------
 
     def recall(self, query: str | None = None, context: list[str] | None = None, *, k: int = 10,
                mode: Mode = "eager", as_of: str | None = None, since: str | None = None,
-               until: str | None = None) -> RecallResult:
-        """What memory holds about the query and/or the context entities (see RecallEngine)."""
-        return self.engine.recall(query, context, k=k, mode=mode, as_of=as_of, since=since, until=until)
+               until: str | None = None, project: str | None = None, session: str | None = None) -> RecallResult:
+        """What memory holds about the query and/or the context entities (see RecallEngine):
+        notes, global memories, and the memories of `project` and `session` when given."""
+        return self.engine.recall(query, context, k=k, mode=mode, as_of=as_of, since=since, until=until,
+                                  scopes=visible_scopes(project, session))
+
+    def memories(self, scope: str | None = None) -> list[Memory]:
+        """The memories in the inbox (of one scope when given), oldest first, with their expiry."""
+        wanted = None if scope is None else check_scope(scope)
+        found = [read_memory(p) for p in sorted(inbox_dir(self.files.root).glob("mem_*.json"))]
+        return sorted((m for m in found if wanted in (None, m.scope)), key=lambda m: m.created)
 
     # -- forget -------------------------------------------------------------------------
 
     def forget(self, memory: str | None = None, entity: str | None = None, *, properties: list[str] | None = None,
-               relations: list[str] | None = None, query: str | None = None, confirm: bool = False) -> ForgetReport:
-        """Forget one memory, an entity (or only some of its properties/relations), or what a
-        query finds. A query is a dry run unless `confirm=True`; the others act at once."""
-        if sum(x is not None for x in (memory, entity, query)) != 1:
-            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, or a query")
+               relations: list[str] | None = None, query: str | None = None, confirm: bool = False,
+               expired: bool = False, scope: str | None = None) -> ForgetReport:
+        """Forget one memory, an entity (or only some of its properties/relations), what a query
+        finds, every expired memory (`expired=True`) or every memory of a scope (`scope=...`).
+        A query is a dry run unless `confirm=True`; the others act at once."""
+        if sum(x is not None for x in (memory, entity, query, scope)) + expired != 1:
+            raise MnemoError("forget needs exactly one of: a memory id, an entity reference, a query, expired, "
+                             "or a scope")
+        if expired:
+            return purge_expired(self.config, self.files, self.vectors, self.graph, self.embedder)
+        if scope is not None:
+            chosen = self.memories(scope)
+            return purge_memories(self.config, self.files, self.vectors, self.graph, self.embedder, chosen)
         if memory is not None:
             report = self._plan_memory(memory)
         elif entity is not None:

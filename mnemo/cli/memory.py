@@ -51,6 +51,8 @@ def recall(
     until: Annotated[
         str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")
     ] = None,
+    project: Annotated[str | None, typer.Option("--project", help="Also the memories of this project.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Also the memories of this session.")] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
@@ -60,7 +62,9 @@ def recall(
         fail(f"unknown mode {mode!r}: use eager or deliberate")
     window = _window(since, until)
     try:
-        result = _client(namespace, config).recall(query, k=k, mode=mode, since=window[0], until=window[1])  # type: ignore[arg-type]
+        result = _client(namespace, config).recall(
+            query, k=k, mode=mode, since=window[0], until=window[1], project=project, session=session,  # type: ignore[arg-type]
+        )
     except MnemoError as exc:
         fail(str(exc))
         return
@@ -89,13 +93,24 @@ def remember(
     entity: Annotated[
         list[str] | None, typer.Option("--entity", "-e", help="An entity reference to attach (repeatable).")
     ] = None,
+    ttl: Annotated[
+        str | None, typer.Option("--ttl", help="Forget it after this long: seconds, or 90s, 30m, 12h, 7d.")
+    ] = None,
+    expires_at: Annotated[
+        str | None, typer.Option("--expires-at", help="Forget it at this ISO time (UTC when it has no zone).")
+    ] = None,
+    scope: Annotated[
+        str, typer.Option("--scope", help="global, project:<name> or session:<id> (recalled only when asked for).")
+    ] = "global",
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
-    """Remember TEXT: written to the namespace's inbox now, recallable after the next ingest run."""
+    """Remember TEXT: written to the namespace's inbox and recallable at once; in the graph after the next ingest."""
     namespace = namespace_of(namespace, config)
     try:
-        memory = _client(namespace, config).remember(text, list(entity or []))
+        memory = _client(namespace, config).remember(
+            text, list(entity or []), expires_at=expires_at, ttl=None if ttl is None else _seconds(ttl), scope=scope
+        )
     except MnemoError as exc:
         fail(str(exc))
         return
@@ -103,6 +118,18 @@ def remember(
         print_json(memory.to_dict())
         return
     console.print(f"remembered [bold]{memory.id}[/] in {namespace!r} (status: {memory.status})")
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _seconds(ttl: str) -> float:
+    """`--ttl` in seconds: a number of seconds, or one with a unit (s, m, h, d)."""
+    number, unit = (ttl[:-1], ttl[-1]) if ttl[-1:] in _UNITS else (ttl, "s")
+    try:
+        return float(number) * _UNITS[unit]
+    except ValueError:
+        raise MnemoError(f"invalid --ttl {ttl!r}: use seconds, or a number with s, m, h or d (e.g. 12h)") from None
 
 
 def forget(
@@ -119,14 +146,20 @@ def forget(
         str | None, typer.Option("--query", help="Forget what this query finds (shown first; needs --yes).")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Confirm forgetting what --query finds.")] = False,
+    expired: Annotated[
+        bool, typer.Option("--expired", help="Purge every memory whose expiry has passed (sleep mode also does).")
+    ] = False,
+    scope: Annotated[
+        str | None, typer.Option("--scope", help="Forget every memory of this scope (project:<name>, session:<id>).")
+    ] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
-    """Forget a memory, an entity (or some of its properties/relations), or what a query finds."""
+    """Forget a memory, an entity (or some of its properties/relations), what a query finds, or expired memories."""
     namespace = namespace_of(namespace, config)
     try:
         report = _client(namespace, config).forget(
-            memory, entity, properties=prop, relations=relation, query=query, confirm=yes
+            memory, entity, properties=prop, relations=relation, query=query, confirm=yes, expired=expired, scope=scope
         )
     except MnemoError as exc:
         fail(str(exc))

@@ -26,7 +26,7 @@ from mnemo.extract.timeline import SpeakerMap
 from mnemo.facts import EDGE_COLUMNS, EdgeRows, GraphFacts
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
-from mnemo.sources.memories import inbox_dir, inbox_source
+from mnemo.sources.memories import MEMORY_METADATA, inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.stores import durable
 from mnemo.stores.embedders import Embedder
@@ -96,13 +96,23 @@ def _build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], C
             chunks.extend(sorted(old, key=lambda c: c.position))
             continue
         rechunked += 1
-        fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
-        for chunk in fresh:
-            chunk.metadata.update({"doc_key": key, "max_words": max_words})
-            chunks.append(chunk)
+        chunks.extend(document_chunks(doc, max_words, blocks))
     chunks = Tombstones.load(files.root).filter_chunks(chunks)
     files.write_chunks(chunks)
     return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
+
+
+def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> list[Chunk]:
+    """A document's chunks as `build_chunks` makes them, marked with the key of the text they
+    were cut from and the chunk size (what `chunk_groups` digests)."""
+    key = _doc_key(doc, blocks)
+    fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
+    # a memory's expiry and scope, which recall reads from its passages (`recall.expiry`)
+    memory = "memory_id" in doc.properties
+    kept = {k: doc.properties[k] for k in MEMORY_METADATA if k in doc.properties} if memory else {}
+    for chunk in fresh:
+        chunk.metadata.update({"doc_key": key, "max_words": max_words, **kept})
+    return fresh
 
 
 PREVIOUS_TURN_WORDS = 40
@@ -352,7 +362,10 @@ def ingest_namespace(
     embed, structural extraction, graph and entity vectors. LLM extraction and sleep merges are not run."""
     scan = scan_documents(files, namespace)
     chunks, _ = build_chunks(files, max_words)
-    chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder)
+    from mnemo.ingest.live import pending_groups  # live builds on this module
+
+    late = pending_groups(files.root, files.namespace, max_words)
+    chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder, late=late)
     facts = extract_facts(files, ontology, namespace)
     graph.apply(facts, run_id=run_id)
     vectors.sync("entities", entity_rows(facts), embedder)

@@ -18,6 +18,7 @@ from mnemo.documents import normalize_name
 from mnemo.errors import InvalidQuery
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
+from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
@@ -78,10 +79,12 @@ class RecallEngine:
     def recall(
         self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
         as_of: str | None = None, since: str | None = None, until: str | None = None,
+        scopes: frozenset[str] = GLOBAL_ONLY,
     ) -> RecallResult:
-        """The k most useful memories for a query and/or context entities."""
+        """The k most useful memories for a query and/or context entities; remembered passages of
+        `scopes` only (notes and global memories always)."""
         with one_blas_thread():  # the full-text search runs beside the vector math (`_search`)
-            return self._recall(query, context, k, mode, as_of, since, until)
+            return self._recall(query, context, k, mode, as_of, since, until, scopes)
 
     def search(self, query: str, k: int = 10) -> list[str]:
         """Ids of the k chunks best ranked by eager recall's two searches alone (vector and
@@ -98,7 +101,7 @@ class RecallEngine:
 
     def _recall(
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
-        until: str | None,
+        until: str | None, scopes: frozenset[str],
     ) -> RecallResult:
         _check_request(query, context, mode)
         table = self.vectors.table("chunks")
@@ -126,11 +129,11 @@ class RecallEngine:
             self._add_episodes(pool)
         if s.ranking.neighbour_weight:
             self._add_neighbours(table, pool, size)
-        self._drop_outside(pool, window)
+        self._drop_outside(pool, window, scopes)
         self._apply_salience(pool)
         if dated:
             favour_dated(pool, dated, s.ranking.date_weight)
-        items = self._ranked(table, pool, k, mode)
+        items = self._ranked(table, pool, k, mode, scopes)
         grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
@@ -146,7 +149,7 @@ class RecallEngine:
             return held.column(ids, "path")
         return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
-    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode) -> list[RecalledItem]:
+    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, scopes: frozenset[str]) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
@@ -159,7 +162,7 @@ class RecallEngine:
             candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
-        return self._with_random(table, pool, items, k)
+        return self._with_random(table, pool, items, k, scopes)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
@@ -304,15 +307,16 @@ class RecallEngine:
             pool.add(other, self.settings.ranking.neighbour_weight * score, "neighbour")
         self._fill_rows(table, pool)
 
-    def _drop_outside(self, pool: Pool, window: TimeWindow) -> None:
-        """Drop what lies outside the time window and what has been forgotten."""
-        forgotten = Tombstones.load(self.root)
+    def _drop_outside(self, pool: Pool, window: TimeWindow, scopes: frozenset[str]) -> None:
+        """Drop what lies outside the time window, what has been forgotten, expired memories and
+        memories of scopes not asked for."""
+        forgotten, now = Tombstones.load(self.root), now_iso()
         for row_id in list(pool.scores):
             row = pool.rows[row_id]
             stamp = row.get("timestamp") or ""
             if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
                 del pool.scores[row_id]
-            elif forgotten.hides(row_id, row.get("doc_id", "")):
+            elif forgotten.hides(row_id, row.get("doc_id", "")) or hidden(row, now, scopes):
                 del pool.scores[row_id]
 
     def salience(self) -> dict[str, float]:
@@ -337,7 +341,9 @@ class RecallEngine:
                 if value >= 0.5:
                     pool.reasons[row_id].append("salient")
 
-    def _with_random(self, table: Any, pool: Pool, items: list[RecalledItem], k: int) -> list[RecalledItem]:
+    def _with_random(
+        self, table: Any, pool: Pool, items: list[RecalledItem], k: int, scopes: frozenset[str]
+    ) -> list[RecalledItem]:
         """Swap the tail for a few salient memories the query did not reach (serendipity)."""
         share = self.settings.random_share
         weights = {i: v for i, v in self.salience().items() if v >= 0.5}
@@ -346,7 +352,8 @@ class RecallEngine:
         count = min(len(spare), int(round(k * share)))
         if not count:
             return items
-        rows = rows_by_id(table, self.random.sample(spare, count))
+        now, drawn = now_iso(), rows_by_id(table, self.random.sample(spare, count))
+        rows = {i: r for i, r in drawn.items() if not hidden(r, now, scopes)}
         for row_id, row in rows.items():
             pool.rows.setdefault(row_id, row)
         extra = [RecalledItem.from_row(r, 0.0, ["random"]) for r in rows.values()]

@@ -2,7 +2,7 @@
 
     context = before_turn("sam", messages)          # a block for the system prompt
     reply = llm(system=context, messages=messages)
-    after_turn("sam", messages + [reply])           # remembered now, recallable after ingest
+    after_turn("sam", messages + [reply])           # remembered and recallable now
 
 Messages are OpenAI-style dicts (`{"role": "user", "content": "..."}`). Clients are cached
 per (namespace, config) so a turn does not reload the embedder.
@@ -130,7 +130,7 @@ def before_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime
 def after_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime | None = None, *,
                config: str | Path | None = None, client: MemoryClient | None = None) -> Memory:
     """Remember the latest exchange (the last user message and what followed) durably, now;
-    it is `processing` until the next ingest run makes it recallable."""
+    it is recallable at once (status `recallable`)."""
     client = client or client_for(namespace, config)
     start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
     if start is None:

@@ -53,6 +53,15 @@ class RememberBody(BaseModel):
     entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         default_factory=list, max_length=50, description="Entity references to attach."
     )
+    ttl: float | None = Field(
+        default=None, gt=0, description="Seconds after which recall stops returning the memory (then it is purged)."
+    )
+    expires_at: str | None = Field(
+        default=None, max_length=40, description="Or an ISO time (UTC when it has no zone) when the memory expires."
+    )
+    scope: str = Field(
+        default="global", max_length=120, description="global, project:<name> or session:<id>; recalled when asked for."
+    )
 
 
 class Problem(BaseModel):
@@ -146,8 +155,9 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
 def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
     @app.post("/v1/{namespace}/memories", status_code=201, summary="Remember")
     def remember(c: Client, body: RememberBody) -> dict[str, Any]:
-        """Write a memory now (status `processing`); recallable after the next ingest run."""
-        return c.remember(body.text, body.entities).to_dict()
+        """Write a memory now; recallable by the next recall (status `recallable`)."""
+        return c.remember(body.text, body.entities, expires_at=body.expires_at, ttl=body.ttl,
+                          scope=body.scope).to_dict()
 
     @app.get("/v1/{namespace}/memories/{memory_id}", summary="A memory and its status")
     def memory(c: Client, memory_id: Annotated[str, PathParam(max_length=100)]) -> dict[str, Any]:
@@ -173,9 +183,11 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
     @app.get("/v1/{namespace}/recall", summary="Recall")
     def recall(c: Client, q: Annotated[str, Query(min_length=1, max_length=2000, pattern=r"\S")],
                k: Annotated[int, Query(ge=1, le=50)] = 10, mode: Literal["eager", "deliberate"] = "eager",
-               since: TIME = None, until: TIME = None) -> dict[str, Any]:
-        """What memory holds about `q`: assembled text, grounding references and the items."""
-        return c.recall(q, k=k, mode=mode, since=since, until=until).to_dict()
+               since: TIME = None, until: TIME = None, project: Annotated[str | None, Query(max_length=100)] = None,
+               session: Annotated[str | None, Query(max_length=100)] = None) -> dict[str, Any]:
+        """What memory holds about `q` (and the memories of `project`/`session`): assembled text,
+        grounding references and the items."""
+        return c.recall(q, k=k, mode=mode, since=since, until=until, project=project, session=session).to_dict()
 
     @app.get("/v1/{namespace}/context", summary="Context for a chat turn")
     def context(c: Client, message: Annotated[str, Query(max_length=4000)] = "",

@@ -63,11 +63,14 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         k: Annotated[int, Field(description="How many memories to return.", ge=1, le=50)] = 10,
         since: Date = None,
         until: Date = None,
+        project: Annotated[str | None, Field(description="Also the memories of this project.", max_length=100)] = None,
+        session: Annotated[str | None, Field(description="Also the memories of this session.", max_length=100)] = None,
     ) -> dict[str, Any]:
         """Recall what the user's memory holds about a query: an assembled text, the entity
         references behind it (grounding), and the items with why each was included."""
         with _clear_errors():
-            return memory.recall(query, k=k, mode=mode, since=since, until=until).to_dict()
+            return memory.recall(query, k=k, mode=mode, since=since, until=until, project=project,
+                                 session=session).to_dict()
 
     @server.tool()
     def remember(
@@ -82,10 +85,19 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         entities: Annotated[
             list[str] | None, Field(description='Entity references to attach, e.g. ["person_id:alice"].')
         ] = None,
+        ttl: Annotated[
+            float | None, Field(description="Seconds after which recall stops returning it (then it is purged).", gt=0)
+        ] = None,
+        expires_at: Annotated[
+            str | None, Field(description="Or an ISO time (UTC when no zone) when it expires.", max_length=40)
+        ] = None,
+        scope: Annotated[
+            str, Field(description="global, project:<name> or session:<id>; recalled only when asked for.")
+        ] = "global",
     ) -> dict[str, Any]:
-        """Remember something durably now. It is `processing` until the next ingest run makes it recallable."""
+        """Remember something durably now; the next recall finds it (status `recallable`)."""
         with _clear_errors():
-            return memory.remember(text, entities or []).to_dict()
+            return memory.remember(text, entities or [], expires_at=expires_at, ttl=ttl, scope=scope).to_dict()
 
     @server.tool()
     def forget(

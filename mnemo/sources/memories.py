@@ -8,6 +8,7 @@ structural extractor makes the entities, their properties and relations.
 
 import datetime as dt
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,15 @@ from mnemo.stores import durable
 
 SUFFIXES = (".json",)
 INBOX = "inbox"
+GLOBAL = "global"
+_SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
+
+
+def check_scope(scope: str) -> str:
+    """A memory's scope: `global`, `project:<name>` or `session:<id>` (letters, digits, `_.-`)."""
+    if not isinstance(scope, str) or not _SCOPE.fullmatch(scope):
+        raise MnemoError(f"invalid scope {scope!r}: use global, project:<name> or session:<id>")
+    return scope
 
 
 @dataclass
@@ -33,6 +43,11 @@ class Memory:
     created: str
     entities: list[EntityRef] = field(default_factory=list)
     status: str = "processing"
+    expires_at: str | None = None  # ISO time (UTC); recall never returns the memory after it
+    scope: str = GLOBAL  # recall returns it when asked for this scope (`check_scope`)
+
+    def expired(self, now: dt.datetime | None = None) -> bool:
+        return self.expires_at is not None and self.expires_at <= _iso(now or dt.datetime.now(dt.UTC))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,16 +89,46 @@ def inbox_source(root: Path) -> SourceConfig:
     return SourceConfig(kind="memories", path=inbox_dir(root), name="memories")
 
 
-def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None) -> Memory:
+def _iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat(timespec="microseconds")
+
+
+def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.datetime) -> str | None:
+    """When a memory given `expires_at` (an ISO time or datetime; without a zone, UTC) or `ttl`
+    (seconds from `now`) expires, as an ISO time in UTC; None when neither is given."""
+    if expires_at is not None and ttl is not None:
+        raise MnemoError("give expires_at or ttl, not both")
+    if ttl is not None:
+        if not ttl > 0:
+            raise MnemoError(f"invalid ttl {ttl!r}: give a positive number of seconds")
+        return _iso(now + dt.timedelta(seconds=ttl))
+    if expires_at is None:
+        return None
+    try:
+        moment = expires_at if isinstance(expires_at, dt.datetime) else dt.datetime.fromisoformat(expires_at)
+    except (TypeError, ValueError):
+        raise MnemoError(f"invalid expires_at {expires_at!r}: use an ISO time like 2026-12-01T09:00:00Z") from None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    if moment <= now:
+        raise MnemoError(f"expires_at {expires_at} is not in the future: nothing would be remembered")
+    return _iso(moment)
+
+
+def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None,
+                 expires_at: str | dt.datetime | None = None, ttl: float | None = None,
+                 scope: str = GLOBAL) -> Memory:
     """Validate and write a memory to the inbox atomically; return it with status `processing`."""
+    check_scope(scope)
     if not isinstance(text, str) or not text.strip():
         raise MnemoError("nothing to remember: the text is empty")
     refs = refs_in(text)
     given = [parse_entity(e) for e in entities or []]
     merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
-    created = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+    now = dt.datetime.now(dt.UTC)
+    created = _iso(now)
     memory = Memory(
-        "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values())
+        "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()),
+        expires_at=expiry(expires_at, ttl, now), scope=scope,
     )
     durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
@@ -131,10 +176,26 @@ def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modif
         memory = Memory(**{**data, "entities": [EntityRef(**e) for e in data.get("entities", [])]})
     except (ValueError, TypeError) as exc:
         raise SourceError(rel_path, f"not a memory file: {exc}") from None
+    return memory_documents(memory, namespace, source, rel_path, modified)
+
+
+def _visibility(memory: Memory) -> dict[str, str | None]:
+    """What decides when recall returns the memory, kept on its passages (`MEMORY_METADATA`)."""
+    return {"expires_at": memory.expires_at, "scope": None if memory.scope == GLOBAL else memory.scope}
+
+
+MEMORY_METADATA = ("expires_at", "scope")
+
+
+def memory_documents(
+    memory: Memory, namespace: str, source: str, rel_path: str, modified: str | None
+) -> list[Document]:
+    """The memory's note and one Document per entity it names."""
     note = Document(
         id=memory_doc_id(namespace, memory.id), namespace=namespace, source=source, path=rel_path,
         title=f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,
-        content_hash=content_hash(memory.text), properties={"memory_id": memory.id},
+        content_hash=content_hash(memory.text),
+        properties={"memory_id": memory.id, **{k: v for k, v in _visibility(memory).items() if v}},
         created=memory.created, modified=modified, day=memory.created[:10],
     )
     return [note] + [_entity_document(memory, e, source, rel_path) for e in memory.entities]

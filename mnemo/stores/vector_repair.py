@@ -56,11 +56,11 @@ def remove_table(folder: Path, name: str) -> None:
     (folder / f"{name}.groups.json").unlink(missing_ok=True)
 
 
-def write_lock(folder: Path, name: str) -> AbstractContextManager[None]:
+def write_lock(folder: Path, name: str, wait_seconds: float = WRITER_WAIT_SECONDS) -> AbstractContextManager[None]:
     """One sync of a table at a time, across processes: what a sync reads and decides stays true
     until it has written (two ingests at once would both append the same new rows)."""
     return file_lock(
-        folder / f".{name}.write.lock", True, WRITER_WAIT_SECONDS, f"vector table {name!r} is being written"
+        folder / f".{name}.write.lock", True, wait_seconds, f"vector table {name!r} is being written"
     )
 
 

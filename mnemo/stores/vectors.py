@@ -26,7 +26,7 @@ from mnemo.runtime_imports import defer_package_init
 from mnemo.stores import faults
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
-from mnemo.stores.locks import writer
+from mnemo.stores.locks import WRITER_WAIT_SECONDS, writer
 from mnemo.stores.vector_index import refresh_vector_index
 from mnemo.stores.vector_repair import (
     TableProblem,
@@ -198,6 +198,7 @@ class VectorStore:
     @writer(lambda store: store.path.parent)
     def sync_groups(
         self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str = "doc_id", batch: int = EMBED_BATCH,
+        late: "LateGroups | None" = None,
     ) -> SyncStats:
         """`sync` of the groups' rows, following what changed. While the table is as the last
         `sync_groups` left it (the same version, committed at the same time) and the embedder is the
@@ -206,12 +207,42 @@ class VectorStore:
         Otherwise every group's rows are made and compared with the whole table, as `sync` does. The
         table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`).
         A table left unreadable is rebuilt; one holding more rows than the groups (two writers at
-        once) is reconciled row by row."""
+        once) is reconciled row by row. `late`, given the groups' keys, names more groups to keep,
+        asked once the table is locked: rows written since the caller made its groups (`put_groups`)."""
         with write_lock(self.path, name):
             self._repair_unreadable(name)
+            if late is not None:
+                keys = {g.key for g in groups}
+                groups = groups + [g for g in late(keys) if g.key not in keys]
             stats = self._sync_groups(name, groups, embedder, column, batch)
             if reconcile_count(self.table(name), self.path, name, stats.total):
                 stats = self._sync_groups(name, groups, embedder, column, batch)
+            return stats
+
+    @writer(lambda store: store.path.parent)
+    def put_groups(
+        self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str = "doc_id",
+        wait_seconds: float = WRITER_WAIT_SECONDS,
+    ) -> SyncStats:
+        """Make the table's rows of these groups (found by `column`) the groups' rows, leaving every
+        other row as it is: a few rows written at once, between syncs. What the last `sync_groups`
+        recorded is kept up to date, so the next sync compares only what changed. StoreLocked when
+        the table is not free within `wait_seconds`. The ANN index is left to the next sync (rows
+        written since it was built are searched exactly until then)."""
+        with write_lock(self.path, name, wait_seconds):
+            self._repair_unreadable(name)
+            table = self.table(name)
+            record = self.path / f"{name}.groups.json"
+            known = _recorded_groups(record, _table_state(table) if table is not None else None, embedder.name)
+            keys = ", ".join(sql_quote(g.key) for g in groups)
+            current = _current(table, f"{column} IN ({keys})") if table is not None and groups else {}
+            rows = [row for group in groups for row in group.rows()]
+            stats = self._sync_rows(name, table, rows, current, embedder, EMBED_BATCH, ann=False)
+            written = self.table(name)
+            if known is not None and written is not None:
+                digests = known | {g.key: g.digest for g in groups}
+                state = {"embedder": embedder.name, "table": _table_state(written), "groups": digests}
+                write_text_atomic(record, json.dumps(state))
             return stats
 
     def _sync_groups(
@@ -242,10 +273,10 @@ class VectorStore:
 
     def _sync_rows(
         self, name: str, table: Any | None, rows: list[dict[str, Any]], current: dict[str, tuple[str, str]],
-        embedder: Embedder, batch: int,
+        embedder: Embedder, batch: int, ann: bool = True,
     ) -> SyncStats:
         """Make the table's `current` rows (id -> hashes: all of them, or those of the groups being
-        synced) the given `rows`."""
+        synced) the given `rows`; with `ann`, build or retrain the ANN index when it is due."""
         stats = SyncStats(total=len(rows))
         desired = {}
         for row in rows:
@@ -276,7 +307,7 @@ class VectorStore:
             table = self._upsert(name, table, to_update, np.stack([kept[r["id"]] for r in to_update]))
         if table is not None:
             self._build_text_indexes(name, table)
-            stats.index = refresh_vector_index(table, self.index)
+            stats.index = refresh_vector_index(table, self.index) if ann else stats.index
             fold_new_rows(table)
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
         return stats
@@ -341,6 +372,9 @@ class RowGroup:
     digest: str
     size: int
     rows: Callable[[], list[dict[str, Any]]]
+
+
+LateGroups = Callable[[set[str]], list[RowGroup]]
 
 
 def _table_state(table: Any) -> list[Any]:

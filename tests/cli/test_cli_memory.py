@@ -24,8 +24,10 @@ def test_commands_end_to_end(workspace: Workspace) -> None:
     code, out = run(workspace, "remember", "Rui recommended the tasca on Rua da Rosa", "-e", "person_id:rui", "-n", "test", "--json")
     assert code == 0
     memory = json.loads(out)
-    assert memory["status"] == "processing"
+    assert memory["status"] == "recallable"
     assert "pending memories" in run(workspace, "status", "-n", "test")[1]
+    code, out = run(workspace, "recall", "tasca Rua da Rosa", "-n", "test", "--json", "--k", "3")
+    assert code == 0 and json.loads(out)["items"][0]["text"].startswith("Rui recommended")  # before any ingest
     workspace.ingest()
     code, out = run(workspace, "recall", "tasca Rua da Rosa", "-n", "test", "--json", "--k", "3")
     assert code == 0

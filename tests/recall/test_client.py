@@ -33,15 +33,16 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     return workspace
 
 
-def test_remember_is_durable_processing_then_ready_after_ingest(workspace: Workspace) -> None:
+def test_remember_is_durable_recallable_at_once_then_ingested(workspace: Workspace) -> None:
     memory = client(workspace, "fresh").remember("Lunch with person_id:alice at the Nepali place on Rua do Benformoso")
-    assert memory.status == "processing"
+    assert memory.status == "recallable"
     stored = json.loads((workspace.files("fresh").root / "inbox" / f"{memory.id}.json").read_text())
     assert stored["text"].startswith("Lunch with") and stored["entities"][0]["kind"] == "person"
-    assert client(workspace, "fresh").memory(memory.id).status == "processing"
+    assert client(workspace, "fresh").memory(memory.id).status == "recallable"
+    assert client(workspace, "fresh").recall("Nepali lunch place").items[0].text.startswith("Lunch with")
     workspace.ingest("fresh")
     c = client(workspace, "fresh")
-    assert c.memory(memory.id).status == "ready"
+    assert c.memory(memory.id).status == "ingested"
     result = c.recall("Nepali lunch place")
     assert result.items[0].text.startswith("Lunch with person_id:alice")
     assert "person_id:alice" in result.grounding
@@ -101,7 +102,7 @@ def test_forget_memory_survives_reingest(workspace: Workspace) -> None:
     assert not any("heron-42" in r for r in c.vectors.table("chunks").to_arrow().column("text").to_pylist())
     workspace.ingest("mem")
     assert not any("heron-42" in i.text for i in client(workspace, "mem").recall("cabin wifi password").items)
-    assert client(workspace, "mem").memory(keep.id).status == "ready"
+    assert client(workspace, "mem").memory(keep.id).status == "ingested"
 
 
 def test_forget_entity_everywhere_and_across_reingest(workspace: Workspace) -> None:

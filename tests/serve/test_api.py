@@ -95,8 +95,22 @@ def test_remember_recall_entity_forget_round_trip(api: dict[str, str]) -> None:
     entity = httpx.get(f"{url}/v1/test/entities/person_id:dana_kim", headers=headers)
     assert entity.status_code == 200 and entity.json()["properties"]["role"]["value"] == "VP Engineering"
     made = httpx.post(f"{url}/v1/test/memories", json={"text": "Parked on level -2.", "entities": []}, headers=headers)
-    assert made.status_code == 201 and made.json()["status"] == "processing"
+    assert made.status_code == 201 and made.json()["status"] == "recallable"
     memory_id = made.json()["id"]
+    found = httpx.get(f"{url}/v1/test/recall", params={"q": "Where did I park?", "k": 3}, headers=headers)
+    assert found.json()["items"][0]["text"] == "Parked on level -2."
+    brief = httpx.post(f"{url}/v1/test/memories", json={"text": "Gate code 4512.", "ttl": 3600}, headers=headers)
+    assert brief.status_code == 201 and brief.json()["expires_at"] > brief.json()["created"]
+    bad = httpx.post(f"{url}/v1/test/memories", json={"text": "Gate code 4512.", "expires_at": "soon"}, headers=headers)
+    assert bad.status_code == 400 and "invalid expires_at" in bad.json()["detail"]
+    httpx.delete(f"{url}/v1/test/memories/{brief.json()['id']}", headers=headers, timeout=60)
+    scoped = httpx.post(f"{url}/v1/test/memories", json={"text": "Gate code 7781.", "scope": "project:gate"},
+                        headers=headers)
+    question = {"q": "What is the gate code?", "k": 5}
+    hidden = httpx.get(f"{url}/v1/test/recall", params=question, headers=headers).json()["items"]
+    shown = httpx.get(f"{url}/v1/test/recall", params={**question, "project": "gate"}, headers=headers).json()["items"]
+    assert "Gate code 7781." not in [i["text"] for i in hidden] and shown[0]["text"] == "Gate code 7781."
+    httpx.delete(f"{url}/v1/test/memories/{scoped.json()['id']}", headers=headers, timeout=60)
     assert httpx.get(f"{url}/v1/test/memories/{memory_id}", headers=headers).json()["text"] == "Parked on level -2."
     assert httpx.delete(f"{url}/v1/test/memories/{memory_id}", headers=headers).status_code == 200
     assert httpx.get(f"{url}/v1/test/memories/{memory_id}", headers=headers).status_code == 404

@@ -48,12 +48,13 @@ def test_after_turn_remembers_the_exchange_durably_and_marks_the_interaction(ass
                 {"role": "assistant", "content": "Congratulations on Miso!"}]
     memory = after_turn("chat", messages, NOW, client=chat_client)
     stored = json.loads((Path(chat_client.files.root) / "inbox" / f"{memory.id}.json").read_text())
-    assert memory.status == "processing"
+    assert memory.status == "recallable"
+    assert "Miso" in client(assist_workspace, "chat").recall("what is my cat called").text
     assert stored["text"] == "user: I adopted a cat called Miso today.\nassistant: Congratulations on Miso!"
     later = before_turn("chat", [{"role": "user", "content": "hi"}], NOW + dt.timedelta(hours=5), client=chat_client)
     assert "Last talked 5 hours ago (2026-11-21T09:00:00+00:00)." in later
     assist_workspace.ingest("chat")
-    assert client(assist_workspace, "chat").memory(memory.id).status == "ready"
+    assert client(assist_workspace, "chat").memory(memory.id).status == "ingested"
     assert "Miso" in client(assist_workspace, "chat").recall("what is my cat called").text
 
 

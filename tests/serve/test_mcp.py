@@ -37,6 +37,11 @@ async def _session_run(workspace: Workspace, namespace: str) -> dict[str, Any]:
         out["explore"] = _payload(await session.call_tool("explore", {"ref": "person_id:dana_kim", "depth": 2}))
         out["timeline"] = _payload(await session.call_tool("timeline", {"since": "2026-10-01", "until": "2026-10-31"}))
         out["remember"] = _payload(await session.call_tool("remember", {"text": "Dana recommended the book High Output Management."}))
+        out["brief"] = _payload(await session.call_tool("remember", {"text": "Gate code 4512.", "ttl": 3600,
+                                                                     "scope": "session:s1"}))
+        out["brief_recall"] = _payload(await session.call_tool("recall", {"query": "gate code", "session": "s1"}))
+        await session.call_tool("forget", {"memory_id": out["brief"]["id"], "confirm": True})
+        out["recall_remembered"] = _payload(await session.call_tool("recall", {"query": "Which book did Dana recommend?"}))
         out["preview"] = _payload(await session.call_tool("forget", {"memory_id": out["remember"]["id"]}))
         out["after_preview"] = _payload(await session.call_tool("forget", {"memory_id": out["remember"]["id"], "confirm": True}))
         out["missing"] = await session.call_tool("get_entity", {"ref": "person_id:nobody_here"})
@@ -62,7 +67,10 @@ def test_mcp_client_drives_every_tool_and_resource_over_stdio(assist_workspace: 
     assert out["entity"]["name"] == "Dana Kim" and out["entity"]["properties"]["role"]["value"] == "VP Engineering"
     assert {e["hop"] for e in out["explore"]["edges"]} == {1, 2}
     assert out["timeline"]["notes"] and all("2026-10-01" <= n["at"][:10] <= "2026-10-31" for n in out["timeline"]["notes"])
-    assert out["remember"]["status"] == "processing"
+    assert out["remember"]["status"] == "recallable"
+    assert out["brief"]["expires_at"] > out["brief"]["created"] and out["brief"]["scope"] == "session:s1"
+    assert out["brief_recall"]["items"][0]["text"] == "Gate code 4512."
+    assert out["recall_remembered"]["items"][0]["text"] == "Dana recommended the book High Output Management."
     assert out["preview"]["dry_run"] and out["preview"]["would_forget"]["text"].startswith("Dana recommended")
     assert not out["after_preview"]["dry_run"] and not (inbox / f"{out['remember']['id']}.json").exists()
     assert out["missing"].is_error and "no entity" in out["missing"].content[0].text

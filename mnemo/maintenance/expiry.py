@@ -1,0 +1,55 @@
+"""Purging expired memories: recall already hides them (`recall.expiry`); this removes them as
+`forget` does — a tombstone first, so a re-ingest never brings them back, then every store —
+and deletes their inbox files. `mnemo forget --expired` runs it now; sleep mode runs it nightly."""
+
+import datetime as dt
+from pathlib import Path
+
+from mnemo.config import MnemoConfig
+from mnemo.maintenance.forget import ForgetReport, apply_forget
+from mnemo.sources.memories import Memory, inbox_dir, memory_doc_ids, read_memory
+from mnemo.stores.embedders import Embedder
+from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
+
+
+def expired_memories(root: Path, now: dt.datetime) -> list[Memory]:
+    """The inbox's memories whose expiry is at or before `now` (files that are not memories are
+    left to the scan, which reports them)."""
+    folder = inbox_dir(root)
+    found = []
+    for path in sorted(folder.glob("mem_*.json")) if folder.is_dir() else []:
+        try:
+            memory = read_memory(path)
+        except (OSError, ValueError, TypeError):
+            continue
+        if memory.expired(now):
+            found.append(memory)
+    return found
+
+
+def expiry_report(memories: list[Memory]) -> ForgetReport:
+    """What forgetting these memories removes: each one's note and entity documents."""
+    return ForgetReport(docs={d for m in memories for d in memory_doc_ids(m)},
+                        items=[{"memory": m.id, "text": m.text, "expires_at": m.expires_at} for m in memories])
+
+
+def purge_expired(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
+                  embedder: Embedder, now: dt.datetime | None = None) -> ForgetReport:
+    """Forget every memory expired at `now` (the current time when None) and delete its inbox file."""
+    memories = expired_memories(files.root, now or dt.datetime.now(dt.UTC))
+    return purge_memories(config, files, vectors, graph, embedder, memories)
+
+
+def purge_memories(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
+                   embedder: Embedder, memories: list[Memory]) -> ForgetReport:
+    """Forget these memories (a tombstone, then every store) and delete their inbox files."""
+    report = expiry_report(memories)
+    if memories:
+        apply_forget(config, files, vectors, graph, embedder, report)
+        for memory in memories:
+            (inbox_dir(files.root) / f"{memory.id}.json").unlink(missing_ok=True)
+    return report
+
+
