@@ -29,7 +29,7 @@ demo: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## ingest the bundled example vault 
 	$(BIN)/python scripts/run_ingest.py example
 	$(BIN)/mnemo recall "Who leads Project Heron and what is it about?" --namespace example --k 3
 
-test: $(STAMP) ## run the test suite
+test: $(STAMP) lint ## the lint and type gate, then the test suite
 	$(BIN)/python -m pytest
 
 lint: $(STAMP) ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy on mnemo/

@@ -26,7 +26,8 @@ from mnemo.sleep.merges import canonical_facts
 from mnemo.sources.scan import PARSERS
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN, embedding_windows
+from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN
+from mnemo.stores.vector_rows import embedding_windows
 from resources import default_resources
 
 NAMESPACE = "bench"

@@ -10,7 +10,8 @@ import pyarrow as pa
 
 from mnemo.documents import normalize_name
 from mnemo.stores.vector_index import tune_search
-from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote, vector_matrix
+from mnemo.stores.vector_rows import vector_matrix
+from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote
 
 ROW_COLUMNS = [
     "vector",

@@ -14,7 +14,8 @@ from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, displa
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vectors import VectorStore, vectors_by_id
+from mnemo.stores.vector_rows import vectors_by_id
+from mnemo.stores.vectors import VectorStore
 
 _ORIGIN_RANK = {"note": 0, "llm": 1, "link": 2}
 

@@ -36,18 +36,12 @@ from mnemo.stores.vector_repair import (
     remove_table,
     write_lock,
 )
+from mnemo.stores.vector_rows import TEXT_COLUMN, embedding_windows, encode_window, vectors_by_id
 
-TEXT_COLUMN = "embed_text"
 EMBED_BATCH = 512  # texts per encode call of a sync
-WINDOW_BATCHES = (
-    8  # encode calls per window of a sync: its rows are encoded longest first, then written in their given order
-)
-# Query-time settings of the ANN index, measured with benchmarks/vector_index.py (docs/SCALING.md):
-# probe this many IVF partitions, then re-rank refine_factor * k candidates by exact distance.
 _KEYS = ("id", "embed_hash", "meta_hash")
-MAX_GROUPS_FILTERED = (
-    1000  # a sync with more changed or gone groups reads every row's hashes, not a filter naming each group
-)
+# a sync with more changed or gone groups reads every row's hashes, not a filter naming each group
+MAX_GROUPS_FILTERED = 1000
 
 
 @dataclass
@@ -57,31 +51,6 @@ class SyncStats:
     deleted: int = 0
     total: int = 0
     index: str = "exact"
-
-
-def embedding_windows(rows: list[dict[str, Any]], batch: int) -> list[tuple[list[dict[str, Any]], list[list[int]]]]:
-    """The rows in windows of `WINDOW_BATCHES` * `batch`, in their given order, each with its
-    encode calls: positions in the window, `batch` at a time, longest texts first, so each call's
-    texts have similar lengths and the model pads them little (the encoder sorts only within a
-    call). A window is written in the given order, so a document's chunks lie next to each other
-    in the table and recall reads a hit's neighbouring chunks by address (`recall_search.rows_near`).
-    With MiniLM, 4,000 chunks in windows of 1,024 encoded as fast as in one sort (78.2 s, 78.8)."""
-    out, window = [], WINDOW_BATCHES * batch
-    for start in range(0, len(rows), window):
-        part = rows[start:start + window]
-        order = sorted(range(len(part)), key=lambda i: -len(part[i][TEXT_COLUMN]))
-        out.append((part, [order[s:s + batch] for s in range(0, len(order), batch)]))
-    return out
-
-
-def encode_window(embedder: Embedder, part: list[dict[str, Any]], calls: list[list[int]]) -> np.ndarray:
-    """The vectors of a window's rows, in the rows' order, from its encode calls (`embedding_windows`)."""
-    encoded = np.concatenate(
-        [np.asarray(embedder.encode([part[i][TEXT_COLUMN] for i in call]), dtype=np.float32) for call in calls]
-    )
-    vectors = np.empty_like(encoded)
-    vectors[[i for call in calls for i in call]] = encoded
-    return vectors
 
 
 def sql_quote(value: str) -> str:
@@ -109,22 +78,6 @@ def import_lancedb() -> Any:
     # LanceDB warns on every statistics call that the default is about to change
     os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
     return lancedb
-
-
-def vector_matrix(column: Any) -> np.ndarray:
-    """A fixed-size list column (Arrow) as one 2-D NumPy array, a row per list (a column of one
-    chunk is not copied)."""
-    vectors = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-    return vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
-
-
-def vectors_by_id(data: Any) -> dict[str, np.ndarray]:
-    """Id -> vector of an Arrow table with `id` and a fixed-size `vector` column (rows of one matrix)."""
-    return (
-        dict(zip(data["id"].to_pylist(), vector_matrix(data["vector"]).astype(np.float32, copy=False)))
-        if data.num_rows
-        else {}
-    )
 
 
 class VectorStore:
