@@ -6,9 +6,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mnemo.cli.options import ConfigOption, NamespaceOption, fail, namespace_of
+from mnemo.cli.options import ConfigOption, NamespaceOption, attempt, namespace_of
 from mnemo.config import load_config
-from mnemo.errors import MnemoError
 from mnemo.maintenance.backup import backup_namespace, restore_namespace
 from mnemo.maintenance.export import export_namespace, import_namespace
 from ontology import load_ontology
@@ -33,11 +32,7 @@ def backup(
 ) -> None:
     """Write a consistent archive of a namespace: graph, vectors, manifest, documents, logs."""
     namespace = namespace_of(namespace, config)
-    try:
-        info = backup_namespace(load_config(config).data_dir, namespace, dest, wait_seconds=wait)
-    except MnemoError as exc:
-        fail(str(exc))
-        return
+    info = attempt(lambda: backup_namespace(load_config(config).data_dir, namespace, dest, wait_seconds=wait))
     console.print(
         f"backed up {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}"
     )
@@ -50,11 +45,7 @@ def restore(
     config: ConfigOption = None,
 ) -> None:
     """Bring a namespace back from a backup archive (checksums are verified first)."""
-    try:
-        info = restore_namespace(archive, load_config(config).data_dir, force=force, wait_seconds=wait)
-    except MnemoError as exc:
-        fail(str(exc))
-        return
+    info = attempt(lambda: restore_namespace(archive, load_config(config).data_dir, force=force, wait_seconds=wait))
     console.print(f"restored {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s")
 
 
@@ -66,11 +57,8 @@ def export(
 ) -> None:
     """Write a namespace as portable Parquet files (graph nodes and edges, vectors, state)."""
     namespace = namespace_of(namespace, config)
-    try:
-        info = export_namespace(load_config(config).data_dir, namespace, load_ontology(), dest, wait_seconds=wait)
-    except MnemoError as exc:
-        fail(str(exc))
-        return
+    data_dir = attempt(lambda: load_config(config).data_dir)
+    info = attempt(lambda: export_namespace(data_dir, namespace, load_ontology(), dest, wait_seconds=wait))
     rows = ", ".join(f"{k} {v}" for k, v in info.rows.items() if v)
     console.print(f"exported {info.namespace!r}: {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}\n{rows}")
 
@@ -82,11 +70,8 @@ def import_(
     config: ConfigOption = None,
 ) -> None:
     """Rebuild a namespace's graph and vector stores from an export folder."""
-    try:
-        info = import_namespace(folder, load_config(config).data_dir, load_ontology(), force=force, wait_seconds=wait)
-    except MnemoError as exc:
-        fail(str(exc))
-        return
+    data_dir = attempt(lambda: load_config(config).data_dir)
+    info = attempt(lambda: import_namespace(folder, data_dir, load_ontology(), force=force, wait_seconds=wait))
     console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
 
 

@@ -2,8 +2,9 @@
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -29,6 +30,17 @@ def fail(message: str) -> NoReturn:
     """Print the error on stderr and exit with status 2."""
     Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code=2)
+
+
+T = TypeVar("T")
+
+
+def attempt(call: Callable[[], T]) -> T:
+    """What the call returns; a MnemoError ends the command with its message (exit status 2)."""
+    try:
+        return call()
+    except MnemoError as exc:
+        fail(str(exc))
 
 
 def namespace_of(namespace: str | None, config: Path | None) -> str:
