@@ -130,5 +130,9 @@ from mnemo.cli.backup import register as register_backup_commands  # noqa: E402
 
 register_backup_commands(app)
 
+from mnemo.cli.init import register as register_init  # noqa: E402
+
+register_init(app)
+
 if __name__ == "__main__":
     app()
