@@ -134,5 +134,9 @@ from mnemo.cli.init import register as register_init  # noqa: E402
 
 register_init(app)
 
+from mnemo.cli.ingest import register as register_ingest  # noqa: E402
+
+register_ingest(app)
+
 if __name__ == "__main__":
     app()
