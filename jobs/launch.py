@@ -1,7 +1,6 @@
 """Running the ingest job from the command line on the project's Dagster instance, so each run is
 recorded there and shows in the UI; its step events are passed on as they happen."""
 
-import os
 import threading
 import time
 import uuid
@@ -13,8 +12,6 @@ import dagster as dg
 
 from jobs import namespace_tags
 
-REPO = Path(__file__).resolve().parents[1]
-PROJECT_INSTANCE = REPO / "dagster.yaml"
 POLL_SECONDS = 0.2
 
 
@@ -40,18 +37,6 @@ class IngestOutcome:
     metadata: dict[str, dict[str, object]] = field(default_factory=dict)
     error: str = ""
     failed_checks: list[str] = field(default_factory=list)
-
-
-def dagster_home(config_path: Path) -> Path:
-    """$DAGSTER_HOME, else `.dagster` beside the config file; the project's dagster.yaml is linked
-    in when the folder has none (as `make demo` does). Sets $DAGSTER_HOME for what runs after."""
-    home = Path(os.environ.get("DAGSTER_HOME") or config_path.parent / ".dagster").resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    settings = home / "dagster.yaml"
-    if not settings.exists() and not settings.is_symlink() and PROJECT_INSTANCE.is_file():
-        settings.symlink_to(PROJECT_INSTANCE)
-    os.environ["DAGSTER_HOME"] = str(home)
-    return home
 
 
 class _Watcher(threading.Thread):
@@ -123,11 +108,10 @@ def ingest_namespace(job: dg.JobDefinition, instance: dg.DagsterInstance, namesp
 
 
 def ingest(namespaces: list[str], config_path: Path, report: Callable[[StepEvent], None]) -> list[IngestOutcome]:
-    """Run the ingest job for each namespace in turn on the project's instance; stop at a failure."""
+    """Run the ingest job for each namespace in turn on the instance at $DAGSTER_HOME; stop at a failure."""
     from definitions import build_defs  # the composition root, read after $DAGSTER_HOME is set
     from resources import default_resources
 
-    dagster_home(config_path)
     instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions("namespace"))
     instance.add_dynamic_partitions("namespace", [ns for ns in namespaces if ns not in known])

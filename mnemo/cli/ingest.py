@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from mnemo.cli.instance import dagster_home
 from mnemo.cli.options import ConfigOption, JsonOption, fail, print_json
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
@@ -91,6 +92,7 @@ def _run(wanted: list[str], path: Path, as_json: bool) -> list["IngestOutcome"]:
     from jobs.launch import ingest as run_ingest  # Dagster is loaded only by the commands that run it
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    dagster_home(path)
     with Progress(*columns, console=Console(stderr=True) if as_json else console, disable=as_json) as progress:
         return run_ingest(wanted, path, StepProgress(progress))
 

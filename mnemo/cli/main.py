@@ -142,5 +142,9 @@ from mnemo.cli.ingest import register as register_ingest  # noqa: E402
 
 register_ingest(app)
 
+from mnemo.cli.up import register as register_up  # noqa: E402
+
+register_up(app)
+
 if __name__ == "__main__":
     app()
