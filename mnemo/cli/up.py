@@ -105,6 +105,8 @@ def up(
     except KeyboardInterrupt:
         ended = None
     finally:
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)  # a second Ctrl-C does not cut the stopping short
         children.stop()
     if ended is not None:
         fail(f"dagster-{ended[0]} exited with status {ended[1]}; stopped the rest")

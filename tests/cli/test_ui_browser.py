@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo.cli.main import app
-from tests.cli.test_up import _free_port, _stop, _up, _wait_for_ui, config  # noqa: F401 - the fixture
+from tests.cli.test_up_cli import _free_port, _stop, _up, _wait_for_ui, config  # noqa: F401 - the fixture
 from tests.support import REPO
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -72,7 +72,7 @@ def _look_around(page: "sync_api.Page", base: str) -> None:
     page.screenshot(path=ARTIFACTS / "automation.png")
 
 
-def test_a_person_uses_the_ui(config: Path) -> None:  # noqa: F811 - the fixture from test_up
+def test_a_person_uses_the_ui(config: Path) -> None:  # noqa: F811 - the fixture from test_up_cli
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert CliRunner().invoke(app, ["ingest", "--config", str(config)]).exit_code == 0
     os.environ.pop("DAGSTER_HOME", None)  # `mnemo up` finds the same instance beside the config
