@@ -76,6 +76,15 @@ def _environment(config_path: Path) -> dict[str, str]:
     return {**os.environ, "DAGSTER_HOME": str(home), "MNEMO_CONFIG": str(config_path)}
 
 
+def _prepare_instance(env: dict[str, str]) -> None:
+    """Create (or upgrade) the instance's storage before the webserver and the daemon start: both
+    would create a new instance's tables at once, and one of them fail."""
+    done = subprocess.run([_tool("dagster"), "instance", "migrate"], env=env, cwd=REPO,
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        fail(f"cannot prepare the Dagster instance in {env['DAGSTER_HOME']}: {done.stderr.strip()[-2000:]}")
+
+
 def up(
     config: ConfigOption = None,
     host: Annotated[str, typer.Option(help="Address the UI listens on.")] = "127.0.0.1",
@@ -88,6 +97,7 @@ def up(
     except MnemoError as exc:
         fail(str(exc))
     env = _environment(path)
+    _prepare_instance(env)
     workspace = ["-w", str(WORKSPACE)]
     children = Children()
 
