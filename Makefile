@@ -26,7 +26,7 @@ $(DAGSTER_HOME)/dagster.yaml: dagster.yaml
 	@ln -sf $(CURDIR)/dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
 demo: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## ingest the bundled example vault and ask it a question
-	$(BIN)/python scripts/run_ingest.py example
+	$(BIN)/mnemo ingest example
 	$(BIN)/mnemo recall "Who leads Project Heron and what is it about?" --namespace example --k 3
 
 test: $(STAMP) lint ## the lint and type gate, then the test suite

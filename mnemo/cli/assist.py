@@ -7,7 +7,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.cli.options import ConfigOption, NamespaceOption, fail, namespace_of
+from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.serve.api_keys import KeyStore
@@ -74,8 +74,12 @@ def keys_create(
 
 
 @keys_app.command("list")
-def keys_list(config: ConfigOption = None) -> None:
+def keys_list(config: ConfigOption = None, as_json: JsonOption = False) -> None:
     """List the keys (ids, namespaces, labels; never the keys themselves)."""
+    if as_json:
+        print_json([{"id": k.id, "namespace": k.namespace, "label": k.label, "created": k.created}
+                    for k in _store(config).keys()])
+        return
     table = Table(title="API keys")
     for column in ("id", "namespace", "label", "created"):
         table.add_column(column)

@@ -11,7 +11,7 @@ from mnemo.cli import assist as commands_assist
 from mnemo.cli import evaluate as commands_eval
 from mnemo.cli import memory as commands_memory
 from mnemo.cli.extraction import extraction_state, print_extraction_state
-from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of
+from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
@@ -38,6 +38,7 @@ app.add_typer(commands_assist.keys_app, name="keys")
 @app.command()
 def status(
     namespace: NamespaceOption = None,
+    as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems."""
@@ -46,7 +47,7 @@ def status(
         settings = load_config(config)
         files = NamespaceFiles(settings.data_dir, namespace)
         if not files.root.is_dir():
-            _no_data(settings, namespace, config)
+            _no_data(settings, namespace, config, as_json)
             return
         counts = GraphStore(files.graph_path, load_ontology()).counts()
         vectors = VectorStore(files.vectors_path)
@@ -57,16 +58,16 @@ def status(
     except MnemoError as exc:
         fail(str(exc))
         return
+    rows = [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities),
+            ("problem files", len(problems)), ("pending memories", pending)]
+    if as_json:
+        print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
+                    "degraded": list(vectors.problems.values())})
+        return
     table = Table(title=f"namespace {namespace}")
     table.add_column("what")
     table.add_column("count", justify="right")
-    for name, value in [
-        *counts.items(),
-        ("chunk vectors", chunks),
-        ("entity vectors", entities),
-        ("problem files", len(problems)),
-        ("pending memories", pending),
-    ]:
+    for name, value in rows:
         if value:
             table.add_row(name, str(value))
     console.print(table)
@@ -99,12 +100,15 @@ def doctor(
         raise typer.Exit(code=1)
 
 
-def _no_data(settings: MnemoConfig, namespace: str, config: Path | None) -> None:
+def _no_data(settings: MnemoConfig, namespace: str, config: Path | None, as_json: bool) -> None:
     """A namespace with no folder yet: not configured is an error; configured, nothing ingested yet."""
     if namespace not in settings.namespaces:
         known = ", ".join(sorted(settings.namespaces)) or "none"
         fail(f"namespace {namespace!r} is not in {resolve_config_path(config)} (configured: {known}) "
               f"and has no data in {settings.data_dir}")
+    if as_json:
+        print_json({"namespace": namespace, "ingested": False, "counts": {}, "problems": [], "degraded": []})
+        return
     console.print(f"namespace {namespace!r} has no data yet in {settings.data_dir}: run the ingest job")
 
 
@@ -129,6 +133,18 @@ register_sleep_commands(app)
 from mnemo.cli.backup import register as register_backup_commands  # noqa: E402
 
 register_backup_commands(app)
+
+from mnemo.cli.init import register as register_init  # noqa: E402
+
+register_init(app)
+
+from mnemo.cli.ingest import register as register_ingest  # noqa: E402
+
+register_ingest(app)
+
+from mnemo.cli.up import register as register_up  # noqa: E402
+
+register_up(app)
 
 if __name__ == "__main__":
     app()

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
@@ -204,5 +205,7 @@ def entity(
     )
     for key, value in found["properties"].items():
         console.print(f"  {key}: {value['value']}  [dim](since {value['since'] or '?'})[/]")
+    if found.get("content"):
+        console.print(escape(found["content"].strip()), highlight=False)
     for rel in found["relations"]:
         console.print(f"  {rel['src']} —{rel['role'] or rel['type']}→ {rel['dst']}")

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of
+from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.maintenance.compaction import Compaction, compact_stores
@@ -115,13 +115,16 @@ def compact(namespace: NamespaceOption = None, config: ConfigOption = None,
     console.print_json(json.dumps(done.to_dict())) if as_json else console.print(_compaction_line(done))
 
 
-def merges(namespace: NamespaceOption = None, config: ConfigOption = None) -> None:
+def merges(namespace: NamespaceOption = None, config: ConfigOption = None, as_json: JsonOption = False) -> None:
     """List the active merges (newest last) with their ids for `mnemo unmerge`."""
     namespace = namespace_of(namespace, config)
     try:
         active = MergeLog(SleepFiles(_files(config, namespace).root)).active()
     except MnemoError as exc:
         fail(str(exc))
+        return
+    if as_json:
+        print_json([m.to_dict() for m in active])
         return
     rows = [[m.merge_id, m.canonical, m.merged, f"{m.score:.2f}", m.decided_by, m.at] for m in active]
     console.print(_table(f"merges in {namespace}", ["merge id", "canonical", "merged", "score", "by", "at"], rows)
@@ -151,7 +154,8 @@ def unmerge(
 
 @review_app.command("list")
 def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
-                show_all: Annotated[bool, typer.Option("--all", help="Also show decided items.")] = False) -> None:
+                show_all: Annotated[bool, typer.Option("--all", help="Also show decided items.")] = False,
+                as_json: JsonOption = False) -> None:
     """Show the pairs waiting for a decision."""
     namespace = namespace_of(namespace, config)
     try:
@@ -159,8 +163,11 @@ def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
     except MnemoError as exc:
         fail(str(exc))
         return
-    rows = [[q["id"], q["a"], q["b"], f"{q['score']:.2f}", ", ".join(q["reasons"]), q["status"]]
-            for q in queue if show_all or q["status"] == "pending"]
+    shown = [q for q in queue if show_all or q["status"] == "pending"]
+    if as_json:
+        print_json(shown)
+        return
+    rows = [[q["id"], q["a"], q["b"], f"{q['score']:.2f}", ", ".join(q["reasons"]), q["status"]] for q in shown]
     console.print(_table(f"review queue of {namespace}", ["id", "a", "b", "score", "why", "status"], rows))
 
 

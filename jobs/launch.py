@@ -1,0 +1,127 @@
+"""Running the ingest job from the command line on the project's Dagster instance, so each run is
+recorded there and shows in the UI; its step events are passed on as they happen."""
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from jobs import namespace_tags
+
+POLL_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """A step of a run starting, succeeding or failing."""
+
+    namespace: str
+    step: str
+    status: str  # "started" | "succeeded" | "failed"
+    steps: int  # how many steps the run has
+    seconds: float | None = None
+    message: str = ""
+
+
+@dataclass
+class IngestOutcome:
+    """One namespace's ingest run: its id, whether it succeeded, and each asset's metadata."""
+
+    namespace: str
+    run_id: str
+    success: bool
+    metadata: dict[str, dict[str, object]] = field(default_factory=dict)
+    error: str = ""
+    failed_checks: list[str] = field(default_factory=list)
+
+
+class _Watcher(threading.Thread):
+    """Reads a run's event log while the run goes on and reports each step's start and end."""
+
+    def __init__(self, instance: dg.DagsterInstance, run_id: str, namespace: str, steps: int,
+                 report: Callable[[StepEvent], None]) -> None:
+        super().__init__(daemon=True, name=f"watch-{run_id[:8]}")
+        self.instance, self.run_id, self.namespace, self.report = instance, run_id, namespace, report
+        self.steps = steps
+        self.done = threading.Event()
+        self.cursor: str | None = None
+        self.started: dict[str, float] = {}
+
+    def run(self) -> None:
+        while not self.done.wait(POLL_SECONDS):
+            self.poll()
+        self.poll()
+
+    def poll(self) -> None:
+        found = self.instance.get_records_for_run(self.run_id, cursor=self.cursor)
+        for record in found.records:
+            self._handle(record.event_log_entry)
+        self.cursor = found.cursor
+
+    def _handle(self, entry: dg.EventLogEntry) -> None:
+        event = entry.dagster_event
+        if event is None or event.step_key is None:
+            return
+        if event.is_step_start:
+            self.started[event.step_key] = entry.timestamp
+            self.report(StepEvent(self.namespace, event.step_key, "started", self.steps))
+        elif event.is_step_success or event.is_step_failure:
+            seconds = entry.timestamp - self.started.get(event.step_key, entry.timestamp)
+            status = "succeeded" if event.is_step_success else "failed"
+            message = event.step_failure_data.error.message.strip() if event.is_step_failure and \
+                event.step_failure_data.error else ""
+            self.report(StepEvent(self.namespace, event.step_key, status, self.steps, seconds, message))
+
+
+def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, object]]:
+    found: dict[str, dict[str, object]] = {}
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        values = {k: v.value for k, v in materialization.metadata.items()}
+        found[materialization.asset_key.to_user_string()] = values
+    return found
+
+
+def ingest_namespace(job: dg.JobDefinition, instance: dg.DagsterInstance, namespace: str,
+                     report: Callable[[StepEvent], None]) -> IngestOutcome:
+    """One run of the ingest job for `namespace`, recorded in `instance`, its steps reported live."""
+    run_id = str(uuid.uuid4())
+    watcher = _Watcher(instance, run_id, namespace, len(job.graph.nodes), report)
+    watcher.start()
+    try:
+        result = job.execute_in_process(
+            partition_key=namespace, instance=instance, tags=namespace_tags(namespace), run_id=run_id,
+            raise_on_error=False, run_config={"loggers": {"console": {"config": {"log_level": "ERROR"}}}},
+        )
+    finally:
+        watcher.done.set()
+        watcher.join()
+    failures = [e.step_failure_data.error.message.strip() for e in result.get_step_failure_events()
+                if e.step_failure_data.error]
+    checks = [f"{c.asset_key.to_user_string()}: {c.check_name}" for c in result.get_asset_check_evaluations()
+              if not c.passed]
+    return IngestOutcome(namespace, run_id, result.success, _metadata(result), "; ".join(failures), checks)
+
+
+def ingest(namespaces: list[str], config_path: Path, report: Callable[[StepEvent], None]) -> list[IngestOutcome]:
+    """Run the ingest job for each namespace in turn on the instance at $DAGSTER_HOME; stop at a failure."""
+    from definitions import build_defs  # the composition root, read after $DAGSTER_HOME is set
+    from resources import default_resources
+
+    instance = dg.DagsterInstance.get()
+    known = set(instance.get_dynamic_partitions("namespace"))
+    instance.add_dynamic_partitions("namespace", [ns for ns in namespaces if ns not in known])
+    job = build_defs(default_resources(str(config_path))).resolve_job_def("ingest_job")
+    outcomes = []
+    for namespace in namespaces:
+        started = time.monotonic()
+        outcome = ingest_namespace(job, instance, namespace, report)
+        outcome.metadata["run"] = {"seconds": round(time.monotonic() - started, 1)}
+        outcomes.append(outcome)
+        if not outcome.success:
+            break
+    return outcomes
