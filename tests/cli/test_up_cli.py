@@ -120,6 +120,18 @@ def _ingested_by_a_file_drop_run(home: Path, files: NamespaceFiles, name: str, s
     return done and any(d.path.endswith(name) for d in files.read_documents())
 
 
+def _sensor_watches(home: Path, namespace: str) -> bool:
+    """The file-drop sensor has looked at the namespace once: its cursor holds the namespace's
+    files, so a note written from now on is a change (one written before is its starting point)."""
+    if not (home / "dagster.yaml").exists():
+        return False
+    for state in dg.DagsterInstance.from_config(str(home)).all_instigator_state():
+        cursor = getattr(state.instigator_data, "cursor", None) or ""
+        if state.name == "file_drop_sensor" and f'"{namespace}"' in cursor:
+            return True
+    return False
+
+
 def test_a_dropped_note_is_ingested_while_mnemo_is_up(config: Path) -> None:
     port = _free_port()
     child = _up(config, port)
@@ -129,6 +141,10 @@ def test_a_dropped_note_is_ingested_while_mnemo_is_up(config: Path) -> None:
     ingested = False
     try:
         _wait_for_ui(port, child)
+        deadline = time.monotonic() + START_SECONDS
+        while not _sensor_watches(home, "test"):
+            assert child.poll() is None and time.monotonic() < deadline, "the file-drop sensor never ran"
+            time.sleep(2)
         dropped = time.time()
         note.write_text("# Dropped while up\n\nA heron-blue kayak for the river trip.\n", encoding="utf-8")
         deadline = time.monotonic() + INGEST_SECONDS
