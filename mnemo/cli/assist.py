@@ -45,7 +45,6 @@ def serve(config: ConfigOption = None, host: Annotated[str, typer.Option(help="A
         app = create_app(config, max_body=max_body)
     except MnemoError as exc:
         fail(str(exc))
-        return
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
@@ -68,7 +67,6 @@ def keys_create(
         key, token = _store(config).create(namespace, label)
     except MnemoError as exc:
         fail(str(exc))
-        return
     console.print(f"key {key.id} for namespace {namespace!r} (shown once, keep it safe):", highlight=False)
     print(token)
 
@@ -97,5 +95,4 @@ def keys_revoke(
         key = _store(config).revoke(key_id)
     except MnemoError as exc:
         fail(str(exc))
-        return
     console.print(f"revoked key {key.id} (namespace {key.namespace!r})")

@@ -45,7 +45,6 @@ def _report(config: Path | None, json_out: Path | None, table: Callable[[dict[st
         report = run(build_embedder(_embedder_settings(config)))
     except MnemoError as exc:
         fail(str(exc))
-        return
     typer.echo(table(report))
     if json_out:
         json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")

@@ -57,7 +57,6 @@ def status(
         pending = pending_memories(files.root, files.namespace, {d.id for d in files.read_documents()})
     except MnemoError as exc:
         fail(str(exc))
-        return
     rows = [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities),
             ("problem files", len(problems)), ("pending memories", pending)]
     if as_json:
@@ -89,7 +88,6 @@ def doctor(
         findings = examine(load_config(config).data_dir, namespace, load_ontology(), fix)
     except MnemoError as exc:
         fail(str(exc))
-        return
     if not findings:
         console.print(f"namespace {namespace}: nothing found to repair")
     for finding in findings:
@@ -124,7 +122,6 @@ def extraction(
         state = extraction_state(load_config(config), namespace)
     except MnemoError as exc:
         fail(str(exc))
-        return
     print_extraction_state(state, as_json, console)
 
 

@@ -68,7 +68,6 @@ def recall(
         )
     except MnemoError as exc:
         fail(str(exc))
-        return
     if as_json:
         print_json({"query": query, "namespace": namespace, **result.to_dict()})
         return
@@ -114,7 +113,6 @@ def remember(
         )
     except MnemoError as exc:
         fail(str(exc))
-        return
     if as_json:
         print_json(memory.to_dict())
         return
@@ -164,7 +162,6 @@ def forget(
         )
     except MnemoError as exc:
         fail(str(exc))
-        return
     if as_json:
         print_json(report.to_dict())
         return
@@ -196,7 +193,6 @@ def entity(
         found = _client(namespace, config).get_entity(ref, props=True, content=True, relations=True)
     except MnemoError as exc:
         fail(str(exc))
-        return
     if as_json:
         print_json(found)
         return

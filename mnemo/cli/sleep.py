@@ -65,7 +65,6 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
         compaction = compact_stores(files, graph, vectors, settings.sleep.compact_growth)
     except MnemoError as exc:
         fail(str(exc))
-        return
     data = {**report.to_dict(), "compaction": compaction.to_dict()}
     console.print_json(json.dumps(data, default=str)) if as_json else console.print(
         _report_line(report) + "; " + _compaction_line(compaction)
@@ -111,7 +110,6 @@ def compact(namespace: NamespaceOption = None, config: ConfigOption = None,
         done = compact_stores(files, GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path))
     except MnemoError as exc:
         fail(str(exc))
-        return
     console.print_json(json.dumps(done.to_dict())) if as_json else console.print(_compaction_line(done))
 
 
@@ -122,7 +120,6 @@ def merges(namespace: NamespaceOption = None, config: ConfigOption = None, as_js
         active = MergeLog(SleepFiles(_files(config, namespace).root)).active()
     except MnemoError as exc:
         fail(str(exc))
-        return
     if as_json:
         print_json([m.to_dict() for m in active])
         return
@@ -146,7 +143,6 @@ def unmerge(
         writes = _resync(files)
     except MnemoError as exc:
         fail(str(exc))
-        return
     for m in undone:
         console.print(f"unmerged {m.merged} from {m.canonical} ({m.merge_id})")
     console.print(f"graph writes: {writes}")
@@ -162,7 +158,6 @@ def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
         queue = read_review_queue(SleepFiles(_files(config, namespace).root))
     except MnemoError as exc:
         fail(str(exc))
-        return
     shown = [q for q in queue if show_all or q["status"] == "pending"]
     if as_json:
         print_json(shown)
@@ -178,7 +173,6 @@ def _decide(item_id: str, namespace: str, config: Path | None, accept: bool) -> 
         writes = _resync(files) if accept else 0
     except MnemoError as exc:
         fail(str(exc))
-        return
     console.print(f"{item['status']}: {item['a']} / {item['b']}" + (f" (graph writes: {writes})" if accept else ""))
 
 

@@ -69,6 +69,5 @@ def writeback(
         plan, report = writeback_namespace(settings, namespace, load_ontology())
     except (MnemoError, FileNotFoundError) as exc:
         fail(str(exc))
-        return
     _print_plan(plan)
     _print_report(report, "written")
