@@ -8,6 +8,7 @@ from assets.ingest import namespaces
 from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
 from mnemo.sources.watch import watch
+from mnemo.stores.files import NamespaceFiles
 from resources import MnemoConfigResource
 
 
@@ -24,7 +25,8 @@ def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCon
     except ConfigError as exc:
         return dg.SkipReason(str(exc))
     known = set(context.instance.get_dynamic_partitions(namespaces.name))
-    result = watch(config, context.cursor, known, now=time.time())
+    result = watch(config, context.cursor, known, now=time.time(),
+                   ingested=lambda ns: NamespaceFiles(config.data_dir, ns).read_manifest())
     requests = [
         namespace_run(run.namespace, run.run_key,
                       {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary})

@@ -10,18 +10,25 @@ and tool folders are ignored.
 Debounce: a changed fingerprint is first only noted as pending; a run is requested once
 the same fingerprint has been seen for `settle_seconds` (an editor saving fifty times
 keeps changing it, and yields one run when it stops).
+
+A namespace's first look compares its files with what its last ingest read (the manifest): a
+note written or deleted while nothing was watching (before `mnemo up`, or in the moments after)
+is a change, and is ingested once it has settled, rather than becoming the starting point.
 """
 
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemo.config import MnemoConfig
+from mnemo.config import MnemoConfig, SourceConfig
+from mnemo.documents import ManifestEntry
 from mnemo.sources.ignore import is_ignored
-from mnemo.sources.scan import file_fingerprint
+from mnemo.sources.scan import GENERATED, PreparedSource, file_fingerprint, prepare_source
+from mnemo.sources.walk import walk_files
 
 CURSOR_VERSION = 1
 _READ_BLOCK = 1024 * 1024
@@ -175,8 +182,50 @@ def step(
     return state, False
 
 
-def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: float) -> WatchResult:
-    """One evaluation over every configured namespace that already has a partition."""
+Ingested = Callable[[str], list[ManifestEntry]]
+
+
+def _readable(source: SourceConfig) -> dict[str, int]:
+    """path -> mtime_ns of every file the scan of this source would read."""
+    prepared = prepare_source(source)
+    if not isinstance(prepared, PreparedSource):
+        return {}
+    found = walk_files(source.path, prepared.suffixes, prepared.excludes, [])
+    return {path: stat.st_mtime_ns for _, path, stat in found}
+
+
+def since_ingest(config: MnemoConfig, namespace: str, files: dict[str, list[Any]],
+                 ingested: list[ManifestEntry]) -> NamespaceWatch | None:
+    """A first look's state when the files differ from what the last ingest read: the files as
+    that ingest saw them, with the change pending since the newest changed file's time (so a
+    change that has already settled is ingested at once). None when nothing changed, or when
+    the namespace was never ingested (its first ingest is the namespaces sensor's)."""
+    if not ingested:
+        return None
+    sources = {s.label: s for s in config.namespace(namespace).sources}
+    seen: dict[str, ManifestEntry] = {}
+    for entry in ingested:
+        if entry.source in sources:
+            root = sources[entry.source].path
+            seen[str(root if root.is_file() else root / entry.path)] = entry
+    readable = {p: t for s in sources.values() for p, t in _readable(s).items()}
+    baseline = {p: state for p, state in files.items() if p not in readable or p in seen}
+    unread = [p for p in readable if p in files and p not in seen and files[p][2] != GENERATED]
+    for path, entry in seen.items():
+        if path not in files or files[path][:2] != [entry.mtime_ns, entry.size]:
+            baseline[path] = [entry.mtime_ns, entry.size, f"ingested:{entry.file_hash}"]
+            unread.append(path)
+    if not unread:
+        return None
+    newest = max((readable.get(p, 0) for p in unread), default=0) / 1e9
+    return NamespaceWatch(baseline, requested=fingerprint(baseline), pending=fingerprint(files), pending_since=newest)
+
+
+def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: float,
+          ingested: Ingested | None = None) -> WatchResult:
+    """One evaluation over every configured namespace that already has a partition. With
+    `ingested` (namespace -> its manifest), a namespace's first look starts from what its last
+    ingest read (see `since_ingest`); without it, from the files as they are."""
     states = load_cursor(cursor)
     result = WatchResult()
     for namespace in sorted(config.namespaces):
@@ -184,6 +233,8 @@ def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: fl
             continue
         old = states.get(namespace)
         files = snapshot(watched_paths(config, namespace), old.files if old else {}, config.writeback.key)
+        if old is None and ingested is not None:
+            old = since_ingest(config, namespace, files, ingested(namespace))
         state, run = step(old, files, now, config.watch.settle_seconds)
         states[namespace] = state
         if run and old is not None:

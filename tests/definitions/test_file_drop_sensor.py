@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from jobs import NAMESPACE_TAG
+from mnemo.ingest.pipeline import scan_documents
 from mnemo.sources.watch import NamespaceWatch, fingerprint, step
+from mnemo.stores.files import NamespaceFiles
 from resources import MnemoConfigResource
 from sensors.file_drop import file_drop_sensor
 
@@ -160,3 +162,45 @@ def test_debounce_waits_for_the_same_fingerprint_to_settle() -> None:
     state, run = step(state, edited, now=11.5, settle_seconds=10)
     assert run and state.requested == fingerprint(edited) and state.requests == 1
     assert step(state, edited, now=30.0, settle_seconds=10) == (NamespaceWatch(edited, fingerprint(edited), requests=1), False)
+
+
+def _scanned(h: Harness) -> None:
+    """What an ingest run leaves for the sensor: the namespace's manifest of the files it read."""
+    config = MnemoConfigResource(config_path=str(h.config)).load()
+    scan_documents(NamespaceFiles(config.data_dir, "me"), config.namespace("me"))
+
+
+def test_first_look_ingests_what_changed_since_the_last_ingest(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    _write(h.notes / "Old.md", "# Old\nStays as it was.\n")
+    _write(h.notes / "Gone.md", "# Gone\n")
+    _scanned(h)
+    # While nothing watched (before `mnemo up`, or before the sensor's first look): one note
+    # added, one edited, one deleted; a generated page and an attachment do not count.
+    _write(h.notes / "Dropped.md", "# Dropped\nWritten before the first look.\n")
+    _write(h.notes / "Alice.md", "# Alice\nWorks at Acme. Moved to Porto.\n")
+    (h.notes / "Gone.md").unlink()
+    (h.notes / "photo.png").write_bytes(b"\x89PNG")
+    (request,) = h.evaluate()
+    assert request.tags["mnemo/changes"] == "1 new, 1 changed, 1 deleted"
+    assert h.evaluate() == []
+
+
+def test_first_look_after_an_ingest_of_the_same_files_requests_nothing(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    (h.notes / "photo.png").write_bytes(b"\x89PNG")  # never read by the scan, so never in its manifest
+    _scanned(h)
+    assert h.evaluate() == []
+    _write(h.notes / "Bob.md", "# Bob\n")
+    (request,) = h.evaluate()
+    assert request.tags["mnemo/changes"] == "1 new"
+
+
+def test_first_look_waits_for_a_recent_change_to_settle(tmp_path: Path) -> None:
+    h = Harness(tmp_path, settle=0.4)
+    _scanned(h)
+    _write(h.notes / "Draft.md", "# Draft\n")
+    assert h.evaluate() == []
+    time.sleep(0.5)
+    (request,) = h.evaluate()
+    assert request.tags["mnemo/changes"] == "1 new"
