@@ -4,6 +4,7 @@ import dagster as dg
 
 from assets.ingest import GROUP
 from assets.sleep import GROUP as SLEEP_GROUP
+from assets.writeback import GROUP as WRITEBACK_GROUP
 from mnemo.config import SleepConfig
 
 # Every step of these jobs runs in the run's own process. Dagster's default executor starts a
@@ -50,13 +51,24 @@ sleep_mode_job = dg.define_asset_job(
 )
 
 
-def nightly_schedule_for(settings: SleepConfig) -> dg.ScheduleDefinition:
-    """The nightly sleep-mode run for every namespace, at the configured cron and timezone."""
+sleep_writeback_job = dg.define_asset_job(
+    "sleep_writeback_job",
+    executor_def=EXECUTOR,
+    selection=dg.AssetSelection.groups(SLEEP_GROUP, WRITEBACK_GROUP),
+    description="Sleep mode, then write-back: what the notes do not say yet written into them, generated pages rebuilt (undoable).",
+)
 
-    @dg.schedule(job=sleep_mode_job, cron_schedule=settings.cron, execution_timezone=settings.timezone,
-                 name="nightly_sleep_schedule", description="Runs sleep mode for every namespace each night.")
+
+def nightly_schedule_for(settings: SleepConfig, writeback: bool = False) -> dg.ScheduleDefinition:
+    """The nightly run for every namespace, at the configured cron and timezone: sleep mode,
+    followed by write-back into the notes when `writeback.nightly` is on."""
+    job = sleep_writeback_job if writeback else sleep_mode_job
+    what = "sleep mode, then write-back," if writeback else "sleep mode"
+
+    @dg.schedule(job=job, cron_schedule=settings.cron, execution_timezone=settings.timezone,
+                 name="nightly_sleep_schedule", description=f"Runs {what} for every namespace each night.")
     def nightly_sleep_schedule(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest]:
-        """Runs sleep mode for every namespace each night."""
+        """Runs sleep mode (and write-back when turned on) for every namespace each night."""
         stamp = context.scheduled_execution_time.strftime("%Y-%m-%d")
         return [namespace_run(ns, f"sleep-{ns}-{stamp}")
                 for ns in sorted(context.instance.get_dynamic_partitions("namespace"))]

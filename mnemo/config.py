@@ -131,6 +131,8 @@ class WritebackConfig(_Strict):
     max_mentioned_in: int = Field(default=10, ge=0, le=200)
     # generated pages: a top-level folder of each vault (Logseq: `pages/<folder>___*.md`); "" for none
     folder: str = Field(default="Mnemo", pattern=r"^([A-Za-z0-9_][A-Za-z0-9 _-]{0,63})?$")
+    # the nightly schedule writes back after sleep mode; off unless asked, as it edits the notes
+    nightly: bool = False
 
 
 class MnemoConfig(_Strict):

@@ -5,6 +5,7 @@ import re
 import shutil
 import stat
 import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 import dagster as dg
@@ -22,6 +23,7 @@ from ontology import load_ontology
 from tests.support import EXAMPLE_VAULT, Workspace, make_workspace
 
 DAY = "2026-11-22"
+NIGHT = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
 BROKEN = {"Concepts/Zettelkasten.md", "People/Jonas Weber.md", "Places/Café Lusitano.md"}
 
 
@@ -253,3 +255,32 @@ def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_pat
     assert not [k for k in doc.properties if k.startswith("mnemo")] and not [l for l in doc.links if l.property and l.property.startswith("mnemo")]
     roles = workspace.graph().query("MATCH (:Note)-[r:LINKS_TO]->(:Note) RETURN DISTINCT r.role AS role")
     assert not [r for r in roles if (r["role"] or "").startswith("mnemo")]
+
+
+def test_nightly_run_writes_back_only_when_turned_on(workspace: Workspace, vault: Path) -> None:
+    from definitions import build_defs
+    from resources import default_resources
+
+    def nightly() -> dg.ScheduleDefinition:
+        return build_defs(default_resources(str(workspace.config_path))).resolve_schedule_def("nightly_sleep_schedule")
+
+    assert nightly().job_name == "sleep_mode_job"  # by default the nightly run never edits the notes
+    config = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
+    config["writeback"] = {"nightly": True}
+    workspace.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    schedule = nightly()
+    assert schedule.job_name == "sleep_writeback_job"
+    workspace.instance.add_dynamic_partitions("namespace", ["test"])
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("namespace", ["test"])
+        (request,) = schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=NIGHT))
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    before = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
+    result = defs.resolve_job_def(schedule.job_name).execute_in_process(
+        partition_key=request.partition_key, instance=workspace.instance, tags=request.tags)
+    assert result.success
+    done = [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()]
+    assert done.index("note_writeback") > done.index("entity_communities")  # after sleep mode made its communities
+    after = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
+    assert "mnemo-community:" in after and "mnemo-community:" not in before
+    assert (vault / "Mnemo" / "Communities").is_dir()
