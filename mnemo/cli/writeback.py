@@ -28,6 +28,14 @@ def _print_plan(plan: WritebackPlan) -> None:
         f"{len(plan.changes)} to write, {plan.unchanged} unchanged, {plan.opted_out} opted out, "
         f"{plan.excluded} excluded, {len(plan.skipped)} skipped"
     )
+    console.print(f"{len(plan.page_changes)} generated pages to create, replace or remove")
+
+
+def _print_pages(plan: WritebackPlan) -> None:
+    """One line per generated page a run would create, replace or remove (pages are mnemo's own)."""
+    for change in plan.page_changes:
+        verb = "create" if not change.old else "remove" if not change.new else "replace"
+        console.print(f"page {verb:7} {escape(change.source)}: {escape(change.path)}", highlight=False)
 
 
 def _print_report(report: WritebackReport, verb: str) -> None:
@@ -39,7 +47,7 @@ def _print_report(report: WritebackReport, verb: str) -> None:
 def writeback(
     namespace: NamespaceOption = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print unified diffs of what would change; write nothing.")
+        bool, typer.Option("--dry-run", help="Show the note diffs and generated pages a run would make; write nothing.")
     ] = False,
     undo: Annotated[
         str | None, typer.Option("--undo", metavar="RUN", help="Restore the notes a run wrote (id or prefix).")
@@ -62,6 +70,7 @@ def writeback(
             plan = plan_namespace(settings, namespace, load_ontology())
             for change in plan.changes:
                 console.out(change.diff(), end="", highlight=False)
+            _print_pages(plan)
             _print_plan(plan)
             for skip in plan.skipped:
                 console.print(f"[yellow]{escape(skip.path)}[/]: {escape(skip.reason)}")

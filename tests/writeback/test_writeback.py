@@ -99,12 +99,17 @@ def test_ingest_does_not_see_a_writeback_as_an_edit(workspace: Workspace, vault:
 
 
 def test_undo_restores_every_byte_and_dry_run_writes_nothing(workspace: Workspace, vault: Path) -> None:
+    with workspace.graph().connect() as conn:  # a community, as sleep mode makes it: its page is generated
+        conn.execute("CREATE (:Community {id: 'c1', level: 0, title: 'Heron team', summary: 'Alice leads Project Heron.'})")
+        conn.execute("MATCH (e:Entity {id: 'person_alice_chen'}), (c:Community {id: 'c1'}) CREATE (e)-[:IN_COMMUNITY]->(c)")
     original = snapshot(vault)
     cli = CliRunner()
     args = ["--namespace", "test", "--config", str(workspace.config_path)]
     dry = cli.invoke(app, ["writeback", "--dry-run", *args])
     assert dry.exit_code == 0, dry.output
     assert "--- a/People/Alice Chen.md" in dry.output and "+mnemo-related:" in dry.output
+    assert "page create " in dry.output and "Mnemo/Communities/Heron team (community).md" in dry.output
+    assert "1 generated pages to create, replace or remove" in dry.output
     assert snapshot(vault) == original
     wrote = cli.invoke(app, ["writeback", *args])
     assert wrote.exit_code == 0, wrote.output
