@@ -45,7 +45,7 @@ def status(
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
-        files = NamespaceFiles(settings.data_dir, namespace)
+        files = NamespaceFiles(settings.data_root(namespace), namespace)
         if not files.root.is_dir():
             _no_data(settings, namespace, config, as_json)
             return
