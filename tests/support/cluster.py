@@ -3,7 +3,6 @@ PostgreSQL (deploy/dagster.yaml as written), runs launched by shards.launcher on
 in Redis, one Celery worker per shard (or one for all), the Dagster daemon and the webserver."""
 
 import os
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -42,10 +41,14 @@ class Cluster:
     def data_root(self, shard: str) -> Path:
         return self.root / "shards" / shard
 
-    def write(self) -> None:
-        """The config file with its shards, the instance (deploy/dagster.yaml), Celery's settings."""
+    def write(self, monitor_seconds: int | None = None) -> None:
+        """The config file with its shards, the instance (deploy/dagster.yaml; run monitoring's poll
+        shortened to `monitor_seconds`), Celery's settings."""
         self.home.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / "deploy" / "dagster.yaml", self.home / "dagster.yaml")
+        instance = yaml.safe_load((REPO / "deploy" / "dagster.yaml").read_text(encoding="utf-8"))
+        if monitor_seconds is not None:
+            instance["run_monitoring"]["poll_interval_seconds"] = monitor_seconds
+        (self.home / "dagster.yaml").write_text(yaml.safe_dump(instance), encoding="utf-8")
         shards = {s: {"data_dir": str(self.data_root(s)), "queue": f"mnemo-{s}",
                       "url": f"http://127.0.0.1:{self.port}/{s}"} for s in self.shards}
         config = {"data_dir": str(self.root / "unsharded"), "embedder": {"kind": "hashing"}, "shards": shards,
@@ -70,12 +73,23 @@ class Cluster:
         os.environ.update({k: v for k, v in self.env().items() if k in INSTANCE_ENV})
         return dg.DagsterInstance.from_config(str(self.home))
 
-    def start_worker(self, name: str, queues: list[str], shard: str | None) -> subprocess.Popen[bytes]:
-        """A Celery worker (one run at a time) reading `queues`, as `shard` (None: every shard's root)."""
+    def start_worker(self, name: str, queues: list[str], shard: str | None, fault: str | None = None
+                     ) -> subprocess.Popen[bytes]:
+        """A Celery worker (one run at a time) reading `queues`, as `shard` (None: every shard's root);
+        `fault` arms a write point in it ($MNEMO_FAULT)."""
         argv = [str(BIN / "celery"), "-A", "dagster_celery.app", "worker", "-Q", ",".join(queues), "-c", "1",
-                "-n", f"{name}@%h", "-l", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"]
-        process = spawn(argv, self.env(shard), self.root / f"worker-{name}.log")
+                "-n", f"{name}@%h", "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                "-I", "definitions"]
+        env = {**self.env(shard), **({"MNEMO_FAULT": fault} if fault else {})}
+        log = self.root / f"worker-{name}.log"
+        seen = log.read_text(errors="replace").count(" ready.") if log.exists() else 0
+        process = spawn(argv, env, log)
         self.processes[f"worker-{name}"] = process
+        deadline = time.monotonic() + 120
+        while log.read_text(errors="replace").count(" ready.") <= seen:  # Celery logs `celery@<name> ready.`
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"worker {name} did not start; see {log}")
+            time.sleep(0.2)
         return process
 
     def start_control(self) -> None:
