@@ -1,5 +1,6 @@
 """`mnemo shard list` and `mnemo shard move`: where namespaces live when memory is sharded."""
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +11,7 @@ from rich.table import Table
 from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_json
 from mnemo.config import MnemoConfig, load_config
 from mnemo.maintenance.shard_move import move_namespace
+from mnemo.serve.api_keys import KeyStore
 
 console = Console()
 shard_app = typer.Typer(help="Shards: which machine's data root holds each namespace (docs/DEPLOY.md).",
@@ -49,6 +51,10 @@ def shard_list(config: ConfigOption = None, as_json: JsonOption = False) -> None
     console.print(table)
 
 
+def _move_keys(namespace: str, old: Path, new: Path) -> int:
+    return KeyStore(old).move_to(KeyStore(new), namespace)
+
+
 @shard_app.command("move")
 def shard_move(
     namespace: Annotated[str, typer.Argument(help="The namespace to move.")],
@@ -59,7 +65,7 @@ def shard_move(
     """Move a namespace to another shard: back it up on its shard, restore it on SHARD, move its
     API keys, write `placement:` in the config file, remove the old folder (its archive is kept)."""
     settings = attempt(lambda: load_config(config))
-    info = attempt(lambda: move_namespace(settings, namespace, shard, wait))
+    info = attempt(lambda: move_namespace(settings, namespace, shard, partial(_move_keys, namespace), wait))
     kept = f"; archive kept at {info.archive}" if info.archive else " (it had no data yet)"
     console.print(f"moved {info.namespace!r} from shard {info.source!r} to {info.target!r} in {info.seconds:.2f} s, "
                   f"{info.keys} API key(s) with it{kept}")

@@ -8,6 +8,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +17,6 @@ import yaml
 from mnemo.config import MnemoConfig, parse_config, validate_namespace
 from mnemo.errors import ConfigError
 from mnemo.maintenance.backup import backup_namespace, restore_namespace
-from mnemo.serve.api_keys import KeyStore
 from mnemo.stores.locks import namespace_lock
 
 MOVED = ".moved"
@@ -44,8 +44,10 @@ def _shards(config: MnemoConfig, namespace: str, target: str) -> str:
     return source
 
 
-def move_namespace(config: MnemoConfig, namespace: str, target: str, wait_seconds: float = 60.0) -> MoveInfo:
-    """Move `namespace` with its data and keys from its shard to `target` and place it there."""
+def move_namespace(config: MnemoConfig, namespace: str, target: str, move_keys: Callable[[Path, Path], int],
+                   wait_seconds: float = 60.0) -> MoveInfo:
+    """Move `namespace` with its data from its shard to `target` and place it there; `move_keys(old
+    data root, new data root)` moves its API keys before it is placed (returns how many)."""
     source = _shards(config, namespace, target)
     started = time.perf_counter()
     src, dst = config.shards[source].data_dir, config.shards[target].data_dir
@@ -54,7 +56,7 @@ def move_namespace(config: MnemoConfig, namespace: str, target: str, wait_second
         (src / MOVED).mkdir(parents=True, exist_ok=True)
         archive = backup_namespace(src, namespace, src / MOVED, wait_seconds=wait_seconds).path
         restore_namespace(archive, dst, wait_seconds=wait_seconds)
-    keys = KeyStore(src).move_to(KeyStore(dst), namespace)
+    keys = move_keys(src, dst)
     set_placement(Path(str(config.path)), namespace, target)
     if archive is not None:
         with namespace_lock(src / namespace, exclusive=True, wait_seconds=wait_seconds):

@@ -72,24 +72,22 @@ def test_unsharded_config_is_unchanged(tmp_path: Path) -> None:
     assert config.data_root("x") == tmp_path / "data" and config.holds("x")
 
 
-def test_a_shard_server_answers_421_naming_the_shard(tmp_path: Path) -> None:
+def test_a_shard_server_answers_421_naming_the_shard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.serve.test_api import start_server
 
     path = sharded(tmp_path, {"alice": "a", "bob": "b"})
     env = {**os.environ, "MNEMO_SHARD": "a"}
     subprocess.run([sys.executable, "-m", "mnemo.cli.main", "keys", "create", "alice", "--config", str(path)],
                    env=env, cwd=REPO, check=True, capture_output=True)
-    os.environ["MNEMO_SHARD"] = "a"
-    try:
-        proc, url = start_server(str(path))
-    finally:
-        del os.environ["MNEMO_SHARD"]
+    monkeypatch.setenv("MNEMO_SHARD", "a")  # the server's environment: it is shard a
+    proc, url = start_server(str(path))
     try:
         answer = httpx.get(f"{url}/v1/bob/recall", params={"q": "hello"}, timeout=30)
         assert answer.status_code == 421
         assert answer.headers["Mnemo-Shard"] == "b" and answer.headers["Mnemo-Shard-URL"] == "http://b.example:8765"
         assert answer.json()["shard"] == "b" and "held by shard 'b'" in answer.json()["detail"]
-        assert httpx.get(f"{url}/v1/alice/recall", params={"q": "hello"}, timeout=30).status_code == 401  # held: keys apply
+        held = httpx.get(f"{url}/v1/alice/recall", params={"q": "hello"}, timeout=30)
+        assert held.status_code == 401  # a namespace held here: its keys apply
     finally:
         proc.terminate()
         proc.wait(timeout=10)

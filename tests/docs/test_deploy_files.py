@@ -69,7 +69,7 @@ def test_helm_values_have_the_same_shards_queue_rule_and_launcher() -> None:
 def test_compose_runs_a_worker_and_a_server_per_shard() -> None:
     services, config = load("compose.yaml")["services"], shard_config()
     roles: dict[str, list[str]] = {}
-    for name, service in services.items():
+    for service in services.values():
         shard = (service.get("environment") or {}).get("MNEMO_SHARD")
         if shard is None:
             continue

@@ -51,8 +51,9 @@ class Cluster:
         (self.home / "dagster.yaml").write_text(yaml.safe_dump(instance), encoding="utf-8")
         shards = {s: {"data_dir": str(self.data_root(s)), "queue": f"mnemo-{s}",
                       "url": f"http://127.0.0.1:{self.port}/{s}"} for s in self.shards}
+        namespaces = {ns: {"sources": src} for ns, src in self.namespaces.items()}
         config = {"data_dir": str(self.root / "unsharded"), "embedder": {"kind": "hashing"}, "shards": shards,
-                  "placement": self.placement, "namespaces": {ns: {"sources": src} for ns, src in self.namespaces.items()}}
+                  "placement": self.placement, "namespaces": namespaces}
         self.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
         (self.root / "celeryconf").mkdir(exist_ok=True)
         (self.root / "celeryconf" / "dagster_celery_config.py").write_text(
