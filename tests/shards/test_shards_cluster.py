@@ -26,7 +26,7 @@ from tests.support.cluster import Cluster
 from tests.support.crash import persistent_instance
 from tests.support.services import kill, postgres, redis, require_services
 
-pytestmark = [pytest.mark.shards, pytest.mark.slow, pytest.mark.dagster]
+pytestmark = [pytest.mark.shards, pytest.mark.slow]
 SHARDS = ["a", "b"]
 NOTES = int(os.environ.get("MNEMO_SHARDS_NOTES", "300"))  # notes per namespace
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
