@@ -1,5 +1,5 @@
 """The one configuration file (`mnemo.yaml`): data directory, namespaces and their sources,
-the embedder and the optional LLM endpoint."""
+the embedder, the optional LLM endpoint, and the shards of a many-machine deployment."""
 
 import hashlib
 import os
