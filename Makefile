@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint ui bench bench-quick clean
+.PHONY: install demo test test-shards lint ui bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -31,6 +31,13 @@ demo: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## ingest the bundled example vault 
 
 test: $(STAMP) lint ## the lint and type gate, then the test suite
 	$(BIN)/python -m pytest
+
+$(VENV)/.scale-installed: $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[test,scale]'
+	@touch $@
+
+test-shards: $(VENV)/.scale-installed ## many machines on this one: PostgreSQL, Redis, Celery workers as two shards (needs postgresql, redis-server)
+	$(BIN)/python -m pytest -m shards -s -rfE tests/shards
 
 lint: $(STAMP) ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy on mnemo/
 	$(BIN)/ruff check mnemo

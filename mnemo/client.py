@@ -53,7 +53,8 @@ class MemoryClient:
                  settings: RecallSettings | None = None) -> None:
         self.namespace = validate_namespace(namespace)
         self.config = config if isinstance(config, MnemoConfig) else load_config(config)
-        self.files = NamespaceFiles(self.config.data_dir, self.namespace)
+        self.config.check_holds(self.namespace)
+        self.files = NamespaceFiles(self.config.data_root(self.namespace), self.namespace)
         self.ontology = ontology or load_ontology()
         self.embedder = embedder or build_embedder(self.config.embedder)
         self.vectors = VectorStore(self.files.vectors_path)

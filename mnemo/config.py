@@ -1,6 +1,7 @@
 """The one configuration file (`mnemo.yaml`): data directory, namespaces and their sources,
-the embedder and the optional LLM endpoint."""
+the embedder, the optional LLM endpoint, and the shards of a many-machine deployment."""
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -9,9 +10,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from mnemo.errors import ConfigError
+from mnemo.errors import ConfigError, MisplacedNamespace
 
 CONFIG_ENV = "MNEMO_CONFIG"
+SHARD_ENV = "MNEMO_SHARD"  # the shard this process is (a worker's or a server's machine)
 DEFAULT_CONFIG = "mnemo.yaml"
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: `$` would admit a trailing newline
 # the kinds of source mnemo reads; the scanner has one parser for each
@@ -135,6 +137,20 @@ class WritebackConfig(_Strict):
     nightly: bool = False
 
 
+class ShardConfig(_Strict):
+    """One shard: a machine's data root, the Celery queue its worker reads, where its server answers."""
+
+    data_dir: Path
+    queue: str = Field(default="", pattern=r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})?$")  # "" means mnemo-<name>
+    url: str = ""  # `mnemo serve` of this shard, named in the answer for a namespace held here
+
+
+def rendezvous_shard(namespace: str, shards: list[str]) -> str:
+    """The shard a namespace hashes to: the one with the highest sha256 of `shard/namespace`
+    (rendezvous hashing: adding a shard moves only the namespaces that now hash to it)."""
+    return max(shards, key=lambda shard: hashlib.sha256(f"{shard}/{namespace}".encode()).digest())
+
+
 class MnemoConfig(_Strict):
     data_dir: Path = Path(".mnemo")
     namespaces: dict[str, NamespaceConfig] = Field(default_factory=dict)
@@ -147,7 +163,10 @@ class MnemoConfig(_Strict):
     grounding: GroundingConfig = GroundingConfig()
     sleep: SleepConfig = SleepConfig()
     vector_index: VectorIndexConfig = VectorIndexConfig()
+    shards: dict[str, ShardConfig] = Field(default_factory=dict)
+    placement: dict[str, str] = Field(default_factory=dict)  # namespace -> shard, over the hash
     path: Path | None = Field(default=None, exclude=True)
+    shard: str | None = Field(default=None, exclude=True)  # this process's shard ($MNEMO_SHARD)
 
     @field_validator("namespaces")
     @classmethod
@@ -158,6 +177,19 @@ class MnemoConfig(_Strict):
                     f"invalid namespace name {name!r}: use lower-case letters, digits, '-' or '_'"
                 )
         return value
+
+    @model_validator(mode="after")
+    def _check_shards(self) -> "MnemoConfig":
+        for name in self.shards:
+            if not NAMESPACE_PATTERN.match(name):
+                raise ValueError(f"invalid shard name {name!r}: use lower-case letters, digits, '-' or '_'")
+        for namespace, shard in self.placement.items():
+            if not NAMESPACE_PATTERN.match(namespace):
+                raise ValueError(f"placement: invalid namespace name {namespace!r}")
+            if shard not in self.shards:
+                known = ", ".join(sorted(self.shards)) or "none"
+                raise ValueError(f"placement: {namespace!r} is placed on {shard!r}, not a configured shard ({known})")
+        return self
 
     @model_validator(mode="after")
     def _check_default(self) -> "MnemoConfig":
@@ -183,7 +215,33 @@ class MnemoConfig(_Strict):
         return self.namespaces.get(name, NamespaceConfig())
 
     def namespace_dir(self, name: str) -> Path:
-        return self.data_dir / validate_namespace(name)
+        return self.data_root(name) / validate_namespace(name)
+
+    def shard_of(self, namespace: str) -> str | None:
+        """The shard holding `namespace`: its `placement:` entry, else its hash; None unsharded."""
+        if not self.shards:
+            return None
+        return self.placement.get(namespace) or rendezvous_shard(validate_namespace(namespace), sorted(self.shards))
+
+    def queue_of(self, namespace: str) -> str | None:
+        """The Celery queue of the shard holding `namespace` (None unsharded)."""
+        shard = self.shard_of(namespace)
+        return None if shard is None else self.shards[shard].queue or f"mnemo-{shard}"
+
+    def data_root(self, namespace: str) -> Path:
+        """The folder holding `namespace`'s folder: its shard's data root, else `data_dir`."""
+        shard = self.shard_of(namespace)
+        return self.data_dir if shard is None else self.shards[shard].data_dir
+
+    def holds(self, namespace: str) -> bool:
+        """Whether this process (its shard, or the one machine when unsharded) holds `namespace`."""
+        return self.shard is None or self.shard_of(namespace) == self.shard
+
+    def check_holds(self, namespace: str) -> None:
+        """Nothing when this process holds `namespace`; else MisplacedNamespace naming its shard."""
+        shard = self.shard_of(namespace)
+        if self.shard is not None and shard is not None and shard != self.shard:
+            raise MisplacedNamespace(namespace, shard, self.shard, self.shards[shard].url)
 
 
 def resolve_config_path(explicit: str | Path | None = None) -> Path:
@@ -216,7 +274,21 @@ def parse_config(data: object, path: Path) -> MnemoConfig:
         )
         for name, ns in config.namespaces.items()
     }
-    return config.model_copy(update={"data_dir": base / config.data_dir, "namespaces": namespaces, "path": path})
+    shards = {name: s.model_copy(update={"data_dir": base / s.data_dir}) for name, s in config.shards.items()}
+    return config.model_copy(
+        update={"data_dir": base / config.data_dir, "namespaces": namespaces, "shards": shards, "path": path}
+    )
+
+
+def as_shard(config: MnemoConfig, shard: str | None) -> MnemoConfig:
+    """`config` as seen by the process that is `shard`: its data root is `data_dir`."""
+    if not shard:
+        return config
+    if shard not in config.shards:
+        known = ", ".join(sorted(config.shards)) or "none"
+        raise ConfigError(f"{config.path or 'the configuration'}: ${SHARD_ENV} names shard {shard!r}, "
+                          f"which is not under shards: ({known})")
+    return config.model_copy(update={"shard": shard, "data_dir": config.shards[shard].data_dir})
 
 
 def load_config(explicit: str | Path | None = None) -> MnemoConfig:
@@ -232,14 +304,14 @@ def load_config(explicit: str | Path | None = None) -> MnemoConfig:
         raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
     kept = _LOADED.get(path)
     if kept is not None and kept[0] == text:
-        return kept[1]
+        return as_shard(kept[1], os.environ.get(SHARD_ENV))
     try:
         data = yaml.load(text, Loader=_YAML_LOADER)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     config = parse_config(data, path)
     _LOADED[path] = text, config
-    return config
+    return as_shard(config, os.environ.get(SHARD_ENV))
 
 
 # libyaml's safe loader where PyYAML was built with it (the same documents, parsed ~10x faster)

@@ -45,3 +45,12 @@ class WritebackRefused(MnemoError):
 
 class ModelFileError(MnemoError):
     """A packaged model file is missing, unreadable or not the file mnemo pins."""
+
+
+class MisplacedNamespace(MnemoError):
+    """A namespace asked of a shard that does not hold it (the answer names the shard that does)."""
+
+    def __init__(self, namespace: str, shard: str, here: str, url: str = "") -> None:
+        where = f" at {url}" if url else ""
+        super().__init__(f"namespace {namespace!r} is held by shard {shard!r}{where}, not by this shard ({here!r})")
+        self.namespace, self.shard, self.here, self.url = namespace, shard, here, url

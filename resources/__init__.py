@@ -30,7 +30,10 @@ class MnemoConfigResource(dg.ConfigurableResource):
         return load_ontology(self.ontology_path or None)
 
     def files(self, namespace: str) -> NamespaceFiles:
-        return NamespaceFiles(self.load().data_dir, namespace)
+        """The namespace's files, on its shard's data root; a worker of another shard refuses it."""
+        config = self.load()
+        config.check_holds(namespace)
+        return NamespaceFiles(config.data_root(namespace), namespace)
 
 
 class RunGuardedResource(dg.ConfigurableResource):

@@ -32,7 +32,8 @@ def backup(
 ) -> None:
     """Write a consistent archive of a namespace: graph, vectors, manifest, documents, logs."""
     namespace = namespace_of(namespace, config)
-    info = attempt(lambda: backup_namespace(load_config(config).data_dir, namespace, dest, wait_seconds=wait))
+    root = attempt(lambda: load_config(config).data_root(namespace))
+    info = attempt(lambda: backup_namespace(root, namespace, dest, wait_seconds=wait))
     console.print(
         f"backed up {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}"
     )
@@ -57,7 +58,7 @@ def export(
 ) -> None:
     """Write a namespace as portable Parquet files (graph nodes and edges, vectors, state)."""
     namespace = namespace_of(namespace, config)
-    data_dir = attempt(lambda: load_config(config).data_dir)
+    data_dir = attempt(lambda: load_config(config).data_root(namespace))
     info = attempt(lambda: export_namespace(data_dir, namespace, load_ontology(), dest, wait_seconds=wait))
     rows = ", ".join(f"{k} {v}" for k, v in info.rows.items() if v)
     console.print(f"exported {info.namespace!r}: {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}\n{rows}")

@@ -15,7 +15,7 @@ from mnemo.stores.files import NamespaceFiles
 
 def extraction_state(settings: MnemoConfig, namespace: str) -> dict[str, Any]:
     """Cached answers per (model, ontology version, prompt version) and the pending chunks."""
-    cache = ExtractionCache(NamespaceFiles(settings.data_dir, namespace).root / "llm")
+    cache = ExtractionCache(NamespaceFiles(settings.data_root(namespace), namespace).root / "llm")
     versions = Counter((e.model, e.ontology_version, e.prompt_version) for e in cache.entries.values())
     return {
         "namespace": namespace,

@@ -76,7 +76,7 @@ def _summary(outcomes: list["IngestOutcome"]) -> Table:
 
 
 def _problems(settings: MnemoConfig, outcomes: list["IngestOutcome"]) -> dict[str, list[dict[str, Any]]]:
-    return {o.namespace: NamespaceFiles(settings.data_dir, o.namespace).read_problems() for o in outcomes}
+    return {o.namespace: NamespaceFiles(settings.data_root(o.namespace), o.namespace).read_problems() for o in outcomes}
 
 
 def _print_problems(problems: dict[str, list[dict[str, Any]]]) -> None:

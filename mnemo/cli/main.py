@@ -12,6 +12,7 @@ from mnemo.cli import evaluate as commands_eval
 from mnemo.cli import memory as commands_memory
 from mnemo.cli.extraction import extraction_state, print_extraction_state
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
@@ -32,6 +33,7 @@ app.add_typer(commands_eval.eval_app, name="eval")
 app.command()(commands_assist.mcp)
 app.command()(commands_assist.serve)
 app.add_typer(commands_assist.keys_app, name="keys")
+app.add_typer(shard_app, name="shard")
 
 
 
@@ -45,7 +47,7 @@ def status(
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
-        files = NamespaceFiles(settings.data_dir, namespace)
+        files = NamespaceFiles(settings.data_root(namespace), namespace)
         if not files.root.is_dir():
             _no_data(settings, namespace, config, as_json)
             return

@@ -29,7 +29,7 @@ review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pai
 
 
 def _files(config: Path | None, namespace: str) -> NamespaceFiles:
-    return NamespaceFiles(load_config(config).data_dir, namespace)
+    return NamespaceFiles(load_config(config).data_root(namespace), namespace)
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
@@ -55,7 +55,7 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
-        files = NamespaceFiles(settings.data_dir, namespace)
+        files = NamespaceFiles(settings.data_root(namespace), namespace)
         if not (files.root / "facts").exists():
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
         graph, vectors = GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path)

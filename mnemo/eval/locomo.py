@@ -105,7 +105,7 @@ def prepare(conversation: dict[str, Any], root: Path, embedder: Embedder, ontolo
     config = MnemoConfig(data_dir=root / "data", namespaces={
         namespace: NamespaceConfig(sources=(SourceConfig(kind="locomo", path=source),))
     })
-    files = NamespaceFiles(config.data_dir, namespace)
+    files = NamespaceFiles(config.data_root(namespace), namespace)
     vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
     counts = ingest_namespace(files, config.namespace(namespace), vectors, graph, embedder, ontology, max_words)
     if counts["problems"]:

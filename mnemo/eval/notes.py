@@ -109,7 +109,7 @@ def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, o
     config = MnemoConfig(data_dir=root / "data", namespaces={
         namespace: NamespaceConfig(sources=(SourceConfig(kind=kind, path=vault),))
     })
-    files = NamespaceFiles(config.data_dir, namespace)
+    files = NamespaceFiles(config.data_root(namespace), namespace)
     vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
     ingest_namespace(files, config.namespace(namespace), vectors, graph, embedder, ontology, max_words)
     engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)

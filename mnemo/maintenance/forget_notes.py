@@ -99,7 +99,7 @@ def remove_blocks(config: MnemoConfig, namespace: str, pages: list[Document]) ->
         return None
     run = new_run_id()
     try:
-        with run_lock(NamespaceFiles(config.data_dir, namespace).root):
+        with run_lock(NamespaceFiles(config.data_root(namespace), namespace).root):
             return apply_plan(plan, journal_for(config, namespace), run, op="forget")
     except MnemoError as exc:  # another write-back is running: the blocks stay, and the report says so
         return WritebackReport(run, skipped=[*plan.skipped, *(Skip(c.path, f"its mnemo block was left in place: {exc}")

@@ -65,6 +65,15 @@ class KeyStore:
         self._write([k for k in keys if k.id != key_id])
         return found[0]
 
+    def move_to(self, other: "KeyStore", namespace: str) -> int:
+        """Move the namespace's keys to another store (another shard's data root); their tokens
+        keep working there. Written there first, so a key is never in neither store."""
+        moving = [k for k in self.keys() if k.namespace == namespace]
+        known = {k.id for k in other.keys()}
+        other._write([*other.keys(), *(k for k in moving if k.id not in known)])
+        self._write([k for k in self.keys() if k.namespace != namespace])
+        return len(moving)
+
     def namespace_of(self, token: str) -> str | None:
         """The namespace a token grants, or None when it is not a valid key."""
         if not token.startswith(PREFIX):

@@ -2,7 +2,9 @@
 
 Every route is under `/v1/{namespace}/` and needs `Authorization: Bearer <key>` with a key
 made by `mnemo keys create NAMESPACE`: no or an unknown key is 401, a key for another
-namespace is 403, both with no data. Bodies over `max_body` bytes are 413.
+namespace is 403, both with no data. Bodies over `max_body` bytes are 413. A server of one shard
+(`$MNEMO_SHARD`) answers a namespace another shard holds with 421 Misdirected Request, naming that
+shard and its URL in the body and the `Mnemo-Shard` header, before any key is looked at.
 """
 
 import datetime as dt
@@ -17,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
-from mnemo.errors import MnemoError, StoreLocked
+from mnemo.errors import MisplacedNamespace, MnemoError, StoreLocked
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
 from mnemo.serve.hooks import before_turn
@@ -66,6 +68,12 @@ class RememberBody(BaseModel):
 
 class Problem(BaseModel):
     detail: str
+
+
+class Misdirected(BaseModel):
+    detail: str
+    shard: str = Field(description="The shard that holds the namespace.")
+    url: str = Field(description="Where that shard's server answers (empty when not configured).")
 
 
 class BodyLimit:
@@ -118,12 +126,14 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
             403: {"model": Problem},
             404: {"model": Problem},
             413: {"model": Problem},
+            421: {"model": Misdirected},
             422: {"description": "Invalid input"},
         },
     )
     app.add_middleware(BodyLimit, limit=max_body)
 
     def client(request: Request, namespace: NS) -> MemoryClient:
+        settings.check_holds(namespace)
         header = request.headers.get("authorization", "")
         scheme, _, token = header.partition(" ")
         granted = keys.namespace_of(token.strip()) if scheme.lower() == "bearer" else None
@@ -136,6 +146,11 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
         return clients[namespace]
 
     Client = Annotated[MemoryClient, Depends(client)]
+
+    @app.exception_handler(MisplacedNamespace)
+    async def misplaced(request: Request, exc: MisplacedNamespace) -> JSONResponse:
+        return JSONResponse({"detail": str(exc), "shard": exc.shard, "url": exc.url}, status_code=421,
+                            headers={"Mnemo-Shard": exc.shard, **({"Mnemo-Shard-URL": exc.url} if exc.url else {})})
 
     @app.exception_handler(MnemoError)
     async def mnemo_error(request: Request, exc: MnemoError) -> JSONResponse:

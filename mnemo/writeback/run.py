@@ -267,12 +267,12 @@ def _undo_write(entry: JournalEntry, run: str) -> _Write:
 
 
 def journal_for(config: MnemoConfig, namespace: str) -> Journal:
-    return Journal(NamespaceFiles(config.data_dir, namespace).root / "writeback" / "journal.jsonl")
+    return Journal(NamespaceFiles(config.data_root(namespace), namespace).root / "writeback" / "journal.jsonl")
 
 
 def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, today: str | None = None) -> WritebackPlan:
     """What a write-back would change now (the dry run): read the graph and the notes, write nothing."""
-    files = NamespaceFiles(config.data_dir, namespace)
+    files = NamespaceFiles(config.data_root(namespace), namespace)
     settings = config.writeback
     store = GraphStore(files.graph_path, ontology)
     # more candidates than are written: those the note turns out to link already are left out
@@ -288,7 +288,7 @@ def writeback_namespace(
     config: MnemoConfig, namespace: str, ontology: Ontology, *, run: str | None = None, today: str | None = None,
 ) -> tuple[WritebackPlan, WritebackReport]:
     """Plan the namespace's write-back from its graph and carry it out, one note at a time."""
-    with run_lock(NamespaceFiles(config.data_dir, namespace).root):
+    with run_lock(NamespaceFiles(config.data_root(namespace), namespace).root):
         _sweep(config, namespace)
         plan = plan_namespace(config, namespace, ontology, today)
         return plan, apply_plan(plan, journal_for(config, namespace), run or new_run_id())
@@ -296,7 +296,7 @@ def writeback_namespace(
 
 def undo_namespace(config: MnemoConfig, namespace: str, run: str) -> WritebackReport:
     """Undo one run of the namespace's write-back (by id or unambiguous prefix)."""
-    files = NamespaceFiles(config.data_dir, namespace)
+    files = NamespaceFiles(config.data_root(namespace), namespace)
     with run_lock(files.root):
         _sweep(config, namespace)
         return undo_run(journal_for(config, namespace), run)
