@@ -104,7 +104,10 @@ def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.date
     if ttl is not None:
         if not ttl > 0:
             raise MnemoError(f"invalid ttl {ttl!r}: give a positive number of seconds")
-        return _iso(now + dt.timedelta(seconds=ttl))
+        try:
+            return _iso(now + dt.timedelta(seconds=ttl))
+        except OverflowError:
+            raise MnemoError(f"invalid ttl {ttl!r}: too long (the expiry would be after the year 9999)") from None
     if expires_at is None:
         return None
     try:
