@@ -173,3 +173,26 @@ def test_two_processes_saving_one_title_end_with_one_memory_and_every_text(works
         mine = [t for t in texts if t.endswith(f"writer {w}.")]
         assert mine == [f"Plan version {n} from writer {w}." for n in range(saves)]
     assert rows_of(workspace, Path(files[0]).stem) == [memory["text"]]  # the chunks table holds the winner only
+
+
+def test_sleep_mode_purges_an_expired_titled_memory_and_a_reingest_does_not_bring_it_back(
+        workspace: Workspace) -> None:
+    import datetime as dt
+
+    from definitions import build_defs
+    from resources import default_resources
+
+    workspace.ingest()
+    c = client(workspace)
+    gone = c.save("Gate code", "The gate code is 4512.", ttl=3600)
+    kept = c.save("Desk", "My desk is 4B on the second floor.", ttl=3 * 86400)
+    later = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).isoformat()
+    defs = build_defs(default_resources(str(workspace.config_path)))
+    result = defs.resolve_job_def("sleep_mode_job").execute_in_process(
+        partition_key="test", instance=workspace.instance, tags={"mnemo/now": later})
+    assert result.success
+    assert [m.id for m in c.list()] == [kept.id]
+    assert memory_doc_id("test", gone.id) in Tombstones.load(workspace.files().root).docs
+    assert rows_of(workspace, gone.id) == [] and rows_of(workspace, kept.id) == ["My desk is 4B on the second floor."]
+    workspace.ingest()
+    assert rows_of(workspace, gone.id) == [] and not c.exists("Gate code")
