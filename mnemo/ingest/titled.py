@@ -23,7 +23,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mnemo.documents import content_hash
 from mnemo.errors import MnemoError
 from mnemo.ingest.live import make_recallable
 from mnemo.refs import refs_in
@@ -34,6 +33,8 @@ from mnemo.sources.memories import (
     new_memory,
     read_memory,
     store_memory,
+    titled_id_glob,
+    titled_memory_id,
 )
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.locks import file_lock
@@ -67,10 +68,6 @@ def title_slug(title: str) -> str:
     return re.sub(r"\W", "-", check_title(title).casefold())
 
 
-def _key(scope: str, slug: str) -> str:
-    return content_hash(scope, slug)[:16]
-
-
 class TitledMemories:
     """The titled memories of one namespace; each change is recallable when it returns."""
 
@@ -87,8 +84,8 @@ class TitledMemories:
 
     def stored(self, title: str, scope: str) -> Memory | None:
         """The memory saved under this title in this scope, expired or not; None when there is none."""
-        key = _key(check_scope(scope), title_slug(title))
-        found = [read_memory(p) for p in inbox_dir(self.root).glob(f"mem_{key}_*.json")]
+        pattern = titled_id_glob(check_scope(scope), title_slug(title))
+        found = [read_memory(p) for p in inbox_dir(self.root).glob(pattern)]
         return max(found, key=lambda m: m.created) if found else None
 
     def find(self, title: str, scope: str) -> Memory | None:
@@ -110,8 +107,8 @@ class TitledMemories:
         with self.lock():
             current = self.stored(title, scope)
             if current is None:
-                stamp = content_hash(self.namespace, fresh.created)[:8]
-                memory = replace(fresh, id=f"mem_{_key(scope, slug)}_{stamp}", title=title, slug=slug)
+                memory = replace(fresh, id=titled_memory_id(self.namespace, scope, slug, fresh.created), title=title,
+                                 slug=slug)
             elif current.expired():  # not purged yet: its id is reused, its expired text is not kept
                 memory = replace(fresh, id=current.id, title=title, slug=slug)
             else:

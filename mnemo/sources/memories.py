@@ -24,6 +24,22 @@ SUFFIXES = (".json",)
 INBOX = "inbox"
 GLOBAL = "global"
 _SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
+_TITLED_ID = re.compile(r"mem_[0-9a-f]{16}_[0-9a-f]{8}")
+
+
+def titled_memory_id(namespace: str, scope: str, slug: str, created: str) -> str:
+    """A titled memory's id: a digest of its scope and slug (found by `titled_id_glob`), then one
+    of its first save's time (so that a title saved again after a forget is a new memory)."""
+    return f"mem_{content_hash(scope, slug)[:16]}_{content_hash(namespace, created)[:8]}"
+
+
+def titled_id_glob(scope: str, slug: str) -> str:
+    return f"mem_{content_hash(scope, slug)[:16]}_*.json"
+
+
+def is_titled(memory_id: str) -> bool:
+    """Whether the id is a titled memory's, whose text `save` and `append` may rewrite."""
+    return bool(_TITLED_ID.fullmatch(memory_id))
 
 
 def check_scope(scope: str) -> str:

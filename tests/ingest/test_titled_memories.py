@@ -196,3 +196,24 @@ def test_sleep_mode_purges_an_expired_titled_memory_and_a_reingest_does_not_brin
     assert rows_of(workspace, gone.id) == [] and rows_of(workspace, kept.id) == ["My desk is 4B on the second floor."]
     workspace.ingest()
     assert rows_of(workspace, gone.id) == [] and not c.exists("Gate code")
+
+
+def test_a_sync_from_documents_scanned_before_a_save_keeps_the_new_text(tmp_path: Path, small_vault: Path) -> None:
+    """An ingest that scanned a titled memory, then saw it saved again before its vector sync,
+    writes the new text (asked under the table's lock), not the one it scanned."""
+    from mnemo.ingest import pipeline
+    from mnemo.ingest.live import pending_groups
+    from mnemo.stores.embedders import build_embedder
+    from tests.support import make_workspace
+
+    workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(small_vault)}]})
+    memory = client(workspace).save("Zephyrine's move", OSLO)
+    workspace.ingest()
+    files, vectors = workspace.files(), workspace.vectors()
+    chunks, _ = pipeline.build_chunks(files, 180)  # the ingest has read the memory with its first text ...
+    client(workspace).save("Zephyrine's move", BERGEN)  # ... when it is saved again
+    stale = pipeline.chunk_groups(chunks)
+    vectors.sync_groups("chunks", stale, build_embedder(workspace.config.embedder),
+                        late=pending_groups(files.root, "test", 180))
+    assert rows_of(workspace, memory.id) == [BERGEN]
+    assert OSLO not in recalled(workspace)
