@@ -20,6 +20,7 @@ from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
+from mnemo.recall.held import refreshed
 from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, salience_weights, scored_fusion
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import (
@@ -185,7 +186,7 @@ class RecallEngine:
         version = table.version
         if self._held is None or self._held[0] != version:
             small = self.settings.hold_rows and table.count_rows() <= self.settings.hold_rows
-            self._held = (version, HeldChunks(table) if small else None)
+            self._held = (version, refreshed(self._held[1] if self._held else None, table) if small else None)
         return self._held[1]
 
     def _background(self) -> ThreadPoolExecutor:
