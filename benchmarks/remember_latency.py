@@ -7,7 +7,10 @@ Dagster), then `--n` memories are remembered one at a time. Each is timed from t
 `remember` until a recall of its unique words returns it first (`remember_to_recall`), and
 `remember` alone is timed too. Recall latency is timed on questions about the vault with no
 remember in between (`recall`) and on the first recall after each remember (`recall_after`, which
-reads the table's new version). Ratios are within the run; the machine is shared.
+reads the table's new version). After that recall, the held rows of the new version are also
+made both ways, on the same version, one after the other: followed from the previous version
+(`held_refresh`, what recall does from FOLLOW_FROM_ROWS rows) and read whole (`held_whole_read`, what it did
+before). Ratios are within the run; the machine is shared.
 """
 
 import argparse
@@ -23,6 +26,8 @@ from benchmarks.synthetic_vault import generate
 from mnemo.client import MemoryClient
 from mnemo.config import load_config
 from mnemo.ingest.pipeline import ingest_namespace
+from mnemo.recall.held import refreshed
+from mnemo.recall.search import HeldChunks
 from mnemo.recall.settings import RecallSettings
 
 QUESTIONS = ("what happened with the budget review", "notes about the offsite", "who did I meet last week",
@@ -46,8 +51,15 @@ def _timed(fn: Any) -> tuple[float, Any]:
     return time.perf_counter() - start, out
 
 
+def _held_both_ways(held: HeldChunks | None, client: MemoryClient, follow: list[float], whole: list[float]) -> None:
+    """Time the held rows of the table's version made both ways from `held`, the previous version's."""
+    table = client.vectors.table("chunks")
+    follow.append(_timed(lambda: refreshed(held, table))[0])
+    whole.append(_timed(lambda: HeldChunks(table))[0])
+
+
 def measure(client: MemoryClient, n: int) -> dict[str, Any]:
-    remember, to_recall, after, steady = [], [], [], []
+    remember, to_recall, after, steady, follow, whole = [], [], [], [], [], []
     for question in QUESTIONS * 2:  # warm-up
         client.recall(question)
     for i in range(n):
@@ -56,15 +68,19 @@ def measure(client: MemoryClient, n: int) -> dict[str, Any]:
         start = time.perf_counter()
         memory = client.remember(text)
         remember.append(time.perf_counter() - start)
+        before = client.engine._held[1] if client.engine._held else None
         took, result = _timed(lambda: client.recall(f"quennet{i} pump zorblax{i}"))
         after.append(took)
         to_recall.append(time.perf_counter() - start)
+        _held_both_ways(before, client, follow, whole)  # after the recall: it is timed untouched
         if memory.status != "recallable" or not result.items or result.items[0].text != text:
             raise SystemExit(f"memory {i} was not recalled first: {memory.status}")
     out = {name: percentiles(samples) for name, samples in
-           (("remember", remember), ("remember_to_recall", to_recall), ("recall_after", after), ("recall", steady))}
+           (("remember", remember), ("remember_to_recall", to_recall), ("recall_after", after), ("recall", steady),
+            ("held_refresh", follow), ("held_whole_read", whole))}
     out["ratio_remember_to_recall_p50"] = out["remember"]["p50_ms"] / out["recall"]["p50_ms"]
     out["ratio_recall_after_to_recall_p95"] = out["recall_after"]["p95_ms"] / out["recall"]["p95_ms"]
+    out["ratio_held_refresh_to_whole_read_p50"] = out["held_refresh"]["p50_ms"] / out["held_whole_read"]["p50_ms"]
     out["chunks"] = client.vectors.count("chunks")
     return out
 

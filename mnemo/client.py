@@ -1,4 +1,5 @@
-"""MemoryClient: how an assistant uses mnemo — remember, recall, forget, get_entity.
+"""MemoryClient: how an assistant uses mnemo — remember, recall, forget, get_entity; save, read,
+exists, list, append by title; get_memory, get_all, clear by room (a room is a scope).
 
     client = MemoryClient(namespace="sam")
     client.remember("Had lunch with person_id:alice_chen at Café Lusitano")
@@ -10,6 +11,7 @@ recallable by the next recall, in any process; the ingest job (started by the in
 adds its entities and relations to the graph.
 """
 
+import builtins
 import datetime as dt
 import json
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
 from mnemo.ingest.live import make_recallable
+from mnemo.ingest.titled import TitledMemories
 from mnemo.maintenance.expiry import purge_expired, purge_memories
 from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import RecallEngine
@@ -43,6 +46,17 @@ from mnemo.stores.vectors import VectorStore, sql_quote
 from ontology import Ontology, load_ontology
 
 ENTITY_WAIT = 5.0
+DEFAULT_LIMIT = 10
+
+
+def recall_limit(k: int | None, limit: int | None) -> int:
+    """How many items recall returns: `limit`, or `k` (its older name); both only when equal."""
+    if k is not None and limit is not None and k != limit:
+        raise MnemoError(f"give limit or k (the same option), not both: limit={limit}, k={k}")
+    chosen = limit if limit is not None else k if k is not None else DEFAULT_LIMIT
+    if isinstance(chosen, bool) or not isinstance(chosen, int) or chosen < 1:
+        raise MnemoError(f"invalid limit {chosen!r}: give a positive whole number")
+    return chosen
 
 
 class MemoryClient:
@@ -60,6 +74,8 @@ class MemoryClient:
         self.vectors = VectorStore(self.files.vectors_path)
         self.graph = GraphStore(self.files.graph_path, self.ontology)
         self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings)
+        self.titled = TitledMemories(self.files.root, self.namespace, self.vectors, self.embedder,
+                                     self.config.chunking.max_words)
 
     # -- remember -----------------------------------------------------------------------
 
@@ -94,33 +110,80 @@ class MemoryClient:
 
     # -- recall -------------------------------------------------------------------------
 
-    def recall(self, query: str | None = None, context: list[str] | None = None, *, k: int = 10,
-               mode: Mode = "eager", as_of: str | None = None, since: str | None = None,
-               until: str | None = None, project: str | None = None, session: str | None = None) -> RecallResult:
+    def recall(self, query: str | None = None, context: list[str] | None = None, *, k: int | None = None,
+               limit: int | None = None, min_similarity: float | None = None, mode: Mode = "eager",
+               as_of: str | None = None, since: str | None = None, until: str | None = None,
+               project: str | None = None, session: str | None = None) -> RecallResult:
         """What memory holds about the query and/or the context entities (see RecallEngine):
-        notes, global memories, and the memories of `project` and `session` when given."""
-        return self.engine.recall(query, context, k=k, mode=mode, as_of=as_of, since=since, until=until,
-                                  scopes=visible_scopes(project, session))
+        notes, global memories, and the memories of `project` and `session` when given. `limit`
+        (or its older name `k`; default 10) is how many items; `min_similarity` (-1..1) drops the
+        passages whose cosine similarity to the query is below it."""
+        return self.engine.recall(query, context, k=recall_limit(k, limit), mode=mode, as_of=as_of, since=since,
+                                  until=until, scopes=visible_scopes(project, session), min_similarity=min_similarity)
 
     def memories(self, scope: str | None = None) -> list[Memory]:
-        """The memories in the inbox (of one scope when given), oldest first, with their expiry."""
+        """The memories in the inbox (of one scope when given; titled and untitled), oldest first,
+        with their expiry; those whose expiry has passed (not yet purged) have status `expired`."""
         wanted = None if scope is None else check_scope(scope)
         found = [read_memory(p) for p in sorted(inbox_dir(self.files.root).glob("mem_*.json"))]
+        for memory in found:
+            memory.status = "expired" if memory.expired() else memory.status
         return sorted((m for m in found if wanted in (None, m.scope)), key=lambda m: m.created)
+
+    # -- titled memories (`mnemo.ingest.titled`) and rooms (a room is a scope) ------------------
+
+    def save(self, title: str, text: str, scope: str = "global", *, expires_at: str | dt.datetime | None = None,
+             ttl: float | None = None) -> Memory:
+        """Save a memory under a title, unique (by its slug) within the scope: a new memory, or the
+        text of the existing one replaced (the old text kept in its `history`). Recallable at once."""
+        return self.titled.save(title, text, scope, expires_at, ttl)
+
+    def read(self, title: str, scope: str = "global") -> Memory:
+        """The memory saved under this title in this scope (`no memory titled ...` when none or expired)."""
+        return self.titled.read(title, scope)
+
+    def exists(self, title: str, scope: str = "global") -> bool:
+        """Whether a memory is saved under this title in this scope (and has not expired)."""
+        return self.titled.find(title, scope) is not None
+
+    def append(self, title: str, text: str, scope: str = "global") -> Memory:
+        """Add text to the end of the memory saved under this title (which must exist)."""
+        return self.titled.append(title, text, scope)
+
+    def get_memory(self, memory_id: str, room: str | None = None) -> Memory:
+        """A memory by id with its status (`memory`); with `room` (a scope), only a memory of that room."""
+        memory = self.memory(memory_id)
+        if room is not None and memory.scope != check_scope(room):
+            raise MnemoError(f"no memory {memory_id!r} in room {room!r}")
+        return memory
+
+    def get_all(self, room: str) -> list[Memory]:
+        """Every memory of a room (a scope): `memories(room)`."""
+        return self.memories(check_scope(room))
+
+    def clear(self, room: str) -> ForgetReport:
+        """Forget every memory of a room (a scope): `forget(scope=room)`."""
+        return self.forget(scope=check_scope(room))
 
     # -- forget -------------------------------------------------------------------------
 
     def forget(self, memory: str | None = None, entity: str | None = None, *, properties: list[str] | None = None,
                relations: list[str] | None = None, query: str | None = None, confirm: bool = False,
-               expired: bool = False, scope: str | None = None) -> ForgetReport:
+               expired: bool = False, scope: str | None = None, title: str | None = None) -> ForgetReport:
         """Forget one memory, an entity (or only some of its properties/relations), what a query
-        finds, every expired memory (`expired=True`) or every memory of a scope (`scope=...`).
+        finds, every expired memory (`expired=True`), the memory saved under `title` (in `scope`,
+        global by default) or every memory of a scope (`scope=...` alone).
         A query is a dry run unless `confirm=True`; the others act at once."""
-        if sum(x is not None for x in (memory, entity, query, scope)) + expired != 1:
+        clearing = scope is not None and title is None
+        if sum(x is not None for x in (memory, entity, query, title)) + expired + clearing != 1:
             raise MnemoError("forget needs exactly one of: a memory id, an entity reference, a query, expired, "
-                             "or a scope")
+                             "a title, or a scope")
         if expired:
             return purge_expired(self.config, self.files, self.vectors, self.graph, self.embedder)
+        if title is not None:
+            with self.titled.lock():
+                found = self.titled.read(title, scope or "global")
+                return purge_memories(self.config, self.files, self.vectors, self.graph, self.embedder, [found])
         if scope is not None:
             chosen = self.memories(scope)
             return purge_memories(self.config, self.files, self.vectors, self.graph, self.embedder, chosen)
@@ -209,3 +272,8 @@ class MemoryClient:
         )
         return [{**r, "type": r["type"].lower(), "direction": "out" if r["src"] == entity else "in",
                  "props": json.loads(r["props"] or "{}")} for r in rows]
+
+    # defined last: inside the class body, `list` names this method from here on
+    def list(self, scope: str | None = None) -> builtins.list[Memory]:
+        """The memories of a scope (all scopes when None), titled and untitled: `memories`."""
+        return self.memories(scope)

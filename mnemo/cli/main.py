@@ -10,6 +10,7 @@ from rich.table import Table
 from mnemo.cli import assist as commands_assist
 from mnemo.cli import evaluate as commands_eval
 from mnemo.cli import memory as commands_memory
+from mnemo.cli import titled as commands_titled
 from mnemo.cli.extraction import extraction_state, print_extraction_state
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.cli.shards import shard_app
@@ -29,6 +30,7 @@ console = Console()
 app.command()(writeback)
 for _command in (commands_memory.recall, commands_memory.remember, commands_memory.forget, commands_memory.entity):
     app.command()(_command)
+commands_titled.register(app)
 app.add_typer(commands_eval.eval_app, name="eval")
 app.command()(commands_assist.mcp)
 app.command()(commands_assist.serve)

@@ -42,7 +42,14 @@ def _window(since: str | None, until: str | None) -> tuple[str | None, str | Non
 def recall(
     query: Annotated[str, typer.Argument(help="What to look for, in your own words.")],
     namespace: NamespaceOption = None,
-    k: Annotated[int, typer.Option("--k", min=1, max=200, help="How many memories to return.")] = 5,
+    limit: Annotated[
+        int, typer.Option("--limit", "--k", min=1, max=200, help="How many memories to return (--k: the same).")
+    ] = 5,
+    min_similarity: Annotated[
+        float | None,
+        typer.Option("--min-similarity", min=-1.0, max=1.0,
+                     help="Drop passages whose cosine similarity to the query is below this (-1 to 1)."),
+    ] = None,
     mode: Annotated[
         str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")
     ] = "eager",
@@ -64,7 +71,8 @@ def recall(
     window = _window(since, until)
     try:
         result = _client(namespace, config).recall(
-            query, k=k, mode=mode, since=window[0], until=window[1], project=project, session=session,  # type: ignore[arg-type]
+            query, limit=limit, min_similarity=min_similarity, mode=mode, since=window[0], until=window[1],  # type: ignore[arg-type]
+            project=project, session=session,
         )
     except MnemoError as exc:
         fail(str(exc))
@@ -77,14 +85,22 @@ def recall(
         console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r} (has it been ingested?).")
         return
     table = Table(title=f"recall: {query}", show_lines=True)
-    for column, justify in (("score", "right"), ("why", "left"), ("where", "left"), ("memory", "left")):
+    for column, justify in (("score", "right"), ("similarity", "right"), ("why", "left"), ("where", "left"),
+                            ("memory", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for item in result.items:
-        where = " › ".join(p for p in (item.path, item.heading) if p)
-        table.add_row(f"{item.score:.4f}", ", ".join(item.reasons), where, item.text[:300])
+        where = " › ".join(p for p in (item.path, item.heading, _visibility(item.metadata)) if p)
+        similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
+        table.add_row(f"{item.score:.4f}", similarity, ", ".join(item.reasons), where, item.text[:300])
     console.print(table)
     if result.grounding:
         console.print("grounding: " + " ".join(result.grounding))
+
+
+def _visibility(metadata: dict[str, object]) -> str:
+    """A remembered passage's scope and expiry, when it has them."""
+    parts = [str(metadata["scope"])] if metadata.get("scope") else []
+    return ", ".join(parts + ([f"expires {metadata['expires_at']}"] if metadata.get("expires_at") else []))
 
 
 def remember(
@@ -109,20 +125,21 @@ def remember(
     namespace = namespace_of(namespace, config)
     try:
         memory = _client(namespace, config).remember(
-            text, list(entity or []), expires_at=expires_at, ttl=None if ttl is None else _seconds(ttl), scope=scope
+            text, list(entity or []), expires_at=expires_at, ttl=None if ttl is None else seconds(ttl), scope=scope
         )
     except MnemoError as exc:
         fail(str(exc))
     if as_json:
         print_json(memory.to_dict())
         return
-    console.print(f"remembered [bold]{memory.id}[/] in {namespace!r} (status: {memory.status})")
+    expiry = f", expires {memory.expires_at}" if memory.expires_at else ""
+    console.print(f"remembered [bold]{memory.id}[/] in {namespace!r} ({memory.scope}, status: {memory.status}{expiry})")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def _seconds(ttl: str) -> float:
+def seconds(ttl: str) -> float:
     """`--ttl` in seconds: a number of seconds, or one with a unit (s, m, h, d)."""
     number, unit = (ttl[:-1], ttl[-1]) if ttl[-1:] in _UNITS else (ttl, "s")
     try:
@@ -148,17 +165,22 @@ def forget(
     expired: Annotated[
         bool, typer.Option("--expired", help="Purge every memory whose expiry has passed (sleep mode also does).")
     ] = False,
+    title: Annotated[
+        str | None, typer.Option("--title", help="Forget the memory saved under this title (in --scope).")
+    ] = None,
     scope: Annotated[
-        str | None, typer.Option("--scope", help="Forget every memory of this scope (project:<name>, session:<id>).")
+        str | None, typer.Option("--scope", help="Forget every memory of this scope (project:<name>, session:<id>), "
+                                                 "or with --title the scope of that title.")
     ] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
-    """Forget a memory, an entity (or some of its properties/relations), what a query finds, or expired memories."""
+    """Forget a memory, an entity (or some properties/relations), a query's finds, a title, a scope or expired ones."""
     namespace = namespace_of(namespace, config)
     try:
         report = _client(namespace, config).forget(
-            memory, entity, properties=prop, relations=relation, query=query, confirm=yes, expired=expired, scope=scope
+            memory, entity, properties=prop, relations=relation, query=query, confirm=yes, expired=expired,
+            scope=scope, title=title,
         )
     except MnemoError as exc:
         fail(str(exc))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import chunk_groups, document_chunks
-from mnemo.sources.memories import Memory, inbox_dir, memory_doc_id, memory_documents, read_memory
+from mnemo.sources.memories import Memory, inbox_dir, is_titled, memory_doc_id, memory_documents, read_memory
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import RowGroup, VectorStore
@@ -45,8 +45,8 @@ def make_recallable(vectors: VectorStore, embedder: Embedder, memory: Memory, ma
 
 def pending_groups(root: Path, namespace: str, max_words: int) -> Callable[[set[str]], list[RowGroup]]:
     """For `VectorStore.sync_groups(late=...)`: the rows of the inbox's memories whose documents
-    are not among the sync's groups (written after its documents were scanned), except those
-    forgotten."""
+    are not among the sync's groups (written after its documents were scanned), and of every
+    titled memory (whose text a save may have replaced since), except those forgotten."""
 
     def late(keys: set[str]) -> list[RowGroup]:
         folder = inbox_dir(root)
@@ -56,7 +56,7 @@ def pending_groups(root: Path, namespace: str, max_words: int) -> Callable[[set[
         groups: list[RowGroup] = []
         for path in sorted(folder.glob("mem_*.json")):
             doc = memory_doc_id(namespace, path.stem)
-            if doc in keys or doc in forgotten:
+            if (doc in keys and not is_titled(path.stem)) or doc in forgotten:
                 continue
             try:
                 memory = read_memory(path)

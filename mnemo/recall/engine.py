@@ -3,7 +3,6 @@ chunks, hydrated from the graph (entities named in the query, their mentions and
 neighbouring turns), weighted by salience, and degraded to vectors + full-text when the
 graph is locked by another process."""
 
-import json
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +20,8 @@ from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
-from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
+from mnemo.recall.held import refreshed
+from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, salience_weights, scored_fusion
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import (
     HeldChunks,
@@ -34,6 +34,7 @@ from mnemo.recall.search import (
     semantic,
 )
 from mnemo.recall.settings import Mode, RecallSettings
+from mnemo.recall.similarity import check_floor, drop_dissimilar, similarities
 from mnemo.refs import entity_ids_in
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -79,12 +80,14 @@ class RecallEngine:
     def recall(
         self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
         as_of: str | None = None, since: str | None = None, until: str | None = None,
-        scopes: frozenset[str] = GLOBAL_ONLY,
+        scopes: frozenset[str] = GLOBAL_ONLY, min_similarity: float | None = None,
     ) -> RecallResult:
         """The k most useful memories for a query and/or context entities; remembered passages of
-        `scopes` only (notes and global memories always)."""
+        `scopes` only (notes and global memories always); with `min_similarity`, only passages at
+        least that similar to the query (`recall.similarity`)."""
+        floor = check_floor(min_similarity, query)
         with one_blas_thread():  # the full-text search runs beside the vector math (`_search`)
-            return self._recall(query, context, k, mode, as_of, since, until, scopes)
+            return self._recall(query, context, k, mode, as_of, since, until, scopes, floor)
 
     def search(self, query: str, k: int = 10) -> list[str]:
         """Ids of the k chunks best ranked by eager recall's two searches alone (vector and
@@ -101,7 +104,7 @@ class RecallEngine:
 
     def _recall(
         self, query: str | None, context: list[str] | None, k: int, mode: Mode, as_of: str | None, since: str | None,
-        until: str | None, scopes: frozenset[str],
+        until: str | None, scopes: frozenset[str], floor: float | None,
     ) -> RecallResult:
         _check_request(query, context, mode)
         table = self.vectors.table("chunks")
@@ -115,8 +118,9 @@ class RecallEngine:
         names, index = self._names()
         entities = entity_ids_in(context or []) + index.find(query or "")
         dated = dates_in(query, date.today()) if query and not (since or until) and s.ranking.date_weight else None
-        if query and query.strip():
-            self._search_dated(table, pool, self._search(table, pool, query, size, window), size, dated)
+        vector = self._search(table, pool, query, size, window) if query and query.strip() else None
+        if vector is not None:
+            self._search_dated(table, pool, vector, size, dated)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -130,10 +134,13 @@ class RecallEngine:
         if s.ranking.neighbour_weight:
             self._add_neighbours(table, pool, size)
         self._drop_outside(pool, window, scopes)
+        drop_dissimilar(pool, vector, floor)
         self._apply_salience(pool)
         if dated:
             favour_dated(pool, dated, s.ranking.date_weight)
-        items = self._ranked(table, pool, k, mode, scopes)
+        items = self._ranked(table, pool, k, mode, scopes, floor)
+        cosines = similarities(pool.rows, [i.id for i in items], vector)
+        items = [replace(i, similarity=cosines.get(i.id)) for i in items]
         grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
@@ -149,7 +156,8 @@ class RecallEngine:
             return held.column(ids, "path")
         return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
-    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, scopes: frozenset[str]) -> list[RecalledItem]:
+    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, scopes: frozenset[str],
+                floor: float | None) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
@@ -162,7 +170,7 @@ class RecallEngine:
             candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
-        return self._with_random(table, pool, items, k, scopes)
+        return items if floor is not None else self._with_random(table, pool, items, k, scopes)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
@@ -178,7 +186,7 @@ class RecallEngine:
         version = table.version
         if self._held is None or self._held[0] != version:
             small = self.settings.hold_rows and table.count_rows() <= self.settings.hold_rows
-            self._held = (version, HeldChunks(table) if small else None)
+            self._held = (version, refreshed(self._held[1] if self._held else None, table) if small else None)
         return self._held[1]
 
     def _background(self) -> ThreadPoolExecutor:
@@ -321,16 +329,7 @@ class RecallEngine:
 
     def salience(self) -> dict[str, float]:
         """Salience per chunk or entity id (0..1), as consolidation writes it; empty if none."""
-        path = self.root / "salience.json"
-        if not path.exists():
-            return {}
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return (
-            {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
-        )
+        return salience_weights(self.root / "salience.json")
 
     def _apply_salience(self, pool: Pool) -> None:
         weights = self.salience()

@@ -19,6 +19,7 @@ on conversations the fit never saw is measured by leave-one-conversation-out cro
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -188,3 +189,16 @@ def diversified(items: list[Any], cap: int, groups: dict[str, str]) -> list[Any]
             counts[key] = counts.get(key, 0) + 1
         (later if key is not None and counts[key] > cap else first).append(item)
     return first + later
+
+
+def salience_weights(path: Path) -> dict[str, float]:
+    """Salience per chunk or entity id (0..1) from the file consolidation writes; empty if none."""
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return (
+        {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+    )

@@ -21,6 +21,7 @@ class RecalledItem:
     doc_id: str = ""
     reasons: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    similarity: float | None = None  # a passage's cosine similarity to the query (-1..1; `recall.similarity`)
 
 
     @classmethod

@@ -97,9 +97,13 @@ class HeldChunks:
     for tables of at most `RecallSettings.hold_rows` rows (about 2 KB a row with 384-dimensional
     vectors); larger tables are searched through their ANN index."""
 
-    def __init__(self, table: Any) -> None:
-        data = table.search().select(ROW_COLUMNS).limit(None).to_arrow()
-        self.data = data.combine_chunks()
+    def __init__(self, table: Any, data: Any | None = None) -> None:
+        """The rows of the table's version, or `data` (rows of it with their `_rowid`)."""
+        if data is None:
+            data = table.search().select(ROW_COLUMNS).with_row_id(True).limit(None).to_arrow()
+        self.version = table.version
+        self.rowids = data["_rowid"].to_numpy()  # where each row is in this version (`recall.held`)
+        self.data = data.drop_columns(["_rowid"]).combine_chunks()
         self.ids = data["id"].to_pylist()
         self.offset = {row_id: n for n, row_id in enumerate(self.ids)}
         self.vectors = vector_matrix(self.data["vector"])

@@ -23,6 +23,7 @@ from mnemo.errors import MisplacedNamespace, MnemoError, StoreLocked
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
 from mnemo.serve.hooks import before_turn
+from mnemo.serve.http_memories import memory_routes
 
 MAX_BODY = 64 * 1024
 NS = Annotated[str, PathParam(min_length=1, max_length=64, description="The namespace (must match the key's).")]
@@ -44,6 +45,7 @@ def iso_time(value: str | None) -> str | None:
     return value
 
 
+SIMILARITY = "Drop passages whose cosine similarity to q is below this (-1 to 1)."
 TIME = Annotated[str | None, Query(max_length=40, description="ISO date or time."), AfterValidator(iso_time)]
 
 
@@ -164,6 +166,7 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
 
     _write_routes(app, Client)
     _read_routes(app, Client)
+    memory_routes(app, Client)
     return app
 
 
@@ -173,10 +176,6 @@ def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type ali
         """Write a memory now; recallable by the next recall (status `recallable`)."""
         return c.remember(body.text, body.entities, expires_at=body.expires_at, ttl=body.ttl,
                           scope=body.scope).to_dict()
-
-    @app.get("/v1/{namespace}/memories/{memory_id}", summary="A memory and its status")
-    def memory(c: Client, memory_id: Annotated[str, PathParam(max_length=100)]) -> dict[str, Any]:
-        return c.memory(memory_id).to_dict()
 
     @app.delete("/v1/{namespace}/memories/{memory_id}", summary="Forget a memory")
     def forget_memory(c: Client, memory_id: Annotated[str, PathParam(max_length=100)]) -> dict[str, Any]:
@@ -197,12 +196,16 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
 
     @app.get("/v1/{namespace}/recall", summary="Recall")
     def recall(c: Client, q: Annotated[str, Query(min_length=1, max_length=2000, pattern=r"\S")],
-               k: Annotated[int, Query(ge=1, le=50)] = 10, mode: Literal["eager", "deliberate"] = "eager",
+               limit: Annotated[int | None, Query(ge=1, le=50, description="How many items (default 10).")] = None,
+               k: Annotated[int | None, Query(ge=1, le=50, description="The same as limit.")] = None,
+               min_similarity: Annotated[float | None, Query(ge=-1, le=1, description=SIMILARITY)] = None,
+               mode: Literal["eager", "deliberate"] = "eager",
                since: TIME = None, until: TIME = None, project: Annotated[str | None, Query(max_length=100)] = None,
                session: Annotated[str | None, Query(max_length=100)] = None) -> dict[str, Any]:
         """What memory holds about `q` (and the memories of `project`/`session`): assembled text,
-        grounding references and the items."""
-        return c.recall(q, k=k, mode=mode, since=since, until=until, project=project, session=session).to_dict()
+        grounding references and the items, each passage with its `similarity` to `q`."""
+        return c.recall(q, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,
+                        project=project, session=session).to_dict()
 
     @app.get("/v1/{namespace}/context", summary="Context for a chat turn")
     def context(c: Client, message: Annotated[str, Query(max_length=4000)] = "",

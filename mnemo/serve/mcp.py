@@ -5,39 +5,28 @@ model can never read or change another person's memory.
 """
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from mnemo.client import MemoryClient
-from mnemo.errors import MnemoError
 from mnemo.serve.activity import explore as explore_graph
 from mnemo.serve.activity import self_profile, top_of_mind
 from mnemo.serve.activity import timeline as timeline_of
+from mnemo.serve.mcp_memories import Forgetting, add_memory_tools, clear_errors, preview
 
 INSTRUCTIONS = (
     "mnemo is the user's long-term memory of their notes, journal and chats. Call `recall` before answering "
     "questions about the user's life, people, projects or past conversations; `remember` what the user asks you "
-    "to keep; use `get_entity`, `explore` and `timeline` to dig deeper. Entity references look like "
+    "to keep, or `save` it under a title to `read`, `append` to or replace later; use `get_entity`, `explore` "
+    "and `timeline` to dig deeper. Entity references look like "
     "person_id:alice_chen."
 )
 Ref = Annotated[str, Field(description="An entity reference, e.g. person_id:alice_chen or project_id:mnemo.",
                            min_length=1, max_length=200)]
 Date = Annotated[str | None, Field(description="ISO date or time, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
-
-
-@contextmanager
-def _clear_errors() -> Iterator[None]:
-    """Bad input becomes a tool error whose message the model can read and act on."""
-    try:
-        yield
-    except MnemoError as exc:
-        raise ToolError(str(exc)) from exc
 
 
 def build_server(namespace: str, config: str | Path | None = None, client: MemoryClient | None = None) -> MCPServer:
@@ -60,7 +49,12 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
             Literal["eager", "deliberate"],
             Field(description="eager: fast, one hop; deliberate: two hops, relations, a larger pool."),
         ] = "eager",
-        k: Annotated[int, Field(description="How many memories to return.", ge=1, le=50)] = 10,
+        limit: Annotated[int | None, Field(description="How many memories to return (default 10).", ge=1,
+                                           le=50)] = None,
+        k: Annotated[int | None, Field(description="The same as limit (its older name).", ge=1, le=50)] = None,
+        min_similarity: Annotated[float | None, Field(
+            description="Drop passages whose cosine similarity to the query is below this (-1 to 1).", ge=-1, le=1,
+        )] = None,
         since: Date = None,
         until: Date = None,
         project: Annotated[str | None, Field(description="Also the memories of this project.", max_length=100)] = None,
@@ -68,9 +62,9 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
     ) -> dict[str, Any]:
         """Recall what the user's memory holds about a query: an assembled text, the entity
         references behind it (grounding), and the items with why each was included."""
-        with _clear_errors():
-            return memory.recall(query, k=k, mode=mode, since=since, until=until, project=project,
-                                 session=session).to_dict()
+        with clear_errors():
+            return memory.recall(query, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since,
+                                 until=until, project=project, session=session).to_dict()
 
     @server.tool()
     def remember(
@@ -96,7 +90,7 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         ] = "global",
     ) -> dict[str, Any]:
         """Remember something durably now; the next recall finds it (status `recallable`)."""
-        with _clear_errors():
+        with clear_errors():
             return memory.remember(text, entities or [], expires_at=expires_at, ttl=ttl, scope=scope).to_dict()
 
     @server.tool()
@@ -104,24 +98,32 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         memory_id: Annotated[str | None, Field(description="A memory id returned by `remember`.")] = None,
         entity: Annotated[str | None, Field(description="An entity reference to forget entirely.")] = None,
         query: Annotated[str | None, Field(description="Forget the passages this query finds.")] = None,
+        title: Annotated[str | None, Field(description="Forget the memory saved under this title (in scope).")] = None,
+        scope: Annotated[str | None, Field(
+            description="With title: the title's scope (default global). Alone: forget every memory of this scope.",
+        )] = None,
+        expired: Annotated[bool, Field(description="Forget every memory whose expiry has passed.")] = False,
         confirm: Annotated[
             bool, Field(description="false (default): only show what would be forgotten. true: forget it.")
         ] = False,
     ) -> dict[str, Any]:
-        """Forget one memory, an entity, or what a query finds. Give exactly one of memory_id,
-        entity, query. Without confirm=true nothing is forgotten: it returns what would be."""
-        with _clear_errors():
+        """Forget one memory, an entity, what a query finds, a titled memory, a whole scope or the
+        expired memories. Give exactly one of memory_id, entity, query, title, scope, expired.
+        Without confirm=true nothing is forgotten: it returns what would be."""
+        with clear_errors():
             if not confirm:
-                return _preview(memory, memory_id, entity, query)
-            return memory.forget(memory_id, entity, query=query, confirm=True).to_dict()
+                return preview(memory, Forgetting(memory_id, entity, query, title, scope, expired))
+            return memory.forget(memory_id, entity, query=query, confirm=True, title=title, scope=scope,
+                                 expired=expired).to_dict()
 
+    add_memory_tools(server, memory)
 
 
 def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
     @server.tool()
     def get_entity(ref: Ref) -> dict[str, Any]:
         """An entity: name, kind, aliases, properties (with since and history) and its relations."""
-        with _clear_errors():
+        with clear_errors():
             return memory.get_entity(ref, props=True, relations=True)
 
     @server.tool()
@@ -135,24 +137,15 @@ def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
     ) -> dict[str, Any]:
         """The neighbours of an entity in the memory graph, by relation type and depth, with
         each edge's hop; use it to traverse the graph yourself."""
-        with _clear_errors():
+        with clear_errors():
             return explore_graph(memory, ref, relation_types, depth)
 
     @server.tool()
     def timeline(since: Date = None, until: Date = None) -> dict[str, Any]:
         """What happened between two dates (notes, journal days, chat conversations); without
         `since`, since the last interaction."""
-        with _clear_errors():
+        with clear_errors():
             return timeline_of(memory, since, until)
-
-
-def _preview(memory: MemoryClient, memory_id: str | None, entity: str | None, query: str | None) -> dict[str, Any]:
-    if sum(x is not None for x in (memory_id, entity, query)) != 1:
-        raise ValueError("forget needs exactly one of: memory_id, entity, query")
-    if query is not None:
-        return memory.forget(query=query).to_dict()
-    found = memory.memory(memory_id).to_dict() if memory_id else memory.get_entity(entity or "")
-    return {"dry_run": True, "would_forget": found, "hint": "call again with confirm=true to forget it"}
 
 
 def _add_resources(server: MCPServer, memory: MemoryClient) -> None:

@@ -24,6 +24,22 @@ SUFFIXES = (".json",)
 INBOX = "inbox"
 GLOBAL = "global"
 _SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
+_TITLED_ID = re.compile(r"mem_[0-9a-f]{16}_[0-9a-f]{8}")
+
+
+def titled_memory_id(namespace: str, scope: str, slug: str, created: str) -> str:
+    """A titled memory's id: a digest of its scope and slug (found by `titled_id_glob`), then one
+    of its first save's time (so that a title saved again after a forget is a new memory)."""
+    return f"mem_{content_hash(scope, slug)[:16]}_{content_hash(namespace, created)[:8]}"
+
+
+def titled_id_glob(scope: str, slug: str) -> str:
+    return f"mem_{content_hash(scope, slug)[:16]}_*.json"
+
+
+def is_titled(memory_id: str) -> bool:
+    """Whether the id is a titled memory's, whose text `save` and `append` may rewrite."""
+    return bool(_TITLED_ID.fullmatch(memory_id))
 
 
 def check_scope(scope: str) -> str:
@@ -45,6 +61,9 @@ class Memory:
     status: str = "processing"
     expires_at: str | None = None  # ISO time (UTC); recall never returns the memory after it
     scope: str = GLOBAL  # recall returns it when asked for this scope (`check_scope`)
+    title: str | None = None  # a titled memory (`save`): unique by `slug` within its scope
+    slug: str | None = None
+    history: list[dict[str, str]] = field(default_factory=list)  # earlier texts, oldest first: text, until
 
     def expired(self, now: dt.datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= _iso(now or dt.datetime.now(dt.UTC))
@@ -101,7 +120,10 @@ def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.date
     if ttl is not None:
         if not ttl > 0:
             raise MnemoError(f"invalid ttl {ttl!r}: give a positive number of seconds")
-        return _iso(now + dt.timedelta(seconds=ttl))
+        try:
+            return _iso(now + dt.timedelta(seconds=ttl))
+        except OverflowError:
+            raise MnemoError(f"invalid ttl {ttl!r}: too long (the expiry would be after the year 9999)") from None
     if expires_at is None:
         return None
     try:
@@ -114,10 +136,10 @@ def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.date
     return _iso(moment)
 
 
-def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None,
-                 expires_at: str | dt.datetime | None = None, ttl: float | None = None,
-                 scope: str = GLOBAL) -> Memory:
-    """Validate and write a memory to the inbox atomically; return it with status `processing`."""
+def new_memory(namespace: str, text: str, entities: list[Any] | None = None,
+               expires_at: str | dt.datetime | None = None, ttl: float | None = None,
+               scope: str = GLOBAL) -> Memory:
+    """A validated memory (not yet written), with a content-addressed id and status `processing`."""
     check_scope(scope)
     if not isinstance(text, str) or not text.strip():
         raise MnemoError("nothing to remember: the text is empty")
@@ -126,12 +148,24 @@ def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | No
     merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
     now = dt.datetime.now(dt.UTC)
     created = _iso(now)
-    memory = Memory(
+    return Memory(
         "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()),
         expires_at=expiry(expires_at, ttl, now), scope=scope,
     )
+
+
+def store_memory(root: Path, memory: Memory) -> Memory:
+    """Write the memory to the inbox atomically (status `processing` until made recallable)."""
+    memory.status = "processing"
     durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
+
+
+def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None,
+                 expires_at: str | dt.datetime | None = None, ttl: float | None = None,
+                 scope: str = GLOBAL) -> Memory:
+    """Validate and write a memory to the inbox atomically; return it with status `processing`."""
+    return store_memory(root, new_memory(namespace, text, entities, expires_at, ttl, scope))
 
 
 def read_memory(path: Path) -> Memory:
@@ -193,7 +227,7 @@ def memory_documents(
     """The memory's note and one Document per entity it names."""
     note = Document(
         id=memory_doc_id(namespace, memory.id), namespace=namespace, source=source, path=rel_path,
-        title=f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,
+        title=memory.title or f"Memory {memory.created[:16].replace('T', ' ')}", kind="note", body=memory.text,
         content_hash=content_hash(memory.text),
         properties={"memory_id": memory.id, **{k: v for k, v in _visibility(memory).items() if v}},
         created=memory.created, modified=modified, day=memory.created[:10],

@@ -41,9 +41,9 @@ def encode_window(embedder: Embedder, part: list[dict[str, Any]], calls: list[li
 
 def vector_matrix(column: Any) -> np.ndarray:
     """A fixed-size list column (Arrow) as one 2-D NumPy array, a row per list (a column of one
-    chunk is not copied)."""
+    chunk is not copied; an empty column is a 0-row array of the lists' width)."""
     vectors = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-    return vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), -1)
+    return vectors.flatten().to_numpy(zero_copy_only=False).reshape(len(vectors), column.type.list_size)
 
 
 def vectors_by_id(data: Any) -> dict[str, np.ndarray]:

@@ -161,12 +161,14 @@ class VectorStore:
         table ends the same either way; what the sync left is recorded beside it (`<name>.groups.json`).
         A table left unreadable is rebuilt; one holding more rows than the groups (two writers at
         once) is reconciled row by row. `late`, given the groups' keys, names more groups to keep,
-        asked once the table is locked: rows written since the caller made its groups (`put_groups`)."""
+        asked once the table is locked: rows written since the caller made its groups (`put_groups`);
+        a late group with the key of one of `groups` replaces it (it was rewritten since)."""
         with write_lock(self.path, name):
             self._repair_unreadable(name)
             if late is not None:
-                keys = {g.key for g in groups}
-                groups = groups + [g for g in late(keys) if g.key not in keys]
+                fresher = late({g.key for g in groups})
+                replaced = {g.key for g in fresher}
+                groups = [g for g in groups if g.key not in replaced] + fresher
             stats = self._sync_groups(name, groups, embedder, column, batch)
             if reconcile_count(self.table(name), self.path, name, stats.total):
                 stats = self._sync_groups(name, groups, embedder, column, batch)

@@ -79,6 +79,8 @@ def test_sleep_mode_purges_expired_memories(workspace: Workspace) -> None:
 
 @pytest.mark.parametrize(("options", "problem"), [
     ({"ttl": -5}, "invalid ttl"),
+    ({"ttl": 1e300}, "invalid ttl"),
+    ({"ttl": 1e12}, "after the year 9999"),
     ({"expires_at": "next tuesday"}, "invalid expires_at"),
     ({"expires_at": "2020-01-01T00:00:00Z"}, "not in the future"),
     ({"ttl": 60, "expires_at": "2099-01-01"}, "not both"),

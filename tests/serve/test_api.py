@@ -118,6 +118,53 @@ def test_remember_recall_entity_forget_round_trip(api: dict[str, str]) -> None:
     assert context.status_code == 200 and "Write the doc before the meeting" in context.json()["context"]
 
 
+def test_memories_by_title_and_scope_and_recall_options(api: dict[str, str]) -> None:
+    url, headers = api["url"], auth(api["test"])
+    scope = "project:http-titled"
+    saved = httpx.put(f"{url}/v1/test/titled", json={"title": "Locker", "text": "Locker 31 holds the spare keys.",
+                                                     "scope": scope}, headers=headers)
+    assert saved.status_code == 200 and saved.json()["status"] == "recallable"
+    first = httpx.get(f"{url}/v1/test/recall", params={"q": "Which locker holds the spare keys?", "limit": 3,
+                                                       "project": "http-titled"}, headers=headers).json()
+    assert first["items"][0]["text"] == "Locker 31 holds the spare keys." and first["items"][0]["similarity"] > 0
+    again = httpx.put(f"{url}/v1/test/titled", json={"title": "locker", "text": "Locker 32 holds the spare keys now.",
+                                                     "scope": scope}, headers=headers).json()
+    assert again["id"] == saved.json()["id"] and again["history"][0]["text"] == "Locker 31 holds the spare keys."
+    question = {"title": "Locker", "scope": scope}
+    assert httpx.get(f"{url}/v1/test/titled/exists", params=question, headers=headers).json() == {"exists": True}
+    assert httpx.get(f"{url}/v1/test/titled/exists", params={"title": "Locker"}, headers=headers).json() == {
+        "exists": False}
+    assert httpx.get(f"{url}/v1/test/titled", params={"title": "Locker"}, headers=headers).status_code == 404
+    appended = httpx.post(f"{url}/v1/test/titled/append", json={**question, "text": "The code is 0451."},
+                          headers=headers)
+    assert appended.status_code == 200 and appended.json()["text"].endswith("\n\nThe code is 0451.")
+    assert httpx.get(f"{url}/v1/test/titled", params=question, headers=headers).json()["text"] == appended.json()["text"]
+    bad = httpx.put(f"{url}/v1/test/titled", json={"title": "Locker--B", "text": "x"}, headers=headers)
+    assert bad.status_code == 400 and "run of several non-word characters" in bad.json()["detail"]
+    listed = httpx.get(f"{url}/v1/test/memories", params={"scope": scope}, headers=headers).json()["memories"]
+    assert [(m["title"], m["scope"]) for m in listed] == [("locker", scope)]  # the title last saved
+    one = httpx.get(f"{url}/v1/test/memories/{again['id']}", params={"scope": scope}, headers=headers)
+    assert one.status_code == 200 and one.json()["scope"] == scope
+    assert httpx.get(f"{url}/v1/test/memories/{again['id']}", params={"scope": "global"}, headers=headers).status_code == 404
+    floor = httpx.get(f"{url}/v1/test/recall", params={"q": "spare keys locker", "min_similarity": 0.3, "k": 5,
+                                                       "project": "http-titled"}, headers=headers).json()["items"]
+    assert all(i["similarity"] >= 0.3 for i in floor if i["kind"] == "chunk")
+    assert httpx.get(f"{url}/v1/test/recall", params={"q": "x", "min_similarity": 2}, headers=headers).status_code == 422
+    assert httpx.get(f"{url}/v1/test/recall", params={"q": "x", "k": 2, "limit": 3}, headers=headers).status_code == 400
+    gone = httpx.delete(f"{url}/v1/test/titled", params=question, headers=headers, timeout=60)
+    assert gone.status_code == 200 and [i["memory"] for i in gone.json()["items"]] == [again["id"]]
+    brief = httpx.post(f"{url}/v1/test/memories", json={"text": "Visitor badge 7719.", "ttl": 1, "scope": scope},
+                       headers=headers).json()
+    kept = httpx.post(f"{url}/v1/test/memories", json={"text": "Desk 4B.", "scope": scope}, headers=headers).json()
+    time.sleep(1.2)
+    assert httpx.delete(f"{url}/v1/test/memories", headers=headers).status_code == 400
+    expired = httpx.delete(f"{url}/v1/test/memories", params={"expired": "true"}, headers=headers, timeout=60).json()
+    assert brief["id"] in [i["memory"] for i in expired["items"]]
+    cleared = httpx.delete(f"{url}/v1/test/memories", params={"scope": scope}, headers=headers, timeout=60).json()
+    assert [i["memory"] for i in cleared["items"]] == [kept["id"]]
+    assert httpx.get(f"{url}/v1/test/memories", params={"scope": scope}, headers=headers).json() == {"memories": []}
+
+
 def test_forgetting_an_unknown_entity_is_404_and_writes_no_tombstone(api: dict[str, str], assist_workspace: Workspace) -> None:
     url, headers = api["url"], auth(api["test"])
     tombstones = assist_workspace.files("test").root / "tombstones.json"
@@ -164,8 +211,13 @@ def test_malformed_and_oversized_requests_get_clear_4xx(api: dict[str, str]) -> 
 def test_openapi_schema_is_published(api: dict[str, str]) -> None:
     schema = httpx.get(f"{api['url']}/openapi.json").json()
     assert {"/v1/{namespace}/memories", "/v1/{namespace}/recall", "/v1/{namespace}/context",
-            "/v1/{namespace}/entities/{ref}", "/v1/{namespace}/memories/{memory_id}"} <= set(schema["paths"])
-    assert json.dumps(schema).count("RememberBody") >= 2
+            "/v1/{namespace}/entities/{ref}", "/v1/{namespace}/memories/{memory_id}", "/v1/{namespace}/titled",
+            "/v1/{namespace}/titled/exists", "/v1/{namespace}/titled/append"} <= set(schema["paths"])
+    assert set(schema["paths"]["/v1/{namespace}/memories"]) == {"get", "post", "delete"}
+    assert {"get", "put", "delete"} <= set(schema["paths"]["/v1/{namespace}/titled"])
+    recall = {p["name"] for p in schema["paths"]["/v1/{namespace}/recall"]["get"]["parameters"]}
+    assert {"limit", "k", "min_similarity", "project", "session"} <= recall
+    assert json.dumps(schema).count("RememberBody") >= 2 and json.dumps(schema).count("SaveBody") >= 2
 
 
 def test_generated_requests_never_make_the_server_fail(api: dict[str, str]) -> None:

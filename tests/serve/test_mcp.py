@@ -122,3 +122,64 @@ def test_mcp_client_over_streamable_http(assist_workspace: Workspace, tmp_path: 
     assert TOOLS <= out["tools"]
     assert "Write the doc before the meeting" in out["recall"]["text"]
     assert out["top"]["items"]
+
+
+MEMORY_TOOLS = {"save", "read", "exists", "append", "list", "get_memory"}
+
+
+async def _memory_tools_run(workspace: Workspace) -> dict[str, Any]:
+    """The memory vocabulary over stdio: by title, by scope (a room), expiry and recall options."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mnemo.cli.main", "mcp", "--namespace", "test",
+                                                                 "--config", str(workspace.config_path)],
+                                   env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    out: dict[str, Any] = {}
+    scope = "project:mcp-titled"
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+
+        async def call(tool: str, args: dict[str, Any]) -> Any:
+            return _payload(await session.call_tool(tool, args))
+
+        out["tools"] = {t.name for t in (await session.list_tools()).tools}
+        out["saved"] = await call("save", {"title": "Standup notes", "text": "Standup moved to 9:45 on Tuesdays.",
+                                           "scope": scope})
+        out["first_recall"] = await call("recall", {"query": "When is the standup?", "project": "mcp-titled",
+                                                    "limit": 3})
+        out["exists"] = await call("exists", {"title": "Standup notes", "scope": scope})
+        out["appended"] = await call("append", {"title": "Standup notes", "text": "Bring the sprint board.",
+                                                "scope": scope})
+        out["read"] = await call("read", {"title": "Standup notes", "scope": scope})
+        out["list"] = await call("list", {"scope": scope})
+        out["get"] = await call("get_memory", {"memory_id": out["saved"]["id"], "scope": scope})
+        out["bad_title"] = await session.call_tool("save", {"title": "Standup!", "text": "x"})
+        out["floor"] = await call("recall", {"query": "When is the standup?", "project": "mcp-titled",
+                                             "min_similarity": 0.2, "k": 5})
+        out["bad_floor"] = await session.call_tool("recall", {"query": "standup", "min_similarity": 3})
+        out["brief"] = await call("remember", {"text": "The visitor badge code is 8812.", "ttl": 1})
+        await asyncio.sleep(1.2)
+        out["expired_preview"] = await call("forget", {"expired": True})
+        out["expired"] = await call("forget", {"expired": True, "confirm": True})
+        out["title_preview"] = await call("forget", {"title": "Standup notes", "scope": scope})
+        out["clear_preview"] = await call("forget", {"scope": scope})
+        out["cleared"] = await call("forget", {"scope": scope, "confirm": True})
+        out["after"] = await call("exists", {"title": "Standup notes", "scope": scope})
+    return out
+
+
+def test_mcp_memory_tools_by_title_scope_and_expiry(assist_workspace: Workspace) -> None:
+    out = asyncio.run(_memory_tools_run(assist_workspace))
+    assert MEMORY_TOOLS <= out["tools"]
+    assert out["saved"]["status"] == "recallable" and out["saved"]["slug"] == "standup-notes"
+    assert "Standup moved to 9:45 on Tuesdays." in [i["text"] for i in out["first_recall"]["items"]]
+    assert out["exists"] == {"exists": True} and out["after"] == {"exists": False}
+    assert out["read"]["text"] == out["appended"]["text"] == "Standup moved to 9:45 on Tuesdays.\n\nBring the sprint board."
+    assert [h["text"] for h in out["read"]["history"]] == ["Standup moved to 9:45 on Tuesdays."]
+    assert [m["id"] for m in out["list"]["memories"]] == [out["saved"]["id"]] == [out["get"]["id"]]
+    assert out["bad_title"].is_error and "ends with a non-word character" in out["bad_title"].content[0].text
+    assert out["floor"]["items"] and all(i["similarity"] >= 0.2 for i in out["floor"]["items"] if i["kind"] == "chunk")
+    assert out["bad_floor"].is_error
+    assert [m["id"] for m in out["expired_preview"]["would_forget"]] == [out["brief"]["id"]]
+    assert [i["memory"] for i in out["expired"]["items"]] == [out["brief"]["id"]]
+    assert out["title_preview"]["dry_run"] and out["title_preview"]["would_forget"]["id"] == out["saved"]["id"]
+    assert [m["id"] for m in out["clear_preview"]["would_forget"]] == [out["saved"]["id"]]
+    assert [i["memory"] for i in out["cleared"]["items"]] == [out["saved"]["id"]]
