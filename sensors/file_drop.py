@@ -26,7 +26,7 @@ def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCon
         return dg.SkipReason(str(exc))
     known = set(context.instance.get_dynamic_partitions(namespaces.name))
     result = watch(config, context.cursor, known, now=time.time(),
-                   ingested=lambda ns: NamespaceFiles(config.data_dir, ns).read_manifest())
+                   ingested=lambda ns: NamespaceFiles(config.data_root(ns), ns).read_manifest())
     requests = [
         namespace_run(run.namespace, run.run_key,
                       {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary})
