@@ -33,6 +33,8 @@ FITTED = {
     "neighbour_bm25": "neighbour_bm25_weight",
     "session": "session_weight",
     "second_neighbour_cosine": "second_neighbour_cosine_weight",
+    "dated": "dated_weight",
+    "dated_when": "dated_when_weight",
 }
 MOVES = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.8, 1.25, 2.0, 4.0)  # multiples of a weight coordinate ascent tries
 

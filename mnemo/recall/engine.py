@@ -237,7 +237,8 @@ class RecallEngine:
         around = rows_around(table, lexical_rows + semantic_rows, hops, self._held_chunks(table))
         r = s.ranking
         weights = Weights(r.cosine_weight, r.bm25_weight, r.speaker_bonus, r.neighbour_cosine_weight,
-                          r.neighbour_bm25_weight, r.session_weight, r.second_neighbour_cosine_weight, r.rrf_k)
+                          r.neighbour_bm25_weight, r.session_weight, r.second_neighbour_cosine_weight,
+                          dated=r.dated_weight, dated_when=r.dated_when_weight, rrf_k=r.rrf_k)
         for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):
             pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
             pool.reasons[hit.row["id"]].extend(hit.reasons[1:])

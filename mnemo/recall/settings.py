@@ -24,6 +24,8 @@ class Ranking:
     neighbour_bm25_weight: float = 1.5
     session_weight: float = 70.0
     second_neighbour_cosine_weight: float = 1.0
+    dated_weight: float = 0.0  # a chunk that states or implies a date (recall.rank)
+    dated_when_weight: float = 0.0  # the same, when the query asks when
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
     neighbour_weight: float = 0.0
