@@ -24,7 +24,7 @@ from mnemo.ingest.pipeline import ingest_namespace
 from mnemo.recall.engine import RecallEngine, timed_recall
 from mnemo.recall.hybrid import recall_chunks
 from mnemo.recall.search import TimeWindow, lexical
-from mnemo.recall.settings import RecallSettings
+from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
@@ -119,17 +119,19 @@ def _dia(prepared: Prepared, chunk_ids: list[str]) -> list[str]:
     return [d for d in (prepared.dia_of.get(i, "") for i in chunk_ids) if d]
 
 
-def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: bool, label: str = "mnemo") -> None:
+def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: bool, label: str = "mnemo",
+        mode: Mode = "eager") -> None:
     """Ask every question of the conversation through every system and record the scores
-    (mnemo's under `label`, its latencies under `eager` / `deliberate` with the same suffix)."""
+    (mnemo's, recalled in `mode`, under `label`; its latencies under `eager` / `deliberate` with
+    the same suffix)."""
     k = max(scores.ks)
     table = prepared.vectors.table("chunks")
     suffix = label.removeprefix("mnemo")
     for q in prepared.questions:
         evidence = list(q.evidence)
         if "mnemo" in systems:
-            result, seconds = timed_recall(prepared.engine, q.text, k, "eager")
-            scores.latency.setdefault("eager" + suffix, []).append(seconds)
+            result, seconds = timed_recall(prepared.engine, q.text, k, mode)
+            scores.latency.setdefault(mode + suffix, []).append(seconds)
             scores.add(label, q.category, _dia(prepared, [i.id for i in result.items]), evidence)
             if latency:
                 _, seconds = timed_recall(prepared.engine, q.text, k, "deliberate")

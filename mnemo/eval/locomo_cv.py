@@ -22,7 +22,7 @@ import numpy as np
 from mnemo.eval.locomo import Prepared, Scores, ask, summarize
 from mnemo.recall.rank import Weights, rows_around, scored_fusion
 from mnemo.recall.search import HeldChunks, TimeWindow, lexical, semantic
-from mnemo.recall.settings import RecallSettings
+from mnemo.recall.settings import Mode, RecallSettings
 
 # scored-fusion signal (a `Weights` field) -> the RecallSettings field that weighs it
 FITTED = {
@@ -145,10 +145,10 @@ def folds(n: int) -> list[tuple[list[int], int]]:
     return [([i for i in range(n) if i != held], held) for held in range(n)]
 
 
-def score_with(prepared: Prepared, settings: RecallSettings, scores: Scores) -> None:
-    """Ask every question of the conversation through eager recall with these settings."""
+def score_with(prepared: Prepared, settings: RecallSettings, scores: Scores, mode: Mode = "eager") -> None:
+    """Ask every question of the conversation through recall in `mode` with these settings."""
     prepared.engine.settings = replace(settings, random_share=0.0)
-    ask(prepared, scores, ("mnemo",), latency=False)
+    ask(prepared, scores, ("mnemo",), latency=False, mode=mode)
 
 
 def ask_dense(prepared: Prepared, scores: Scores) -> None:

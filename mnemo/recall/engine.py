@@ -21,7 +21,7 @@ from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
-from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, scored_fusion
+from mnemo.recall.rank import Pool, Scored, diversified, rows_around, said_by_named, scored_fusion, weights_of
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import (
     HeldChunks,
@@ -117,6 +117,8 @@ class RecallEngine:
         dated = dates_in(query, date.today()) if query and not (since or until) and s.ranking.date_weight else None
         if query and query.strip():
             self._search_dated(table, pool, self._search(table, pool, query, size, window), size, dated)
+            if s.ranking.second_round_weight and (mode == "deliberate" or s.ranking.second_round_eager):
+                self._second_round(table, pool, query, size, window)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -200,7 +202,9 @@ class RecallEngine:
             moved = vector + s.ranking.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
         if s.ranking.fusion == "scored":
-            self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
+            for hit in self._scored(table, query, vector, lexical_rows, semantic_rows):  # one linear score (rank.py)
+                pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
+                pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
         else:
             self._fuse(pool, lexical_rows, semantic_rows)
         return vector
@@ -229,19 +233,22 @@ class RecallEngine:
         semantic_rows = semantic(table, vector, size, window, held if self.settings.exact_vectors else None)
         return vector, lexical_rows.result(), semantic_rows
 
-    def _add_scored(self, table: Any, pool: Pool, query: str, vector: np.ndarray,
-                    lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
-        """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
-        s = self.settings
-        hops = 2 if s.ranking.second_neighbour_cosine_weight else 1
-        around = rows_around(table, lexical_rows + semantic_rows, hops, self._held_chunks(table))
-        r = s.ranking
-        weights = Weights(r.cosine_weight, r.bm25_weight, r.speaker_bonus, r.neighbour_cosine_weight,
-                          r.neighbour_bm25_weight, r.session_weight, r.second_neighbour_cosine_weight,
-                          dated=r.dated_weight, dated_when=r.dated_when_weight, rrf_k=r.rrf_k)
-        for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):
-            pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
-            pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
+    def _scored(self, table: Any, query: str, vector: np.ndarray, lexical_rows: list[dict[str, Any]],
+                semantic_rows: list[dict[str, Any]]) -> list[Scored]:
+        r = self.settings.ranking
+        around = rows_around(table, lexical_rows + semantic_rows, 2 if r.second_neighbour_cosine_weight else 1,
+                             self._held_chunks(table))
+        return scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights_of(r))
+
+    def _second_round(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> None:
+        """The first round's best hits expand the query; both rounds merge (`recall.second_round`)."""
+        from mnemo.recall.second_round import SecondRound, second_round
+
+        def search(expanded: str) -> tuple[np.ndarray, list[Scored]]:
+            vector, lexical_rows, semantic_rows = self._hits(table, expanded, size, window)
+            return vector, self._scored(table, query, vector, lexical_rows, semantic_rows)
+
+        second_round(pool, query, SecondRound.of(self.settings.ranking), search)
 
     def _favour_speakers(self, pool: Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""

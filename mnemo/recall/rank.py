@@ -29,6 +29,7 @@ import numpy as np
 
 from mnemo.documents import normalize_name
 from mnemo.recall.search import HeldChunks, rows_by_id, rows_near
+from mnemo.recall.settings import Ranking
 
 NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
 
@@ -45,6 +46,12 @@ class Weights:
     dated: float = 0.0
     dated_when: float = 0.0
     rrf_k: int = 60
+
+
+def weights_of(r: Ranking) -> Weights:
+    """The scored fusion's weights as a ranking sets them."""
+    return Weights(r.cosine_weight, r.bm25_weight, r.speaker_bonus, r.neighbour_cosine_weight, r.neighbour_bm25_weight,
+                   r.session_weight, r.second_neighbour_cosine_weight, r.dated_weight, r.dated_when_weight, r.rrf_k)
 
 
 @dataclass(frozen=True)

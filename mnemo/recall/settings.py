@@ -32,6 +32,10 @@ class Ranking:
     episode_weight: float = 0.0
     speaker_weight: float = 1.0
     feedback_docs: int = 0
+    second_round_weight: float = 0.0  # the second round's share when merged with the first (0: no second round)
+    second_round_docs: int = 3  # first-round hits whose words expand the query
+    second_round_terms: int = 5  # words they add
+    second_round_eager: bool = False  # eager recall runs it too (deliberate always does when the weight is set)
     feedback_weight: float = 0.5
     entity_weight: float = 1.0
     salience_weight: float = 0.3
