@@ -21,6 +21,7 @@ from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
+from mnemo.recall.profiles import profile_round
 from mnemo.recall.rank import Pool, Scored, diversified, rows_around, said_by_named, scored_fusion, weights_of
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import (
@@ -115,10 +116,13 @@ class RecallEngine:
         names, index = self._names()
         entities = entity_ids_in(context or []) + index.find(query or "")
         dated = dates_in(query, date.today()) if query and not (since or until) and s.ranking.date_weight else None
+        profiles: list[RecalledItem] = []
         if query and query.strip():
-            self._search_dated(table, pool, self._search(table, pool, query, size, window), size, dated)
+            vector = self._search(table, pool, query, size, window)
+            self._search_dated(table, pool, vector, size, dated)
             if s.ranking.second_round_weight and (mode == "deliberate" or s.ranking.second_round_eager):
                 self._second_round(table, pool, query, size, window)
+            profiles = profile_round(self.root, table, self._held_chunks(table), pool, query, vector, s.ranking)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -137,7 +141,7 @@ class RecallEngine:
             favour_dated(pool, dated, s.ranking.date_weight)
         items = self._ranked(table, pool, k, mode, scopes)
         grounding = self._grounding(entities, items, hydration, index.kinds)
-        relations = self._relation_items(hydration) if mode == "deliberate" else []
+        relations = profiles + self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)

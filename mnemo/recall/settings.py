@@ -36,6 +36,8 @@ class Ranking:
     second_round_docs: int = 3  # first-round hits whose words expand the query
     second_round_terms: int = 5  # words they add
     second_round_eager: bool = False  # eager recall runs it too (deliberate always does when the weight is set)
+    profile_weight: float = 0.0  # turns cited by the profile items nearest the query gain this times its cosine
+    profile_items: int = 1  # profile items (sleep mode's, per speaker and topic) a query takes
     feedback_weight: float = 0.5
     entity_weight: float = 1.0
     salience_weight: float = 0.3
