@@ -169,7 +169,7 @@ def _held_out(prepared: list[Prepared], training: list[Candidates], base: Recall
         weights = FITS[fit]([training[i] for i in fit_on])
         fold = Scores(ks)
         score_with(prepared[held], base.with_overrides(**weights), fold)
-        _merge(held_out, fold)
+        merge_scores(held_out, fold)
         reports.append({"held_out": prepared[held].sample_id, "fitted_on": [prepared[i].sample_id for i in fit_on],
                         "weights": weights, "R@10": summarize(fold)["systems"]["mnemo"]["overall"].get("R@10")})
         say(f"{fit} fold {held + 1}: held out {prepared[held].sample_id}, R@10 {reports[-1]['R@10']}, "
@@ -205,7 +205,7 @@ def cross_validate(
     return report | extra
 
 
-def _merge(into: Scores, scores: Scores) -> None:
+def merge_scores(into: Scores, scores: Scores) -> None:
     for system, per_k in scores.values.items():
         target = into.values.setdefault(system, {k: [] for k in into.ks})
         for k, values in per_k.items():
