@@ -1,4 +1,4 @@
-"""The LoCoMo ablation (mnemo/eval/locomo_ablation.py, benchmarks/locomo_ablation.py): every
+"""The LoCoMo ablation (mnemo/eval/locomo_cv_ablation.py, benchmarks/locomo_cv_ablation.py): every
 variant held out, signals a variant leaves out weigh nothing, one command writes the table."""
 
 import json
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from mnemo.eval.locomo import load_conversations, prepare
-from mnemo.eval.locomo_ablation import BEFORE, Variant, ablate, masked
+from mnemo.eval.locomo_cv_ablation import BEFORE, Variant, ablate, masked
 from mnemo.eval.locomo_cv import FITTED, Candidates
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
@@ -41,11 +41,11 @@ def test_each_variant_is_fitted_per_fold_and_held_out(tmp_path: Path) -> None:
 
 def test_the_benchmark_writes_the_table_in_one_command(tmp_path: Path) -> None:
     data = three_conversations(tmp_path / "three.json")
-    done = subprocess.run([sys.executable, "-m", "benchmarks.locomo_ablation", str(data), "--embedder", "hashing",
+    done = subprocess.run([sys.executable, "-m", "benchmarks.locomo_cv_ablation", str(data), "--embedder", "hashing",
                            "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    [summary] = (tmp_path / "out").glob("locomo_ablation-*.md")
+    [summary] = (tmp_path / "out").glob("locomo_cv_ablation-*.md")
     report = json.loads(summary.with_suffix(".json").read_text())
     assert len(report["variants"]) == 7 and "| BM25 |" in summary.read_text()
     assert "deliberate + all three" in done.stdout
