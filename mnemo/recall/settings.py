@@ -24,8 +24,8 @@ class Ranking:
     neighbour_bm25_weight: float = 1.5
     session_weight: float = 70.0
     second_neighbour_cosine_weight: float = 1.0
-    dated_weight: float = 0.0  # a chunk that states or implies a date (recall.rank)
-    dated_when_weight: float = 0.0  # the same, when the query asks when
+    dated_weight: float = 1.5  # a chat turn that states or implies a date (recall.rank)
+    dated_when_weight: float = 0.8  # the same, more when the query asks when
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
     neighbour_weight: float = 0.0
