@@ -1,7 +1,7 @@
 """Leave-one-conversation-out cross-validation of recall's fitted ranking weights on LoCoMo.
 
 The scored fusion (`recall_rank.scored_fusion`) ranks a query's BM25 and vector hits by a
-linear score of seven signals; its weights are a logistic regression over the candidates of
+linear score of nine signals; its weights are a logistic regression over the candidates of
 the questions (a candidate is positive when it is one of the question's evidence turns). Here
 that fit is made five times, each time on four conversations, and the fitted weights are
 scored on the fifth, which the fit never saw: the mean over the held-out conversations is
@@ -59,7 +59,7 @@ def _unit(signal: str, rrf_k: int) -> Weights:
 def question_features(
     prepared: Prepared, held: HeldChunks, query: str, settings: RecallSettings
 ) -> dict[str, list[float]]:
-    """Candidate id -> its seven signals, for the candidates eager recall's scored fusion ranks."""
+    """Candidate id -> its signals, for the candidates eager recall's scored fusion ranks."""
     table = prepared.vectors.table("chunks")
     vector = prepared.engine.embedder.encode_query([query])[0]
     lexical_rows = lexical(table, query, settings.pool, TimeWindow(), held)
