@@ -34,6 +34,7 @@ from mnemo.recall.search import (
     rows_by_id,
     semantic,
 )
+from mnemo.recall.second_round import SecondRound, second_round
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.refs import entity_ids_in
 from mnemo.stores.embedders import Embedder
@@ -121,7 +122,8 @@ class RecallEngine:
             vector = self._search(table, pool, query, size, window)
             self._search_dated(table, pool, vector, size, dated)
             if s.ranking.second_round_weight and (mode == "deliberate" or s.ranking.second_round_eager):
-                self._second_round(table, pool, query, size, window)
+                second_round(pool, query, SecondRound.of(s.ranking),
+                             lambda text: self._scored(table, query, self._hits(table, text, size, window)))
             profiles = profile_round(self.root, table, self._held_chunks(table), pool, query, vector, s.ranking)
         degraded, hydration = None, Hydration()
         if names or entities:
@@ -206,7 +208,7 @@ class RecallEngine:
             moved = vector + s.ranking.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
         if s.ranking.fusion == "scored":
-            for hit in self._scored(table, query, vector, lexical_rows, semantic_rows):  # one linear score (rank.py)
+            for hit in self._scored(table, query, (vector, lexical_rows, semantic_rows)):
                 pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
                 pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
         else:
@@ -237,22 +239,15 @@ class RecallEngine:
         semantic_rows = semantic(table, vector, size, window, held if self.settings.exact_vectors else None)
         return vector, lexical_rows.result(), semantic_rows
 
-    def _scored(self, table: Any, query: str, vector: np.ndarray, lexical_rows: list[dict[str, Any]],
-                semantic_rows: list[dict[str, Any]]) -> list[Scored]:
+    def _scored(self, table: Any, query: str,
+                hits: tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]) -> list[Scored]:
+        """A search's hits (as `_hits` returns them) ranked by the scored fusion's one linear score of
+        their signals for `query` (`recall.rank`)."""
+        vector, lexical_rows, semantic_rows = hits
         r = self.settings.ranking
         around = rows_around(table, lexical_rows + semantic_rows, 2 if r.second_neighbour_cosine_weight else 1,
                              self._held_chunks(table))
         return scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights_of(r))
-
-    def _second_round(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> None:
-        """The first round's best hits expand the query; both rounds merge (`recall.second_round`)."""
-        from mnemo.recall.second_round import SecondRound, second_round
-
-        def search(expanded: str) -> tuple[np.ndarray, list[Scored]]:
-            vector, lexical_rows, semantic_rows = self._hits(table, expanded, size, window)
-            return vector, self._scored(table, query, vector, lexical_rows, semantic_rows)
-
-        second_round(pool, query, SecondRound.of(self.settings.ranking), search)
 
     def _favour_speakers(self, pool: Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""

@@ -19,8 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from mnemo.recall.rank import Pool, Scored
 from mnemo.recall.settings import Ranking
 
@@ -89,7 +87,7 @@ def merged(pool: Pool, second: list[Scored], rounds: SecondRound) -> None:
 
 
 def second_round(pool: Pool, query: str, rounds: SecondRound,
-                 search: Callable[[str], tuple[np.ndarray, list[Scored]]]) -> list[str]:
+                 search: Callable[[str], list[Scored]]) -> list[str]:
     """Run the second round over a pool the first round filled: `search` ranks a query's hits by
     the scored fusion. Returns the words the query was expanded with (none: no second round)."""
     order = pool.best()
@@ -97,8 +95,7 @@ def second_round(pool: Pool, query: str, rounds: SecondRound,
     words = expansion(query, best, [_text(pool.rows[i]) for i in order], rounds.terms)
     if not words:
         return []
-    _, hits = search(f"{query} {' '.join(words)}")
-    merged(pool, hits, rounds)
+    merged(pool, search(f"{query} {' '.join(words)}"), rounds)
     return words
 
 
