@@ -12,6 +12,7 @@ import json
 import re
 import statistics
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,10 +22,11 @@ from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
 from mnemo.eval.sleep_run import consolidate_for_eval
 from mnemo.ingest.pipeline import ingest_namespace
-from mnemo.recall.engine import RecallEngine, timed_recall
+from mnemo.recall.engine import RecallEngine
 from mnemo.recall.hybrid import recall_chunks
+from mnemo.recall.results import RecallResult
 from mnemo.recall.search import TimeWindow, lexical
-from mnemo.recall.settings import RecallSettings
+from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
@@ -35,6 +37,14 @@ from ontology import Ontology
 CATEGORIES = (1, 2, 3, 4)
 SYSTEMS = ("mnemo", "bm25", "hybrid")
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+
+
+def timed_recall(engine: RecallEngine, query: str, k: int, mode: Mode) -> tuple[RecallResult, float]:
+    """A recall and how long it took, in seconds."""
+    start = time.perf_counter()
+    result = engine.recall(query, k=k, mode=mode)
+    return result, time.perf_counter() - start
+
 
 
 def evidence_ids(raw: list[Any]) -> list[str]:
@@ -119,17 +129,19 @@ def _dia(prepared: Prepared, chunk_ids: list[str]) -> list[str]:
     return [d for d in (prepared.dia_of.get(i, "") for i in chunk_ids) if d]
 
 
-def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: bool, label: str = "mnemo") -> None:
+def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: bool, label: str = "mnemo",
+        mode: Mode = "eager") -> None:
     """Ask every question of the conversation through every system and record the scores
-    (mnemo's under `label`, its latencies under `eager` / `deliberate` with the same suffix)."""
+    (mnemo's, recalled in `mode`, under `label`; its latencies under `eager` / `deliberate` with
+    the same suffix)."""
     k = max(scores.ks)
     table = prepared.vectors.table("chunks")
     suffix = label.removeprefix("mnemo")
     for q in prepared.questions:
         evidence = list(q.evidence)
         if "mnemo" in systems:
-            result, seconds = timed_recall(prepared.engine, q.text, k, "eager")
-            scores.latency.setdefault("eager" + suffix, []).append(seconds)
+            result, seconds = timed_recall(prepared.engine, q.text, k, mode)
+            scores.latency.setdefault(mode + suffix, []).append(seconds)
             scores.add(label, q.category, _dia(prepared, [i.id for i in result.items]), evidence)
             if latency:
                 _, seconds = timed_recall(prepared.engine, q.text, k, "deliberate")

@@ -1,7 +1,7 @@
 """Leave-one-conversation-out cross-validation of recall's fitted ranking weights on LoCoMo.
 
 The scored fusion (`recall_rank.scored_fusion`) ranks a query's BM25 and vector hits by a
-linear score of seven signals; its weights are a logistic regression over the candidates of
+linear score of nine signals; its weights are a logistic regression over the candidates of
 the questions (a candidate is positive when it is one of the question's evidence turns). Here
 that fit is made five times, each time on four conversations, and the fitted weights are
 scored on the fifth, which the fit never saw: the mean over the held-out conversations is
@@ -22,7 +22,7 @@ import numpy as np
 from mnemo.eval.locomo import Prepared, Scores, ask, summarize
 from mnemo.recall.rank import Weights, rows_around, scored_fusion
 from mnemo.recall.search import HeldChunks, TimeWindow, lexical, semantic
-from mnemo.recall.settings import RecallSettings
+from mnemo.recall.settings import Mode, RecallSettings
 
 # scored-fusion signal (a `Weights` field) -> the RecallSettings field that weighs it
 FITTED = {
@@ -33,6 +33,8 @@ FITTED = {
     "neighbour_bm25": "neighbour_bm25_weight",
     "session": "session_weight",
     "second_neighbour_cosine": "second_neighbour_cosine_weight",
+    "dated": "dated_weight",
+    "dated_when": "dated_when_weight",
 }
 MOVES = (-1.0, -0.5, 0.0, 0.25, 0.5, 0.8, 1.25, 2.0, 4.0)  # multiples of a weight coordinate ascent tries
 
@@ -57,7 +59,7 @@ def _unit(signal: str, rrf_k: int) -> Weights:
 def question_features(
     prepared: Prepared, held: HeldChunks, query: str, settings: RecallSettings
 ) -> dict[str, list[float]]:
-    """Candidate id -> its seven signals, for the candidates eager recall's scored fusion ranks."""
+    """Candidate id -> its signals, for the candidates eager recall's scored fusion ranks."""
     table = prepared.vectors.table("chunks")
     vector = prepared.engine.embedder.encode_query([query])[0]
     lexical_rows = lexical(table, query, settings.pool, TimeWindow(), held)
@@ -143,10 +145,10 @@ def folds(n: int) -> list[tuple[list[int], int]]:
     return [([i for i in range(n) if i != held], held) for held in range(n)]
 
 
-def score_with(prepared: Prepared, settings: RecallSettings, scores: Scores) -> None:
-    """Ask every question of the conversation through eager recall with these settings."""
+def score_with(prepared: Prepared, settings: RecallSettings, scores: Scores, mode: Mode = "eager") -> None:
+    """Ask every question of the conversation through recall in `mode` with these settings."""
     prepared.engine.settings = replace(settings, random_share=0.0)
-    ask(prepared, scores, ("mnemo",), latency=False)
+    ask(prepared, scores, ("mnemo",), latency=False, mode=mode)
 
 
 def ask_dense(prepared: Prepared, scores: Scores) -> None:
@@ -167,7 +169,7 @@ def _held_out(prepared: list[Prepared], training: list[Candidates], base: Recall
         weights = FITS[fit]([training[i] for i in fit_on])
         fold = Scores(ks)
         score_with(prepared[held], base.with_overrides(**weights), fold)
-        _merge(held_out, fold)
+        merge_scores(held_out, fold)
         reports.append({"held_out": prepared[held].sample_id, "fitted_on": [prepared[i].sample_id for i in fit_on],
                         "weights": weights, "R@10": summarize(fold)["systems"]["mnemo"]["overall"].get("R@10")})
         say(f"{fit} fold {held + 1}: held out {prepared[held].sample_id}, R@10 {reports[-1]['R@10']}, "
@@ -203,7 +205,7 @@ def cross_validate(
     return report | extra
 
 
-def _merge(into: Scores, scores: Scores) -> None:
+def merge_scores(into: Scores, scores: Scores) -> None:
     for system, per_k in scores.values.items():
         target = into.values.setdefault(system, {k: [] for k in into.ks})
         for k, values in per_k.items():

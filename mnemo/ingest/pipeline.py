@@ -68,9 +68,13 @@ class ChunkStats:
     reused_documents: int
 
 
+# How a chat's turns become chunks: a change to it (the dates resolved in a turn) chunks every chat again.
+TURN_CHUNKS_FORMAT = "turns:dates"
+
+
 def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
     refs = referenced(doc, blocks) if doc.segments else {}
-    key = f"{doc.content_hash}:{doc.path}"
+    key = f"{doc.content_hash}:{doc.path}" + (f":{TURN_CHUNKS_FORMAT}" if doc.kind == "chat" else "")
     return f"{key}:{content_hash(json.dumps(refs, sort_keys=True))}" if refs else key
 
 

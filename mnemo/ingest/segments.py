@@ -16,6 +16,7 @@ from itertools import groupby
 from typing import Any
 
 from mnemo.documents import Chunk, Document, Segment, _split_long, content_hash
+from mnemo.extract.relative_dates import turn_dates
 from mnemo.sources.logseq import BLOCK_REF
 
 WINDOW_WORDS = 80
@@ -98,6 +99,9 @@ def _turn_metadata(window: list[Segment]) -> dict[str, Any]:
     }
     if len(window) == 1:
         metadata.update({k: v for k, v in first.meta.items() if k not in metadata})
+    dates = [d for t in window for d in turn_dates(t.text, t.timestamp)]
+    if dates:
+        metadata["dates"] = dates  # what the turns' relative and written dates mean (`extract.relative_dates`)
     return metadata
 
 

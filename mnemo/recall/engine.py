@@ -4,7 +4,6 @@ neighbouring turns), weighted by salience, and degraded to vectors + full-text w
 graph is locked by another process."""
 
 import random
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import date
@@ -21,7 +20,17 @@ from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.held import refreshed
-from mnemo.recall.rank import Pool, Weights, diversified, rows_around, said_by_named, salience_weights, scored_fusion
+from mnemo.recall.profiles import profile_round
+from mnemo.recall.rank import (
+    Pool,
+    Scored,
+    diversified,
+    rows_around,
+    said_by_named,
+    salience_weights,
+    scored_fusion,
+    weights_of,
+)
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import (
     HeldChunks,
@@ -33,6 +42,7 @@ from mnemo.recall.search import (
     rows_by_id,
     semantic,
 )
+from mnemo.recall.second_round import SecondRound, second_round
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.similarity import check_floor, drop_dissimilar, similarities
 from mnemo.refs import entity_ids_in
@@ -118,9 +128,14 @@ class RecallEngine:
         names, index = self._names()
         entities = entity_ids_in(context or []) + index.find(query or "")
         dated = dates_in(query, date.today()) if query and not (since or until) and s.ranking.date_weight else None
-        vector = self._search(table, pool, query, size, window) if query and query.strip() else None
-        if vector is not None:
+        vector, profiles = None, list[RecalledItem]()
+        if query and query.strip():
+            vector = self._search(table, pool, query, size, window)
             self._search_dated(table, pool, vector, size, dated)
+            if s.ranking.second_round_weight and (mode == "deliberate" or s.ranking.second_round_eager):
+                second_round(pool, query, SecondRound.of(s.ranking),
+                             lambda text: self._scored(table, query, self._hits(table, text, size, window)))
+            profiles = profile_round(self.root, table, self._held_chunks(table), pool, query, vector, s.ranking)
         degraded, hydration = None, Hydration()
         if names or entities:
             degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
@@ -142,7 +157,7 @@ class RecallEngine:
         cosines = similarities(pool.rows, [i.id for i in items], vector)
         items = [replace(i, similarity=cosines.get(i.id)) for i in items]
         grounding = self._grounding(entities, items, hydration, index.kinds)
-        relations = self._relation_items(hydration) if mode == "deliberate" else []
+        relations = profiles + self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
@@ -208,7 +223,9 @@ class RecallEngine:
             moved = vector + s.ranking.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
         if s.ranking.fusion == "scored":
-            self._add_scored(table, pool, query, vector, lexical_rows, semantic_rows)
+            for hit in self._scored(table, query, (vector, lexical_rows, semantic_rows)):
+                pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
+                pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
         else:
             self._fuse(pool, lexical_rows, semantic_rows)
         return vector
@@ -237,18 +254,15 @@ class RecallEngine:
         semantic_rows = semantic(table, vector, size, window, held if self.settings.exact_vectors else None)
         return vector, lexical_rows.result(), semantic_rows
 
-    def _add_scored(self, table: Any, pool: Pool, query: str, vector: np.ndarray,
-                    lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> None:
-        """BM25 and vector hits ranked by one linear score of their signals (recall_rank)."""
-        s = self.settings
-        hops = 2 if s.ranking.second_neighbour_cosine_weight else 1
-        around = rows_around(table, lexical_rows + semantic_rows, hops, self._held_chunks(table))
-        r = s.ranking
-        weights = Weights(r.cosine_weight, r.bm25_weight, r.speaker_bonus, r.neighbour_cosine_weight,
-                          r.neighbour_bm25_weight, r.session_weight, r.second_neighbour_cosine_weight, r.rrf_k)
-        for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights):
-            pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
-            pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
+    def _scored(self, table: Any, query: str,
+                hits: tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]) -> list[Scored]:
+        """A search's hits (as `_hits` returns them) ranked by the scored fusion's one linear score of
+        their signals for `query` (`recall.rank`)."""
+        vector, lexical_rows, semantic_rows = hits
+        r = self.settings.ranking
+        around = rows_around(table, lexical_rows + semantic_rows, 2 if r.second_neighbour_cosine_weight else 1,
+                             self._held_chunks(table))
+        return scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights_of(r))
 
     def _favour_speakers(self, pool: Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""
@@ -383,10 +397,3 @@ class RecallEngine:
 
     def _assemble(self, items: list[RecalledItem]) -> str:
         return "\n".join(context_lines(items, self.settings.token_budget))  # type: ignore[arg-type]
-
-
-def timed_recall(engine: RecallEngine, query: str, k: int, mode: Mode) -> tuple[RecallResult, float]:
-    """A recall and how long it took, in seconds."""
-    start = time.perf_counter()
-    result = engine.recall(query, k=k, mode=mode)
-    return result, time.perf_counter() - start

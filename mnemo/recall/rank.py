@@ -7,17 +7,22 @@ each say, in their own way, that a chunk answers the query.
 - `neighbour_cosine` / `neighbour_bm25`: the best of the same two signals on the turn or
   passage just before or after it (what a turn answers, or what answers it);
 - `second_neighbour_cosine`: the better cosine of the turns two before and two after it;
+- `dated` / `dated_when`: the chunk states or implies a date (a date written in a turn, or a
+  relative one resolved against the day it was said at ingest: `extract.relative_dates`); the
+  second only when the query asks when something happened;
 - `session`: how well the chunk's document (a chat session, a note) did as a whole: the
   best reciprocal-rank score among its hits.
 
 The weights are RecallSettings fields. Their defaults come from a logistic regression fitted
 on the candidates of two of the five LoCoMo dev conversations, rounded (the second-neighbour
-weight was chosen on all five): their dev figure is in-sample. What fitting such weights gives
-on conversations the fit never saw is measured by leave-one-conversation-out cross-validation
-(benchmarks/locomo_cv.py, mnemo/eval/locomo_cv.py; docs/EVALUATION.md).
+weight was chosen on all five; the two dated weights are about the median of the
+cross-validation folds' fits, scaled to the shipped cosine weight): their dev figure is
+in-sample. What fitting such weights gives on conversations the fit never saw is measured by
+leave-one-conversation-out cross-validation (benchmarks/locomo_cv.py, mnemo/eval/locomo_cv.py; docs/EVALUATION.md).
 """
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +31,7 @@ import numpy as np
 
 from mnemo.documents import normalize_name
 from mnemo.recall.search import HeldChunks, rows_by_id, rows_near
+from mnemo.recall.settings import Ranking
 
 NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
 
@@ -39,7 +45,15 @@ class Weights:
     neighbour_bm25: float
     session: float
     second_neighbour_cosine: float = 0.0
+    dated: float = 0.0
+    dated_when: float = 0.0
     rrf_k: int = 60
+
+
+def weights_of(r: Ranking) -> Weights:
+    """The scored fusion's weights as a ranking sets them."""
+    return Weights(r.cosine_weight, r.bm25_weight, r.speaker_bonus, r.neighbour_cosine_weight, r.neighbour_bm25_weight,
+                   r.session_weight, r.second_neighbour_cosine_weight, r.dated_weight, r.dated_when_weight, r.rrf_k)
 
 
 @dataclass(frozen=True)
@@ -117,6 +131,20 @@ def said_by_named(row: dict[str, Any], padded_query: str) -> bool:
     return bool(speaker) and f" {normalize_name(speaker)} " in padded_query
 
 
+_WHEN = re.compile(r"^\W*(when\b|what (day|date|week|month|year|time)\b|which (day|week|month|year)\b|"
+                   r"how long ago\b|since when\b)", re.IGNORECASE)
+
+
+def asks_when(query: str) -> bool:
+    """Whether the query asks when something happened ("When did...", "What year...")."""
+    return bool(_WHEN.search(query))
+
+
+def is_dated(row: dict[str, Any]) -> bool:
+    """Whether the chunk states or implies a date (its `dates`, resolved at ingest)."""
+    return bool(json.loads(row.get("metadata") or "{}").get("dates"))
+
+
 def _cosines(vector: np.ndarray, rows: dict[str, dict[str, Any]]) -> dict[str, float]:
     if not rows:
         return {}
@@ -153,6 +181,7 @@ def scored_fusion(
     cosine = _cosines(vector, known)
     session = _session_scores(order, rows, weights.rrf_k)
     padded = f" {normalize_name(query)} "
+    dated_weight = weights.dated + (weights.dated_when if asks_when(query) else 0.0)
     listed = {name: set(ids) for name, ids in order.items()}
     out = []
     for row_id, row in rows.items():
@@ -167,6 +196,9 @@ def scored_fusion(
             * max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0)
         )
         reasons = tuple(name for name, ids in listed.items() if row_id in ids)
+        if dated_weight and is_dated(row):
+            score += dated_weight
+            reasons += ("dated",)
         if weights.speaker and said_by_named(row, padded):
             score += weights.speaker
             reasons += ("speaker",)

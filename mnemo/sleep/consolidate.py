@@ -18,11 +18,13 @@ from mnemo.sleep.merges import MergeLog, apply_merges, merged_sleep_facts, sleep
 from mnemo.sleep.profile import ProfileStats, build_profile
 from mnemo.sleep.resolve import DedupResult, run_dedup
 from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
+from mnemo.sleep.speaker_profiles import build_speaker_profiles
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import SummaryStats, build_summaries
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.vector_rows import vectors_by_id
 from mnemo.stores.vectors import VectorStore
 
 T = TypeVar("T")
@@ -120,7 +122,19 @@ def run_profile(
     return stats
 
 
-STEPS = ("dedup", "communities", "summaries", "salience", "profile")
+def run_speakers(files: NamespaceFiles, vectors: VectorStore | None, sleep: SleepFiles | None = None) -> int | None:
+    """Profile items of the people in the namespace's conversations (`sleep.speaker_profiles`),
+    written to the state `speakers`; how many (None without the vectors they are grouped by)."""
+    table = vectors.table("chunks") if vectors is not None else None
+    if table is None:
+        return None
+    state = build_speaker_profiles(files.read_chunks(), vectors_by_id(table.search().select(["id", "vector"])
+                                                                     .limit(None).to_arrow()))
+    (sleep or SleepFiles(files.root)).write_state("speakers", state)
+    return len(state["items"])
+
+
+STEPS = ("dedup", "communities", "summaries", "salience", "profile")  # `profile` also makes the speakers' items
 
 
 @dataclass
@@ -132,6 +146,7 @@ class SleepReport:
     summaries: SummaryStats | None
     salience: SalienceStats | None
     profile: ProfileStats | None
+    speakers: int | None  # profile items of the people in conversations
     graph_writes: int
     seconds: dict[str, float] = field(default_factory=dict)
     table_writes: dict[str, int] = field(default_factory=dict)
@@ -188,12 +203,13 @@ def _consolidate(
     summaries = step("summaries", lambda: run_summaries(files, settings, now, view, sleep))
     salience = step("salience", lambda: run_salience(files, settings, now, view, sleep, reuse))
     profile = step("profile", lambda: run_profile(files, self_name, now, writer, view, sleep))
+    speakers = _timed(seconds, "speakers", lambda: run_speakers(files, vectors, sleep)) if "profile" in steps else None
     synced = _timed(seconds, "graph", lambda: sync_sleep_tables(files, graph, facts, run_id, sleep, reuse))
     tables: dict[str, int] = {}
     for counts in (synced.inserted, synced.updated, synced.deleted):
         for table, n in counts.items():
             tables[table] = tables.get(table, 0) + n
-    return SleepReport(dedup, communities, summaries, salience, profile, synced.writes, seconds,
+    return SleepReport(dedup, communities, summaries, salience, profile, speakers, synced.writes, seconds,
                        {t: n for t, n in sorted(tables.items()) if n})
 
 

@@ -83,3 +83,16 @@ def test_dev_split_shape() -> None:
     assert len(conversations) == 5 and len(docs) == 128
     assert sum(len(chunk_segments(d, 180)) for d in docs) == 2760
     assert sum(len(questions_of(c)) for c in conversations) == 760
+
+
+def test_a_turn_keeps_the_dates_its_relative_phrases_mean() -> None:
+    conversation = {"sample_id": "d", "conversation": {
+        "speaker_a": "Rosa", "speaker_b": "Teo", "session_1_date_time": "9:05 am on 3 March, 2024",
+        "session_1": [
+            {"speaker": "Rosa", "dia_id": "D1:1", "text": "I ran my first 5k race last Saturday!"},
+            {"speaker": "Teo", "dia_id": "D1:2", "text": "The last time I ran was ages ago."},
+        ]}}
+    doc = parse_locomo(json.dumps([conversation]), namespace="t", source="s", rel_path="d.json", modified=None)[0]
+    first, second = chunk_segments(doc, 180)
+    assert first.metadata["dates"] == [{"phrase": "last Saturday", "from": "2024-03-02", "to": "2024-03-02"}]
+    assert "dates" not in second.metadata

@@ -118,3 +118,20 @@ def test_rows_read_from_lancedb_hold_their_vectors_as_arrays_with_the_same_value
     assert vector_rows(holed) == holed.to_pylist()  # no array rows to make where one is missing
     ragged = pa.table({"id": ["a", "b"], "vector": pa.array([[1.0, 2.0], [3.0]], type=pa.list_(pa.float32()))})
     assert vector_rows(ragged) == ragged.to_pylist()  # nor from a column of lists of any length
+
+
+def dated_row(row_id: str, vector: list[float], dated: bool) -> dict:
+    out = row(row_id, vector)
+    if dated:
+        out["metadata"] = json.dumps({"dates": [{"phrase": "yesterday", "from": "2023-05-07", "to": "2023-05-07"}]})
+    return out
+
+
+def test_dated_turns_gain_and_more_so_when_the_query_asks_when() -> None:
+    plain, dated = dated_row("plain", [0.9, 0.1], False), dated_row("dated", [0.8, 0.2], True)
+    only_when = Weights(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, dated_when=1.0)
+    assert ranked([], [plain, dated], only_when, query="When did Dana go to the support group?") == ["dated", "plain"]
+    assert ranked([], [plain, dated], only_when, query="Where did Dana go?") == ["plain", "dated"]
+    always = Weights(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, dated=1.0)
+    hits = scored_fusion([], [plain, dated], {}, QUERY, "Where did Dana go?", always)
+    assert [h.row["id"] for h in hits] == ["dated", "plain"] and "dated" in hits[0].reasons
