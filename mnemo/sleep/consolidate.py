@@ -128,8 +128,10 @@ def run_speakers(files: NamespaceFiles, vectors: VectorStore | None, sleep: Slee
     table = vectors.table("chunks") if vectors is not None else None
     if table is None:
         return None
-    state = build_speaker_profiles(files.read_chunks(), vectors_by_id(table.search().select(["id", "vector"])
-                                                                     .limit(None).to_arrow()))
+    chunks = files.read_chunks()
+    chats = any(c.kind == "chat" for c in chunks)  # a vault of notes alone: no vectors read
+    state = build_speaker_profiles(chunks, vectors_by_id(table.search().select(["id", "vector"]).limit(None)
+                                                         .to_arrow()) if chats else {})
     (sleep or SleepFiles(files.root)).write_state("speakers", state)
     return len(state["items"])
 
