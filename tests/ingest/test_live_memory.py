@@ -8,20 +8,15 @@ import sys
 import time
 from pathlib import Path
 
-from mnemo.client import MemoryClient
 from mnemo.ingest import pipeline
 from mnemo.ingest.live import pending_groups
-from mnemo.recall.settings import RecallSettings
 from mnemo.sources.memories import memory_doc_id
 from mnemo.stores.embedders import build_embedder
 from tests.support import Workspace, make_workspace
+from tests.support import steady_client as client
 
 ZEPHYRINE = "Lunch with Zephyrine Okafor at the harbour cafe; she is moving to Oslo in March."
 MNEMO = [sys.executable, "-c", "from mnemo.cli.main import app; app()"]
-
-
-def client(workspace: Workspace, namespace: str = "test") -> MemoryClient:
-    return MemoryClient(namespace, workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
 def rows_of(workspace: Workspace, doc_id: str, namespace: str = "test") -> list[tuple[str, str, str]]:

@@ -11,21 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.ingest.titled import title_slug
-from mnemo.recall.settings import RecallSettings
 from mnemo.sources.memories import memory_doc_id
 from mnemo.stores.tombstones import Tombstones
 from tests.support import Workspace
+from tests.support import steady_client as client
 
 OSLO = "Zephyrine moves to Oslo in March; her new flat is near the harbour."
 BERGEN = "Zephyrine moves to Bergen in April instead; the Oslo flat fell through."
 QUESTION = "Where is Zephyrine moving?"
-
-
-def client(workspace: Workspace) -> MemoryClient:
-    return MemoryClient("test", workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
 def recalled(workspace: Workspace, **scope: str) -> list[str]:

@@ -4,17 +4,12 @@ recall answers as a fresh engine does."""
 
 import numpy as np
 
-from mnemo.client import MemoryClient
 from mnemo.recall.held import refreshed
 from mnemo.recall.search import HeldChunks
-from mnemo.recall.settings import RecallSettings
 from tests.support import Workspace
+from tests.support import steady_client as client
 
 QUESTION = "Where is Zephyrine moving?"
-
-
-def client(workspace: Workspace) -> MemoryClient:
-    return MemoryClient("test", workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
 def same(a: HeldChunks, b: HeldChunks) -> bool:

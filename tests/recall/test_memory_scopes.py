@@ -12,13 +12,10 @@ from mnemo.errors import MnemoError
 from mnemo.recall.settings import RecallSettings
 from mnemo.sources.memories import memory_doc_id
 from tests.support import Workspace
+from tests.support import steady_client as client
 
 HERON = "The Heron deploy key rotates every Friday at noon."
 QUESTION = "When does the deploy key rotate?"
-
-
-def client(workspace: Workspace) -> MemoryClient:
-    return MemoryClient("test", workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
 def texts(workspace: Workspace, **scope: str) -> list[str]:

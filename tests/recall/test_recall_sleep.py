@@ -5,21 +5,16 @@ summaries, and top of mind comes with eager recall."""
 
 from datetime import datetime, timedelta, timezone
 
-from mnemo.client import MemoryClient
 from mnemo.config import SleepConfig
-from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.consolidate import consolidate, run_salience, run_summaries
 from mnemo.sleep.salience import read_salience
 from mnemo.sleep.store import SleepFiles, read_jsonl
 from tests.support import Workspace
+from tests.support import steady_client as _client
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
 SETTINGS = SleepConfig()
 QUERY = "FSRS-style scheduler experiment exported reviews"
-
-
-def _client(workspace: Workspace) -> MemoryClient:
-    return MemoryClient("test", workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
 def _daily_chunk(workspace: Workspace) -> str:

@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from definitions import build_defs
+from mnemo.client import MemoryClient
 from mnemo.config import load_config
+from mnemo.recall.settings import RecallSettings
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
@@ -78,6 +80,11 @@ class Workspace:
             if materialization.asset_key.to_user_string() == asset:
                 return {k: v.value for k, v in materialization.metadata.items()}
         raise KeyError(asset)
+
+
+def steady_client(workspace: Workspace, namespace: str = "test") -> MemoryClient:
+    """A client on the workspace whose recall mixes in no random salient items, so results repeat."""
+    return MemoryClient(namespace, workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
 def make_workspace(root: Path, sources: dict[str, list[dict[str, str]]], embedder: str = "hashing") -> Workspace:
