@@ -74,11 +74,13 @@ class Cluster:
         os.environ.update({k: v for k, v in self.env().items() if k in INSTANCE_ENV})
         return dg.DagsterInstance.from_config(str(self.home))
 
-    def start_worker(self, name: str, queues: list[str], shard: str | None, fault: str | None = None
-                     ) -> subprocess.Popen[bytes]:
+    def start_worker(self, name: str, queues: list[str], shard: str | None, fault: str | None = None,
+                     core: int | None = None) -> subprocess.Popen[bytes]:
         """A Celery worker (one run at a time) reading `queues`, as `shard` (None: every shard's root);
-        `fault` arms a write point in it ($MNEMO_FAULT)."""
-        argv = [str(BIN / "celery"), "-A", "dagster_celery.app", "worker", "-Q", ",".join(queues), "-c", "1",
+        `fault` arms a write point in it ($MNEMO_FAULT); `core` pins it (and the runs it starts) to
+        one CPU, as if it were a one-core machine of its own."""
+        pin = ["taskset", "-c", str(core)] if core is not None else []
+        argv = [*pin, str(BIN / "celery"), "-A", "dagster_celery.app", "worker", "-Q", ",".join(queues), "-c", "1",
                 "-n", f"{name}@%h", "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
                 "-I", "definitions"]
         env = {**self.env(shard), **({"MNEMO_FAULT": fault} if fault else {})}
