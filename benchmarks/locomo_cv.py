@@ -1,6 +1,7 @@
 """LoCoMo recall by leave-one-conversation-out cross-validation, per embedder, in one run.
 
 Usage: .venv/bin/python -m benchmarks.locomo_cv [FILE] [--embedders minilm e5] [--out benchmarks/results]
+           [--stem NAME] [--write-ranker mnemo/recall/ranker.json]
 
 Each conversation of FILE (default: the dev split in ../shared/corpora/locomo) is ingested
 once per embedder; the ranking weights are then fitted on all conversations but one and
@@ -13,6 +14,7 @@ the plain hybrid and dense retrieval alone, and writes
 import argparse
 import json
 import os
+import shutil
 import tempfile
 import time
 from datetime import date
@@ -74,6 +76,10 @@ def main() -> None:
     parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE)
     parser.add_argument("--embedders", nargs="+", default=["minilm", "e5"], choices=["minilm", "e5", "hashing"])
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--stem", default="locomo_cv", help="results file name before the date")
+    parser.add_argument("--write-ranker", type=Path, metavar="PATH",
+                        help="write the learned ranking fitted on every conversation there (the first embedder's), "
+                             "e.g. mnemo/recall/ranker.json")
     args = parser.parse_args()
     reports: dict[str, Any] = {"file": str(args.file), "date": date.today().isoformat(), "embedders": {}}
     with tempfile.TemporaryDirectory(prefix="mnemo-locomo-cv-") as tmp:
@@ -85,10 +91,14 @@ def main() -> None:
     for kind, report in reports["embedders"].items():
         lines += table(kind, report)
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"locomo_cv-{reports['date']}"
+    stem = args.out / f"{args.stem}-{reports['date']}"
     stem.with_suffix(".json").write_text(json.dumps(reports, indent=1), encoding="utf-8")
     stem.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
+    if args.write_ranker:
+        fitted = next(iter(reports["embedders"].values()))["fits"]["learned"]["weights_fitted_on_all"]["ranker"]
+        shutil.copyfile(fitted, args.write_ranker)
+        print(f"learned ranking fitted on all conversations written to {args.write_ranker}")
 
 
 if __name__ == "__main__":

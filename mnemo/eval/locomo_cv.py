@@ -20,7 +20,9 @@ from typing import Any
 import numpy as np
 
 from mnemo.eval.locomo import Prepared, Scores, ask, summarize
-from mnemo.recall.rank import Weights, rows_around, scored_fusion
+from mnemo.eval.ranker_fit import fit_trees, written
+from mnemo.recall.learned import FEATURES, features_of
+from mnemo.recall.rank import rows_around, signals_of
 from mnemo.recall.search import HeldChunks, TimeWindow, lexical, semantic
 from mnemo.recall.settings import Mode, RecallSettings
 
@@ -49,28 +51,22 @@ class Candidates:
     y: np.ndarray
     question: np.ndarray
     evidence: np.ndarray
-
-
-def _unit(signal: str, rrf_k: int) -> Weights:
-    """Weights that score a candidate by one signal alone."""
-    return Weights(**{name: 1.0 if name == signal else 0.0 for name in FITTED}, rrf_k=rrf_k)
+    sample: str = ""
 
 
 def question_features(
     prepared: Prepared, held: HeldChunks, query: str, settings: RecallSettings
 ) -> dict[str, list[float]]:
-    """Candidate id -> its signals, for the candidates eager recall's scored fusion ranks."""
+    """Candidate id -> its features (the scored fusion's signals, then the learned ranking's
+    others: `recall.learned.FEATURES`), for the candidates eager recall ranks."""
     table = prepared.vectors.table("chunks")
     vector = prepared.engine.embedder.encode_query([query])[0]
     lexical_rows = lexical(table, query, settings.pool, TimeWindow(), held)
     semantic_rows = semantic(table, vector, settings.pool, TimeWindow(), held)
     around = rows_around(table, lexical_rows + semantic_rows, 2, held)
-    features: dict[str, list[float]] = {}
-    for column, signal in enumerate(FITTED):
-        unit = _unit(signal, settings.ranking.rrf_k)
-        for hit in scored_fusion(lexical_rows, semantic_rows, around, vector, query, unit):
-            features.setdefault(hit.row["id"], [0.0] * len(FITTED))[column] = hit.score
-    return features
+    found = signals_of(lexical_rows, semantic_rows, around, vector, query, settings.ranking.rrf_k)
+    matrix = features_of(found, vector, query, held)
+    return {row["id"]: matrix[n].tolist() for n, row in enumerate(found.rows)}
 
 
 def candidates(prepared: Prepared, settings: RecallSettings) -> Candidates:
@@ -85,8 +81,9 @@ def candidates(prepared: Prepared, settings: RecallSettings) -> Candidates:
             rows.append(signals)
             labels.append(int(prepared.dia_of.get(chunk_id, "") in evidence))
             asked.append(index)
-    return Candidates(np.asarray(rows, dtype=np.float64).reshape(-1, len(FITTED)), np.asarray(labels, dtype=np.int8),
-                      np.asarray(asked, dtype=np.int64), np.asarray([len(q.evidence) for q in prepared.questions]))
+    return Candidates(np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(labels, dtype=np.int8),
+                      np.asarray(asked, dtype=np.int64), np.asarray([len(q.evidence) for q in prepared.questions]),
+                      prepared.sample_id)
 
 
 def fit_logistic(parts: list[Candidates]) -> dict[str, float]:
@@ -94,7 +91,7 @@ def fit_logistic(parts: list[Candidates]) -> dict[str, float]:
     the given conversations, to three significant digits."""
     from sklearn.linear_model import LogisticRegression
 
-    x = np.concatenate([p.x for p in parts])
+    x = np.concatenate([p.x[:, :len(FITTED)] for p in parts])
     y = np.concatenate([p.y for p in parts])
     model = LogisticRegression(C=np.inf, max_iter=5000).fit(x, y)
     return {field: float(f"{coef:.3g}") for field, coef in zip(FITTED.values(), model.coef_[0])}
@@ -105,7 +102,7 @@ def fused_recall(parts: list[Candidates], weights: np.ndarray, k: int = 10) -> f
     `x @ weights` alone (the scored fusion's order, before dates, pages and the per-note cap)."""
     total, questions = 0.0, 0
     for p in parts:
-        order = np.lexsort((-(p.x @ weights), p.question))
+        order = np.lexsort((-(p.x[:, :len(FITTED)] @ weights), p.question))
         asked = p.question[order]
         top = (np.arange(len(order)) - np.searchsorted(asked, asked)) < k
         found = np.bincount(asked[top], weights=p.y[order][top], minlength=len(p.evidence))
@@ -137,7 +134,23 @@ def fit_ranking(parts: list[Candidates], rounds: int = 4) -> dict[str, float]:
     return {n: float(f"{v:.3g}") for n, v in zip(names, weights)}
 
 
-FITS: dict[str, Callable[[list[Candidates]], dict[str, float]]] = {"logistic": fit_logistic, "ranking": fit_ranking}
+def fit_learned(parts: list[Candidates]) -> dict[str, Any]:
+    """The learned ranking's trees fitted on the training conversations (`eval.ranker_fit`), as
+    the settings that make recall use them (the trees written to a temporary file)."""
+    questions = np.concatenate([p.question + 100_000 * n for n, p in enumerate(parts)])
+    model = fit_trees(np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]), questions,
+                      [p.sample for p in parts])
+    return {"fusion": "learned", "ranker": written(model)}
+
+
+FITS: dict[str, Callable[[list[Candidates]], dict[str, Any]]] = {
+    "logistic": fit_logistic, "ranking": fit_ranking, "learned": fit_learned,
+}
+
+
+def _as_fitted(fit: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    """A fit's settings: the linear fits' weights are the scored fusion's."""
+    return overrides if fit == "learned" else {"fusion": "scored", **overrides}
 
 
 def folds(n: int) -> list[tuple[list[int], int]]:
@@ -168,7 +181,7 @@ def _held_out(prepared: list[Prepared], training: list[Candidates], base: Recall
     for fit_on, held in folds(len(prepared)):
         weights = FITS[fit]([training[i] for i in fit_on])
         fold = Scores(ks)
-        score_with(prepared[held], base.with_overrides(**weights), fold)
+        score_with(prepared[held], base.with_overrides(**_as_fitted(fit, weights)), fold)
         merge_scores(held_out, fold)
         reports.append({"held_out": prepared[held].sample_id, "fitted_on": [prepared[i].sample_id for i in fit_on],
                         "weights": weights, "R@10": summarize(fold)["systems"]["mnemo"]["overall"].get("R@10")})
@@ -192,7 +205,7 @@ def cross_validate(
         weights = FITS[fit](training)
         in_sample = Scores(ks)
         for p in prepared:
-            score_with(p, base.with_overrides(**weights), in_sample)
+            score_with(p, base.with_overrides(**_as_fitted(fit, weights)), in_sample)
         report["fits"][fit] = {**_held_out(prepared, training, base, fit, ks, say), "weights_fitted_on_all": weights,
                                "in_sample": summarize(in_sample)}
     shipped, baselines = Scores(ks), Scores(ks)

@@ -17,7 +17,17 @@ from typing import Any
 import numpy as np
 
 from mnemo.eval.locomo import Prepared, Scores, summarize
-from mnemo.eval.locomo_cv import FITTED, Candidates, candidates, fit_ranking, folds, merge_scores, score_with
+from mnemo.eval.locomo_cv import (
+    FITTED,
+    Candidates,
+    candidates,
+    fit_learned,
+    fit_ranking,
+    folds,
+    merge_scores,
+    score_with,
+)
+from mnemo.recall.learned import FEATURES
 from mnemo.recall.settings import Mode, RecallSettings
 
 BEFORE = tuple(s for s in FITTED if s not in ("dated", "dated_when"))  # the signals fitted before dates were resolved
@@ -32,6 +42,7 @@ class Variant:
     mode: Mode
     signals: tuple[str, ...]
     switches: dict[str, Any] = field(default_factory=dict)
+    learned: bool = False  # ranked by the learned ranking fitted per fold (`locomo_cv.fit_learned`), not the weights
 
 
 VARIANTS = (
@@ -42,24 +53,28 @@ VARIANTS = (
     Variant("deliberate + dated turns + second round", "deliberate", ALL, SECOND_ROUND),
     Variant("deliberate + dated turns + profile items", "deliberate", ALL, PROFILES),
     Variant("deliberate + all three", "deliberate", ALL, SECOND_ROUND | PROFILES),
+    Variant("eager, learned ranking", "eager", ALL, learned=True),
+    Variant("deliberate, learned ranking", "deliberate", ALL, learned=True),
 )
 
 
 def masked(parts: list[Candidates], signals: tuple[str, ...]) -> list[Candidates]:
     """The candidates with every signal not in `signals` set to 0 (the fit then gives it no weight)."""
-    keep = np.asarray([name in signals for name in FITTED], dtype=np.float64)
+    keep = np.asarray([name in signals or name not in FITTED for name in FEATURES], dtype=np.float64)
     return [replace(p, x=p.x * keep) for p in parts]
 
 
 def _held_out(prepared: list[Prepared], training: list[Candidates], base: RecallSettings, variant: Variant,
-              fits: dict[tuple[str, ...], list[dict[str, float]]]) -> dict[str, Any]:
-    if variant.signals not in fits:
-        parts = masked(training, variant.signals)
-        fits[variant.signals] = [fit_ranking([parts[i] for i in on]) for on, _ in folds(len(prepared))]
+              fits: dict[tuple[str, ...], list[dict[str, Any]]]) -> dict[str, Any]:
+    key = ("learned",) if variant.learned else variant.signals
+    if key not in fits:
+        parts, fit = masked(training, variant.signals), fit_learned if variant.learned else fit_ranking
+        fits[key] = [fit([parts[i] for i in on]) for on, _ in folds(len(prepared))]
     held, per_fold = Scores((5, 10, 20)), []
-    for (_, index), weights in zip(folds(len(prepared)), fits[variant.signals]):
+    for (_, index), weights in zip(folds(len(prepared)), fits[key]):
         fold = Scores(held.ks)
-        score_with(prepared[index], base.with_overrides(**weights, **variant.switches), fold, variant.mode)
+        fitted = weights if variant.learned else {"fusion": "scored", **weights}
+        score_with(prepared[index], base.with_overrides(**fitted, **variant.switches), fold, variant.mode)
         merge_scores(held, fold)
         per_fold.append({"held_out": prepared[index].sample_id, "weights": weights,
                          "R@10": summarize(fold)["systems"]["mnemo"]["overall"]["R@10"]})
@@ -72,7 +87,7 @@ def ablate(prepared: list[Prepared], base: RecallSettings, variants: tuple[Varia
     """Every variant, cross-validated (see the module's docstring)."""
     say = progress or (lambda _message: None)
     training = [candidates(p, base) for p in prepared]
-    fits: dict[tuple[str, ...], list[dict[str, float]]] = {}
+    fits: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     rows = []
     for variant in variants:
         rows.append(_held_out(prepared, training, base, variant, fits))

@@ -20,15 +20,18 @@ from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.held import refreshed
+from mnemo.recall.learned import learned_scores
 from mnemo.recall.profiles import profile_round
 from mnemo.recall.rank import (
     Pool,
     Scored,
     diversified,
+    ranked_hits,
     rows_around,
     said_by_named,
     salience_weights,
-    scored_fusion,
+    signal_weights,
+    signals_of,
     weights_of,
 )
 from mnemo.recall.results import RecalledItem, RecallResult
@@ -134,7 +137,7 @@ class RecallEngine:
             self._search_dated(table, pool, vector, size, dated)
             if s.ranking.second_round_weight and (mode == "deliberate" or s.ranking.second_round_eager):
                 second_round(pool, query, SecondRound.of(s.ranking),
-                             lambda text: self._scored(table, query, self._hits(table, text, size, window)))
+                             lambda text: self._scored(table, query, self._hits(table, text, size, window))[0])
             profiles = profile_round(self.root, table, self._held_chunks(table), pool, query, vector, s.ranking)
         degraded, hydration = None, Hydration()
         if names or entities:
@@ -151,7 +154,7 @@ class RecallEngine:
         self._drop_outside(pool, window, scopes)
         drop_dissimilar(pool, vector, floor)
         self._apply_salience(pool)
-        if dated:
+        if dated and not pool.learned:  # the learned ranking weighs the named days itself
             favour_dated(pool, dated, s.ranking.date_weight)
         items = self._ranked(table, pool, k, mode, scopes, floor)
         cosines = similarities(pool.rows, [i.id for i in items], vector)
@@ -222,8 +225,9 @@ class RecallEngine:
             top = [np.asarray(first.rows[i]["vector"], dtype=np.float32) for i in first.best(s.ranking.feedback_docs)]
             moved = vector + s.ranking.feedback_weight * np.mean(top, axis=0)
             semantic_rows = semantic(table, moved / np.linalg.norm(moved), size, window)
-        if s.ranking.fusion == "scored":
-            for hit in self._scored(table, query, (vector, lexical_rows, semantic_rows)):
+        if s.ranking.fusion != "rrf":
+            hits, pool.learned = self._scored(table, query, (vector, lexical_rows, semantic_rows))
+            for hit in hits:
                 pool.add(hit.row["id"], hit.score, hit.reasons[0], hit.row)
                 pool.reasons[hit.row["id"]].extend(hit.reasons[1:])
         else:
@@ -235,7 +239,10 @@ class RecallEngine:
         if dated is not None:
             held = self._held_chunks(table) if self.settings.exact_vectors else None
             rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until), held)
-            add_dated(pool, rows, vector, self.settings.ranking.cosine_weight)
+            r = self.settings.ranking
+            # the scored fusion's rows by their cosine term alone; the others' below every hit, by cosine
+            scale = min(pool.scores.values(), default=1.0) if pool.learned or r.fusion == "rrf" else r.cosine_weight
+            add_dated(pool, rows, vector, scale)
 
     def _fuse(self, pool: Pool, lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]]) -> Pool:
         """The pool with both searches' hits added by weighted reciprocal rank."""
@@ -255,14 +262,20 @@ class RecallEngine:
         return vector, lexical_rows.result(), semantic_rows
 
     def _scored(self, table: Any, query: str,
-                hits: tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]) -> list[Scored]:
-        """A search's hits (as `_hits` returns them) ranked by the scored fusion's one linear score of
-        their signals for `query` (`recall.rank`)."""
+                hits: tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]) -> tuple[list[Scored], bool]:
+        """A search's hits (as `_hits` returns them) ranked for `query`, and whether by the learned
+        ranking's trees (`recall.learned`: with fusion `learned`, when most hits are chat turns, the
+        kind of text the trees were fitted on), else by the scored fusion's one linear score of
+        their signals (`recall.rank`)."""
         vector, lexical_rows, semantic_rows = hits
-        r = self.settings.ranking
-        around = rows_around(table, lexical_rows + semantic_rows, 2 if r.second_neighbour_cosine_weight else 1,
-                             self._held_chunks(table))
-        return scored_fusion(lexical_rows, semantic_rows, around, vector, query, weights_of(r))
+        r, held = self.settings.ranking, self._held_chunks(table)
+        around = rows_around(table, lexical_rows + semantic_rows,
+                             2 if r.fusion == "learned" or r.second_neighbour_cosine_weight else 1, held)
+        found = signals_of(lexical_rows, semantic_rows, around, vector, query, r.rrf_k)
+        chat = sum(row.get("kind") == "chat" for row in found.rows)
+        if r.fusion == "learned" and chat * 2 > len(found.rows):
+            return ranked_hits(found, learned_scores(found, vector, query, held, r.ranker)), True
+        return ranked_hits(found, found.matrix @ signal_weights(weights_of(r))), False
 
     def _favour_speakers(self, pool: Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""

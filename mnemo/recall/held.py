@@ -73,4 +73,7 @@ def _joined(held: HeldChunks, keep: np.ndarray, added: HeldChunks | None, versio
     out.timestamps = joined(held.timestamps, added.timestamps if added else None)
     out.prev = kept(held.prev) + (added.prev if added else [])
     out.next = kept(held.next) + (added.next if added else [])
+    out.doc_ids = kept(held.doc_ids) + (added.doc_ids if added else [])
+    out.metadata = kept(held.metadata) + (added.metadata if added else [])
+    out._by_doc = None
     return out

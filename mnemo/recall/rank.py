@@ -33,7 +33,7 @@ from mnemo.documents import normalize_name
 from mnemo.recall.search import HeldChunks, rows_by_id, rows_near
 from mnemo.recall.settings import Ranking
 
-NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id"]
+NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id", "doc_id", "metadata"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class Pool:
 
     def __init__(self, rrf_k: int) -> None:
         self.rrf_k = rrf_k
+        self.learned = False  # ranked by the learned ranking (`recall.learned`): scores on its scale
         self.scores: dict[str, float] = {}
         self.reasons: dict[str, list[str]] = {}
         self.rows: dict[str, dict[str, Any]] = {}
@@ -167,42 +168,81 @@ def _session_scores(order: dict[str, list[str]], rows: dict[str, dict[str, Any]]
     return best
 
 
+SIGNALS = ("cosine", "bm25", "speaker", "neighbour_cosine", "neighbour_bm25", "session", "second_neighbour_cosine",
+           "dated", "dated_when")  # the `Weights` fields the linear score weighs, in the order of `Signals.matrix`
+
+
+@dataclass
+class Signals:
+    """The hits of a query's two searches (BM25 and vector) with their signals: one row of
+    `matrix` per hit (columns in SIGNALS order), its row and the lists it came from."""
+
+    rows: list[dict[str, Any]]
+    matrix: np.ndarray
+    reasons: list[tuple[str, ...]]
+    cosine: dict[str, float]  # the hits' and the turns around them
+    known: dict[str, dict[str, Any]]  # the rows of the hits and of the turns around them
+    lexical_rank: dict[str, int]
+    semantic_rank: dict[str, int]
+
+
+def signals_of(
+    lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]], neighbours: dict[str, dict[str, Any]],
+    vector: np.ndarray, query: str, rrf_k: int = 60,
+) -> Signals:
+    """Every BM25 or vector hit with its signals (`neighbours`: rows of the turns around the hits,
+    up to two away, that are not hits themselves)."""
+    by_id = {r["id"]: r for r in semantic_rows} | {r["id"]: r for r in lexical_rows}
+    order = {"lexical": [r["id"] for r in lexical_rows], "semantic": [r["id"] for r in semantic_rows]}
+    top = max((float(r.get("_score") or 0.0) for r in lexical_rows), default=0.0) or 1.0
+    bm25 = {r["id"]: float(r.get("_score") or 0.0) / top for r in lexical_rows}
+    known = by_id | neighbours
+    cosine = _cosines(vector, known)
+    session = _session_scores(order, by_id, rrf_k)
+    padded = f" {normalize_name(query)} "
+    when = float(asks_when(query))
+    listed = {name: set(ids) for name, ids in order.items()}
+    matrix = np.zeros((len(by_id), len(SIGNALS)))
+    reasons = []
+    for n, (row_id, row) in enumerate(by_id.items()):
+        around = [i for i in (row.get("prev_id"), row.get("next_id")) if i]
+        dated = float(is_dated(row))
+        matrix[n] = (
+            cosine[row_id], bm25.get(row_id, 0.0), float(said_by_named(row, padded)),
+            max((cosine.get(i, 0.0) for i in around), default=0.0),
+            max((bm25.get(i, 0.0) for i in around), default=0.0),
+            session.get(row.get("doc_id", ""), 0.0),
+            max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0),
+            dated, dated * when,
+        )
+        reasons.append(tuple(name for name, ids in listed.items() if row_id in ids))
+    return Signals(list(by_id.values()), matrix, reasons, cosine, known,
+                   {i: n for n, i in enumerate(order["lexical"])}, {i: n for n, i in enumerate(order["semantic"])})
+
+
 def scored_fusion(
     lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]], neighbours: dict[str, dict[str, Any]],
     vector: np.ndarray, query: str, weights: Weights,
 ) -> list[Scored]:
     """Every BM25 or vector hit with its fused score, best first (`neighbours`: rows of the
     turns around the hits, up to two away, that are not hits themselves)."""
-    rows = {r["id"]: r for r in semantic_rows} | {r["id"]: r for r in lexical_rows}
-    order = {"lexical": [r["id"] for r in lexical_rows], "semantic": [r["id"] for r in semantic_rows]}
-    top = max((float(r.get("_score") or 0.0) for r in lexical_rows), default=0.0) or 1.0
-    bm25 = {r["id"]: float(r.get("_score") or 0.0) / top for r in lexical_rows}
-    known = rows | neighbours
-    cosine = _cosines(vector, known)
-    session = _session_scores(order, rows, weights.rrf_k)
-    padded = f" {normalize_name(query)} "
-    dated_weight = weights.dated + (weights.dated_when if asks_when(query) else 0.0)
-    listed = {name: set(ids) for name, ids in order.items()}
+    found = signals_of(lexical_rows, semantic_rows, neighbours, vector, query, weights.rrf_k)
+    return ranked_hits(found, found.matrix @ signal_weights(weights))
+
+
+def signal_weights(weights: Weights) -> np.ndarray:
+    """The weights in SIGNALS order."""
+    return np.asarray([getattr(weights, name) for name in SIGNALS])
+
+
+def ranked_hits(found: Signals, scores: np.ndarray) -> list[Scored]:
+    """The hits with their scores, best first, each with the reasons it is there."""
     out = []
-    for row_id, row in rows.items():
-        around = [i for i in (row.get("prev_id"), row.get("next_id")) if i]
-        score = (
-            weights.cosine * cosine[row_id]
-            + weights.bm25 * bm25.get(row_id, 0.0)
-            + weights.neighbour_cosine * max((cosine.get(i, 0.0) for i in around), default=0.0)
-            + weights.neighbour_bm25 * max((bm25.get(i, 0.0) for i in around), default=0.0)
-            + weights.session * session.get(row.get("doc_id", ""), 0.0)
-            + weights.second_neighbour_cosine
-            * max((cosine.get(i, 0.0) for i in _second_neighbours(row, known)), default=0.0)
-        )
-        reasons = tuple(name for name, ids in listed.items() if row_id in ids)
-        if dated_weight and is_dated(row):
-            score += dated_weight
-            reasons += ("dated",)
-        if weights.speaker and said_by_named(row, padded):
-            score += weights.speaker
-            reasons += ("speaker",)
-        out.append(Scored(row, score, reasons))
+    for n, row in enumerate(found.rows):
+        reasons = found.reasons[n]
+        reasons += ("dated",) if found.matrix[n, 7] else ()
+        reasons += ("speaker",) if found.matrix[n, 2] else ()
+        out.append(Scored(row, float(scores[n]), reasons))
     return sorted(out, key=lambda s: (-s.score, s.row["id"]))
 
 

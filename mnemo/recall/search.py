@@ -111,6 +111,9 @@ class HeldChunks:
         self.norms = np.where(norms > 0, norms, 1.0)
         self.prev = data["prev_id"].to_pylist()
         self.next = data["next_id"].to_pylist()
+        self.doc_ids = data["doc_id"].to_pylist()
+        self.metadata = data["metadata"].to_pylist()
+        self._by_doc: dict[str, np.ndarray] | None = None
         self.timestamps = np.asarray([t or "" for t in data["timestamp"].to_pylist()], dtype=str)
 
     @property
@@ -119,7 +122,8 @@ class HeldChunks:
         return int(self.data.nbytes + self.norms.nbytes + self.timestamps.nbytes) + 200 * len(self.ids)
 
     def rows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
-        """id, vector and prev/next ids of the given rows, in table order (missing ids are absent)."""
+        """id, vector, prev/next ids, document and metadata of the given rows, in table order
+        (missing ids are absent)."""
         found = sorted(self.offset[i] for i in set(ids) if i in self.offset)
         return {
             self.ids[n]: {
@@ -127,9 +131,20 @@ class HeldChunks:
                 "vector": self.vectors[n],
                 "prev_id": self.prev[n],
                 "next_id": self.next[n],
+                "doc_id": self.doc_ids[n],
+                "metadata": self.metadata[n],
             }
             for n in found
         }
+
+    def of_documents(self, docs: list[str]) -> dict[str, np.ndarray]:
+        """Document id -> the offsets of its rows, for the given documents that are held."""
+        if self._by_doc is None:
+            order = np.argsort(np.asarray(self.doc_ids, dtype=object), kind="stable")
+            keys = [self.doc_ids[n] for n in order]
+            bounds = [0, *(n for n in range(1, len(keys)) if keys[n] != keys[n - 1]), len(keys)]
+            self._by_doc = {keys[a]: order[a:b] for a, b in zip(bounds, bounds[1:])}
+        return {d: self._by_doc[d] for d in docs if d in self._by_doc}
 
     def full_rows(self, ids: list[str]) -> list[dict[str, Any]]:
         """The whole rows (ROW_COLUMNS) of the given ids, in the order given (missing ids are absent)."""

@@ -16,7 +16,9 @@ class Ranking:
     """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
 
     rrf_k: int = 60
-    fusion: Literal["scored", "rrf"] = "scored"
+    # learned: recall.learned's trees when most hits are chat turns, else the weights below; scored: the weights
+    fusion: Literal["learned", "scored", "rrf"] = "learned"
+    ranker: str = ""  # the learned ranking's trees: a JSON file (empty: the packaged recall/ranker.json)
     cosine_weight: float = 9.0
     bm25_weight: float = 2.5
     speaker_bonus: float = 3.0

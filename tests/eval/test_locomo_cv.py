@@ -22,6 +22,7 @@ from mnemo.eval.locomo_cv import (
     folds,
     fused_recall,
 )
+from mnemo.recall.learned import FEATURES
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
@@ -87,7 +88,8 @@ def test_coordinate_ascent_ranks_at_least_as_well_as_the_logistic_fit_it_starts_
 
 def test_candidates_are_labelled_by_evidence_only(prepared: list) -> None:  # noqa: ANN001
     rows = candidates(prepared[0], RecallSettings())
-    assert rows.x.shape[1] == len(FITTED) and len(rows.x) == len(rows.y)
+    assert rows.x.shape[1] == len(FEATURES) and len(rows.x) == len(rows.y)
+    assert list(FITTED) == list(FEATURES[:len(FITTED)])  # the linear fits read the first columns
     evidence = sum(len(q.evidence) for q in prepared[0].questions)
     assert 0 < rows.y.sum() <= evidence  # an evidence turn is a positive only when recall retrieved it
 
@@ -102,6 +104,9 @@ def test_a_held_out_conversation_does_not_change_the_weights_scored_on_it(prepar
         assert after["folds"][1]["weights"] != before["folds"][1]["weights"]  # conversation 0 is in this fit
         assert after["weights_fitted_on_all"] != before["weights_fitted_on_all"]
         assert before["scores"]["questions"] == 15 and set(before["scores"]["systems"]["mnemo"]["by_category"]) == {"1", "2", "3", "4"}
+    learned_before, learned_after = report["fits"]["learned"], changed["fits"]["learned"]
+    assert learned_after["folds"][0]["weights"] == learned_before["folds"][0]["weights"]  # the same trees, by content
+    assert all(Path(f["weights"]["ranker"]).is_file() for f in learned_before["folds"])
     assert set(report["baselines"]["systems"]) == {"bm25", "hybrid", "dense"}
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from mnemo.eval.locomo import load_conversations, prepare
-from mnemo.eval.locomo_cv_ablation import BEFORE, Variant, ablate, masked
 from mnemo.eval.locomo_cv import FITTED, Candidates
+from mnemo.eval.locomo_cv_ablation import BEFORE, VARIANTS, Variant, ablate, masked
+from mnemo.recall.learned import FEATURES
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
@@ -19,11 +20,12 @@ from tests.support import REPO
 
 
 def test_a_left_out_signal_is_zero_for_the_fit() -> None:
-    part = Candidates(np.ones((4, len(FITTED))), np.array([1, 0, 1, 0], dtype=np.int8), np.zeros(4, dtype=np.int64),
+    part = Candidates(np.ones((4, len(FEATURES))), np.array([1, 0, 1, 0], dtype=np.int8), np.zeros(4, dtype=np.int64),
                       np.array([2]))
     [kept] = masked([part], BEFORE)
     dated = [list(FITTED).index("dated"), list(FITTED).index("dated_when")]
     assert not kept.x[:, dated].any() and kept.x[:, 0].all() and part.x[:, dated].all()
+    assert kept.x[:, len(FITTED):].all()  # the learned ranking's own features are not the linear fit's to mask
 
 
 def test_each_variant_is_fitted_per_fold_and_held_out(tmp_path: Path) -> None:
@@ -47,5 +49,5 @@ def test_the_benchmark_writes_the_table_in_one_command(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     [summary] = (tmp_path / "out").glob("locomo_cv_ablation-*.md")
     report = json.loads(summary.with_suffix(".json").read_text())
-    assert len(report["variants"]) == 7 and "| BM25 |" in summary.read_text()
+    assert len(report["variants"]) == len(VARIANTS) == 9 and "| BM25 |" in summary.read_text()
     assert "deliberate + all three" in done.stdout

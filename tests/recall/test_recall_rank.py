@@ -83,13 +83,14 @@ def test_turns_two_away_count_only_through_their_own_weight() -> None:
 def test_rows_around_walks_prev_and_next_links_without_returning_the_hits(tmp_path: Path) -> None:
     chain = [f"t{i}" for i in range(7)]
     data = [{"id": c, "vector": [float(i), 1.0], "prev_id": chain[i - 1] if i else "",
-             "next_id": chain[i + 1] if i < 6 else "", "text": c} for i, c in enumerate(chain)]
+             "next_id": chain[i + 1] if i < 6 else "", "text": c, "doc_id": "doc_a", "metadata": "{}"}
+            for i, c in enumerate(chain)]
     table = lancedb.connect(tmp_path).create_table("chunks", data=data)
     hits = [data[3]]
     assert sorted(rows_around(table, hits, 1)) == ["t2", "t4"]
     around = rows_around(table, hits, 2)
     assert sorted(around) == ["t1", "t2", "t4", "t5"]
-    assert set(around["t5"]) == {"id", "vector", "prev_id", "next_id"}
+    assert set(around["t5"]) == {"id", "vector", "prev_id", "next_id", "doc_id", "metadata"}
     assert sorted(rows_around(table, [data[0], data[1]], 2)) == ["t2", "t3"]
 
 

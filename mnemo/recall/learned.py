@@ -1,0 +1,151 @@
+"""The learned ranking: a query's BM25 and vector hits ordered by a small ensemble of regression
+trees over their signals (the scored fusion's nine, `recall.rank.SIGNALS`, and nine more that a
+linear score cannot use well: ranks, length, word coverage, how close the hit's whole chat
+session or note is to the query, where the hit stands among its document's hits, and whether
+it was said on a day the query names).
+
+The trees are fitted with LightGBM's LambdaRank objective by the evaluation protocol
+(`mnemo/eval/locomo_cv.py`, leave-one-conversation-out on the LoCoMo dev split: the
+cross-validated figure is what a conversation the fit never saw gets) and shipped as data in
+`ranker.json`; evaluating them needs numpy alone. The ensemble's output is a log-odds-like
+score; recall uses its exponential, so that what later steps do by multiplying (salience,
+faded passages, summaries) keeps its meaning.
+"""
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemo.recall.dates import dates_in
+from mnemo.recall.rank import SIGNALS, Signals, is_dated
+from mnemo.recall.search import HeldChunks
+
+EXTRA = ("lexical_rank", "semantic_rank", "length", "coverage", "session_best_cosine", "session_top3_cosine",
+         "neighbour_dated", "rank_in_document", "hits_in_document", "in_named_days")
+FEATURES = (*SIGNALS, *EXTRA)
+PACKAGED = Path(__file__).with_name("ranker.json")
+_WORD = re.compile(r"[\w']+", re.UNICODE)
+_STOP = frozenset(
+    "a an the of to in on at for with and or but is are was were be been do does did what when where who whom which "
+    "why how has have had it its this that these those i you he she they we my your his her their our from by as "
+    "about".split()
+)
+
+
+@dataclass(frozen=True)
+class Trees:
+    """An ensemble of binary trees as flat arrays, one row per tree: node n of tree t splits on
+    feature[t, n] (left when the value is at most threshold[t, n]); a leaf points to itself and
+    holds value[t, n]. `depth` steps reach every leaf."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    depth: int
+    features: tuple[str, ...]
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """The ensemble's score for each row of x (columns in `features` order)."""
+        trees = np.arange(len(self.feature))[:, None]
+        rows = np.arange(len(x))[None, :]
+        node = np.zeros((len(self.feature), len(x)), dtype=np.int64)
+        for _ in range(self.depth):
+            go_left = x[rows, self.feature[trees, node]] <= self.threshold[trees, node]
+            node = np.where(go_left, self.left[trees, node], self.right[trees, node])
+        return self.value[trees, node].sum(axis=0)
+
+
+def trees_from_json(data: dict[str, Any]) -> Trees:
+    """Trees as `ranker.json` (or a fold's model written by the evaluation) holds them."""
+    t = data["trees"]
+    return Trees(np.asarray(t["feature"], dtype=np.int64), np.asarray(t["threshold"], dtype=np.float64),
+                 np.asarray(t["left"], dtype=np.int64), np.asarray(t["right"], dtype=np.int64),
+                 np.asarray(t["value"], dtype=np.float64), int(data["depth"]), tuple(data["features"]))
+
+
+@lru_cache(maxsize=8)
+def load_trees(path: str = "") -> Trees:
+    """The packaged ranker, or the one at `path`."""
+    source = Path(path) if path else PACKAGED
+    trees = trees_from_json(json.loads(source.read_text(encoding="utf-8")))
+    if trees.features != FEATURES:
+        raise ValueError(f"{source}: the ranker was fitted on features {trees.features}, recall computes {FEATURES}")
+    return trees
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text or "")]
+
+
+def _session_cosines(found: Signals, vector: np.ndarray, held: HeldChunks | None) -> dict[str, tuple[float, float]]:
+    """Per document of the hits: the best cosine of any of its passages to the query and the mean
+    of its best three (all its passages when the table is held, else those recall has read)."""
+    by_doc: dict[str, list[float]] = {}
+    docs = list(dict.fromkeys(r.get("doc_id", "") for r in found.rows))
+    if held is not None:
+        unit = np.asarray(vector, dtype=np.float32) / (float(np.linalg.norm(vector)) or 1.0)
+        for doc, offsets in held.of_documents(docs).items():
+            by_doc[doc] = ((held.vectors[offsets] @ unit) / held.norms[offsets]).tolist()
+    else:
+        for row_id, row in found.known.items():
+            if row_id in found.cosine:
+                by_doc.setdefault(row.get("doc_id", ""), []).append(found.cosine[row_id])
+    out = {}
+    for doc in docs:
+        values = sorted(by_doc.get(doc) or [0.0], reverse=True)
+        out[doc] = (values[0], float(np.mean(values[:3])))
+    return out
+
+
+def features_of(found: Signals, vector: np.ndarray, query: str, held: HeldChunks | None,
+                today: date | None = None) -> np.ndarray:
+    """One row per hit: its SIGNALS, then the EXTRA ones (`in_named_days`: the hit was said or
+    written on a day the query names, `recall.dates`, with relative dates counted from `today`)."""
+    span = dates_in(query, today or date.today())
+    asked = set(_words(query)) - _STOP
+    sessions = _session_cosines(found, vector, held)
+    extra = np.zeros((len(found.rows), len(EXTRA)))
+    for n, row in enumerate(found.rows):
+        words = _words(row.get("text", ""))
+        around = [found.known.get(i) for i in (row.get("prev_id"), row.get("next_id")) if i]
+        best, top3 = sessions[row.get("doc_id", "")]
+        extra[n, :7] = (
+            60.0 / (61 + found.lexical_rank[row["id"]]) if row["id"] in found.lexical_rank else 0.0,
+            60.0 / (61 + found.semantic_rank[row["id"]]) if row["id"] in found.semantic_rank else 0.0,
+            math.log1p(len(words)),
+            len(asked & set(words)) / max(1, len(asked)),
+            best, top3,
+            float(any(r is not None and is_dated(r) for r in around)),
+        )
+        extra[n, 9] = float(span is not None and span.holds(row.get("timestamp") or ""))
+    _document_ranks(found, extra)
+    return np.hstack([found.matrix, extra])
+
+
+def _document_ranks(found: Signals, extra: np.ndarray) -> None:
+    """Each hit's rank among its document's hits by cosine (log1p), and how many hits it has."""
+    by_doc: dict[str, list[int]] = {}
+    for n, row in enumerate(found.rows):
+        by_doc.setdefault(row.get("doc_id", ""), []).append(n)
+    for members in by_doc.values():
+        members.sort(key=lambda n: -found.matrix[n, 0])
+        for rank, n in enumerate(members):
+            extra[n, 7] = math.log1p(rank)
+            extra[n, 8] = len(members)
+
+
+def learned_scores(found: Signals, vector: np.ndarray, query: str, held: HeldChunks | None,
+                   path: str = "") -> np.ndarray:
+    """The hits' scores by the ranker (the packaged one, or the one at `path`): exp of its output."""
+    if not found.rows:
+        return np.zeros(0)
+    return np.exp(load_trees(path).predict(features_of(found, vector, query, held)))
