@@ -41,35 +41,43 @@ _STOP = frozenset(
 
 @dataclass(frozen=True)
 class Trees:
-    """An ensemble of binary trees as flat arrays, one row per tree: node n of tree t splits on
-    feature[t, n] (left when the value is at most threshold[t, n]); a leaf points to itself and
-    holds value[t, n]. `depth` steps reach every leaf."""
+    """An ensemble of binary trees as flat arrays over all trees' nodes (tree t's node n at
+    t * width + n): a node splits on `feature` (left when the value is at most `threshold`), its
+    children are at `child[2 * node]` (left) and `child[2 * node + 1]` (right); a leaf is its own
+    child and holds `value`. `depth` steps reach every leaf."""
 
     feature: np.ndarray
     threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
+    child: np.ndarray
     value: np.ndarray
+    roots: np.ndarray
     depth: int
     features: tuple[str, ...]
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """The ensemble's score for each row of x (columns in `features` order)."""
-        trees = np.arange(len(self.feature))[:, None]
-        rows = np.arange(len(x))[None, :]
-        node = np.zeros((len(self.feature), len(x)), dtype=np.int64)
+        """The ensemble's score for each row of x (columns in `features` order): every row walks
+        every tree at once, one level per step."""
+        rows = len(x)
+        columns = np.ascontiguousarray(x.T, dtype=np.float64).ravel()  # feature f of row r at f * rows + r
+        node = np.repeat(self.roots, rows)
+        row = np.tile(np.arange(rows), len(self.roots))
         for _ in range(self.depth):
-            go_left = x[rows, self.feature[trees, node]] <= self.threshold[trees, node]
-            node = np.where(go_left, self.left[trees, node], self.right[trees, node])
-        return self.value[trees, node].sum(axis=0)
+            right = columns[self.feature[node] * rows + row] > self.threshold[node]
+            node = self.child[2 * node + right]
+        return self.value[node].reshape(len(self.roots), rows).sum(axis=0)
 
 
 def trees_from_json(data: dict[str, Any]) -> Trees:
-    """Trees as `ranker.json` (or a fold's model written by the evaluation) holds them."""
+    """Trees as `ranker.json` (or a fold's model written by the evaluation) holds them: one row
+    per tree of node arrays, children numbered within their tree."""
     t = data["trees"]
-    return Trees(np.asarray(t["feature"], dtype=np.int64), np.asarray(t["threshold"], dtype=np.float64),
-                 np.asarray(t["left"], dtype=np.int64), np.asarray(t["right"], dtype=np.int64),
-                 np.asarray(t["value"], dtype=np.float64), int(data["depth"]), tuple(data["features"]))
+    left, right = np.asarray(t["left"], dtype=np.int64), np.asarray(t["right"], dtype=np.int64)
+    trees, width = left.shape
+    start = (np.arange(trees) * width)[:, None]
+    return Trees(np.asarray(t["feature"], dtype=np.int64).ravel(), np.asarray(t["threshold"], dtype=np.float64).ravel(),
+                 np.stack([left + start, right + start], axis=-1).ravel(),
+                 np.asarray(t["value"], dtype=np.float64).ravel(), start.ravel(), int(data["depth"]),
+                 tuple(data["features"]))
 
 
 @lru_cache(maxsize=8)

@@ -55,7 +55,7 @@ def test_the_fitted_trees_rank_the_positives_first_on_unseen_candidates() -> Non
 
 def test_the_packaged_ranker_reads_the_features_recall_computes() -> None:
     trees = load_trees()
-    assert trees.features == FEATURES and len(trees.feature) >= 50
+    assert trees.features == FEATURES and len(trees.roots) >= 50
     assert set(np.unique(trees.feature)) <= set(range(len(FEATURES)))
 
 
