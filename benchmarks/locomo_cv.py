@@ -14,7 +14,6 @@ the plain hybrid and dense retrieval alone, and writes
 import argparse
 import json
 import os
-import shutil
 import tempfile
 import time
 from datetime import date
@@ -96,8 +95,9 @@ def main() -> None:
     stem.with_suffix(".md").write_text("\n".join(lines), encoding="utf-8")
     print("\n".join(lines))
     if args.write_ranker:
-        fitted = next(iter(reports["embedders"].values()))["fits"]["learned"]["weights_fitted_on_all"]["ranker"]
-        shutil.copyfile(fitted, args.write_ranker)
+        first = next(iter(reports["embedders"].values()))
+        model = json.loads(Path(first["fits"]["learned"]["weights_fitted_on_all"]["ranker"]).read_text(encoding="utf-8"))
+        args.write_ranker.write_text(json.dumps(model | {"embedder": first["embedder"]}, sort_keys=True), encoding="utf-8")
         print(f"learned ranking fitted on all conversations written to {args.write_ranker}")
 
 

@@ -53,6 +53,7 @@ class Trees:
     roots: np.ndarray
     depth: int
     features: tuple[str, ...]
+    embedder: str = ""  # the embedder whose cosines the trees were fitted on (empty: not recorded)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The ensemble's score for each row of x (columns in `features` order): every row walks
@@ -77,7 +78,7 @@ def trees_from_json(data: dict[str, Any]) -> Trees:
     return Trees(np.asarray(t["feature"], dtype=np.int64).ravel(), np.asarray(t["threshold"], dtype=np.float64).ravel(),
                  np.stack([left + start, right + start], axis=-1).ravel(),
                  np.asarray(t["value"], dtype=np.float64).ravel(), start.ravel(), int(data["depth"]),
-                 tuple(data["features"]))
+                 tuple(data["features"]), str(data.get("embedder") or ""))
 
 
 @lru_cache(maxsize=8)
@@ -149,6 +150,13 @@ def _document_ranks(found: Signals, extra: np.ndarray) -> None:
         for rank, n in enumerate(members):
             extra[n, 7] = math.log1p(rank)
             extra[n, 8] = len(members)
+
+
+def fits(path: str, embedder: str) -> bool:
+    """Whether the trees (the packaged ones, or those at `path`) were fitted on this embedder's
+    cosines, or do not say: another embedder's cosines lie on another scale."""
+    fitted = load_trees(path).embedder
+    return not fitted or fitted == embedder
 
 
 def learned_scores(found: Signals, vector: np.ndarray, query: str, held: HeldChunks | None,

@@ -22,7 +22,7 @@ from mnemo.eval.locomo_cv import (
     folds,
     fused_recall,
 )
-from mnemo.recall.learned import FEATURES
+from mnemo.recall.learned import FEATURES, load_trees
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
@@ -112,13 +112,16 @@ def test_a_held_out_conversation_does_not_change_the_weights_scored_on_it(prepar
 
 def test_the_benchmark_writes_its_dated_json_and_summary(tmp_path: Path) -> None:
     data = three_conversations(tmp_path / "three.json")
-    done = subprocess.run([sys.executable, "-m", "benchmarks.locomo_cv", str(data), "--embedders", "hashing", "--out", str(tmp_path / "out")],
+    done = subprocess.run([sys.executable, "-m", "benchmarks.locomo_cv", str(data), "--embedders", "hashing", "--out", str(tmp_path / "out"),
+                           "--write-ranker", str(tmp_path / "ranker.json")],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     [summary] = (tmp_path / "out").glob("locomo_cv-*.md")
     report = json.loads(summary.with_suffix(".json").read_text())
     assert set(report["embedders"]) == {"hashing"} and len(report["embedders"]["hashing"]["fits"]["ranking"]["folds"]) == 3
     assert "mnemo, ranking fit, cross-validated (held out)" in summary.read_text() and "in-sample" in done.stdout
+    trees = load_trees(str(tmp_path / "ranker.json"))  # the fit on all three, usable by recall
+    assert trees.embedder == "hashing-384" and len(trees.roots) > 0
 
 
 def test_notes_embedders_scores_each_variant_on_one_ingest(tmp_path: Path) -> None:

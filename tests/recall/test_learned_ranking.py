@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mnemo.eval.ranker_fit import fit_trees, written
-from mnemo.recall.learned import EXTRA, FEATURES, features_of, learned_scores, load_trees, trees_from_json
+from mnemo.recall.learned import EXTRA, FEATURES, features_of, fits, learned_scores, load_trees, trees_from_json
 from mnemo.recall.rank import SIGNALS, signals_of
 
 QUERY = np.array([1.0, 0.0], dtype=np.float32)
@@ -57,6 +57,11 @@ def test_the_packaged_ranker_reads_the_features_recall_computes() -> None:
     trees = load_trees()
     assert trees.features == FEATURES and len(trees.roots) >= 50
     assert set(np.unique(trees.feature)) <= set(range(len(FEATURES)))
+
+
+def test_the_packaged_ranker_ranks_only_with_the_embedder_it_was_fitted_on() -> None:
+    assert load_trees().embedder == "minilm-l6-v2"
+    assert fits("", "minilm-l6-v2") and not fits("", "hashing-384") and not fits("", "e5-small-q4")
 
 
 def test_a_ranker_fitted_on_other_features_is_refused_naming_the_file(tmp_path: Path) -> None:
