@@ -20,7 +20,7 @@ from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate
 from mnemo.recall.held import refreshed
-from mnemo.recall.learned import fits, learned_scores
+from mnemo.recall.learned import between_people, fits, learned_scores
 from mnemo.recall.profiles import profile_round
 from mnemo.recall.rank import (
     Pool,
@@ -264,16 +264,17 @@ class RecallEngine:
     def _scored(self, table: Any, query: str,
                 hits: tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]) -> tuple[list[Scored], bool]:
         """A search's hits (as `_hits` returns them) ranked for `query`, and whether by the learned
-        ranking's trees (`recall.learned`: with fusion `learned`, when most hits are chat turns, the
-        kind of text the trees were fitted on, and the trees were fitted with this embedder), else
+        ranking's trees (`recall.learned`: with fusion `learned`, when most hits are turns of
+        conversations between people, the kind of text the trees were fitted on, and the trees were
+        fitted with this embedder), else
         by the scored fusion's one linear score of their signals (`recall.rank`)."""
         vector, lexical_rows, semantic_rows = hits
         r, held = self.settings.ranking, self._held_chunks(table)
         around = rows_around(table, lexical_rows + semantic_rows,
                              2 if r.fusion == "learned" or r.second_neighbour_cosine_weight else 1, held)
         found = signals_of(lexical_rows, semantic_rows, around, vector, query, r.rrf_k)
-        chat = sum(row.get("kind") == "chat" for row in found.rows)
-        if r.fusion == "learned" and chat * 2 > len(found.rows) and fits(r.ranker, self.embedder.name):
+        people = sum(between_people(row) for row in found.rows)
+        if r.fusion == "learned" and people * 2 > len(found.rows) and fits(r.ranker, self.embedder.name):
             return ranked_hits(found, learned_scores(found, vector, query, held, r.ranker)), True
         return ranked_hits(found, found.matrix @ signal_weights(weights_of(r))), False
 

@@ -91,6 +91,19 @@ def load_trees(path: str = "") -> Trees:
     return trees
 
 
+_NOT_PEOPLE = frozenset({"", "user", "human", "assistant", "system", "tool", "model"})
+
+
+def between_people(row: dict[str, Any]) -> bool:
+    """Whether the hit is a chat turn said by a named person in a conversation between people
+    (what the trees were fitted on), not a turn of an exchange with an assistant (a ChatGPT or
+    Claude export, whose turns are said by `user` and `assistant`)."""
+    if row.get("kind") != "chat":
+        return False
+    meta = json.loads(row.get("metadata") or "{}")
+    return "assistant" not in (meta.get("roles") or []) and str(meta.get("speaker") or "").lower() not in _NOT_PEOPLE
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text or "")]
 

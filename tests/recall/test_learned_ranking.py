@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from mnemo.eval.ranker_fit import fit_trees, written
-from mnemo.recall.learned import EXTRA, FEATURES, features_of, fits, learned_scores, load_trees, trees_from_json
+from mnemo.recall.learned import (
+    EXTRA,
+    FEATURES,
+    between_people,
+    features_of,
+    fits,
+    learned_scores,
+    load_trees,
+    trees_from_json,
+)
 from mnemo.recall.rank import SIGNALS, signals_of
 
 QUERY = np.array([1.0, 0.0], dtype=np.float32)
@@ -62,6 +71,16 @@ def test_the_packaged_ranker_reads_the_features_recall_computes() -> None:
 def test_the_packaged_ranker_ranks_only_with_the_embedder_it_was_fitted_on() -> None:
     assert load_trees().embedder == "minilm-l6-v2"
     assert fits("", "minilm-l6-v2") and not fits("", "hashing-384") and not fits("", "e5-small-q4")
+
+
+def test_only_turns_said_by_named_people_count_as_conversations_between_people() -> None:
+    def turn(speaker: str, roles: list[str], kind: str = "chat") -> dict:
+        return {"kind": kind, "metadata": json.dumps({"speaker": speaker, "roles": roles})}
+
+    assert between_people(turn("Caroline", ["user"]))  # a LoCoMo turn
+    assert not between_people(turn("user", ["user"])) and not between_people(turn("assistant", ["assistant"]))
+    assert not between_people(turn("Human", ["user"]))  # a Claude export's turn
+    assert not between_people(turn("Ada", ["assistant"])) and not between_people(turn("Caroline", ["user"], "note"))
 
 
 def test_a_ranker_fitted_on_other_features_is_refused_naming_the_file(tmp_path: Path) -> None:
