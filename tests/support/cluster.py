@@ -29,6 +29,7 @@ class Cluster:
     placement: dict[str, str] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
+    service_pids: list[int] = field(default_factory=list)  # servers not started as children here (PostgreSQL)
 
     @property
     def home(self) -> Path:
