@@ -16,34 +16,47 @@ from typing import Any
 from dagster_postgres import DagsterPostgresStorage, PostgresEventLogStorage, PostgresRunStorage
 from dagster_postgres.schedule_storage import PostgresScheduleStorage
 from dagster_postgres.utils import pg_url_from_config
+from sqlalchemy.engine import Engine
 
 NO_STATEMENT_TIMEOUT = 0  # queries run as long as they need, as with dagster-postgres's own storage
 POOL_RECYCLE_SECONDS = 3600  # a connection older than this is replaced before use
 MAX_OVERFLOW = 20  # connections beyond the kept one while threads need them at once (the webserver's default)
 
 
-class PooledRunStorage(PostgresRunStorage):
+class KeptConnections:
+    """For a dagster-postgres storage: a pool keeping one connection (more while threads need them
+    at once) from construction to `dispose()`. The webserver asks again for its own settings
+    (`optimize_for_webserver`); the pool it replaces is closed then."""
+
+    _engine: Engine  # where dagster-postgres (pinned) keeps its SQLAlchemy engine
+
+    def keep_connections(self) -> None:
+        self.optimize_for_webserver(NO_STATEMENT_TIMEOUT, POOL_RECYCLE_SECONDS, MAX_OVERFLOW)
+
+    def optimize_for_webserver(self, statement_timeout: int, pool_recycle: int, max_overflow: int) -> None:
+        replaced = self._engine
+        super().optimize_for_webserver(statement_timeout, pool_recycle, max_overflow)  # type: ignore[misc]
+        replaced.dispose()
+
+    def dispose(self) -> None:
+        super().dispose()  # type: ignore[misc]
+        self._engine.dispose()
+
+
+class PooledRunStorage(KeptConnections, PostgresRunStorage):
     """Run storage that keeps its connection for the life of the instance."""
 
     def __init__(self, postgres_url: str, should_autocreate_tables: bool = True) -> None:
         super().__init__(postgres_url, should_autocreate_tables)
-        self.optimize_for_webserver(NO_STATEMENT_TIMEOUT, POOL_RECYCLE_SECONDS, MAX_OVERFLOW)
-
-    def dispose(self) -> None:
-        super().dispose()
-        self._engine.dispose()  # dagster-postgres (pinned) keeps its SQLAlchemy engine here
+        self.keep_connections()
 
 
-class PooledEventLogStorage(PostgresEventLogStorage):
+class PooledEventLogStorage(KeptConnections, PostgresEventLogStorage):
     """Event log storage that keeps its connection for the life of the instance."""
 
     def __init__(self, postgres_url: str, should_autocreate_tables: bool = True) -> None:
         super().__init__(postgres_url, should_autocreate_tables)
-        self.optimize_for_webserver(NO_STATEMENT_TIMEOUT, POOL_RECYCLE_SECONDS, MAX_OVERFLOW)
-
-    def dispose(self) -> None:
-        super().dispose()
-        self._engine.dispose()
+        self.keep_connections()
 
 
 class PooledPostgresStorage(DagsterPostgresStorage):

@@ -73,7 +73,11 @@ def test_disposing_the_instance_closes_its_connections(server: Postgres, tmp_pat
     before = sessions(server)
     instance = deployed_instance(server, tmp_path / "home")
     a_runs_writes(instance, "disposed-run")
-    assert sessions(server) > before, "the instance keeps its connections while it lives"
+    kept = sessions(server)
+    assert kept > before, "the instance keeps its connections while it lives"
+    instance.optimize_for_webserver(statement_timeout=15000, pool_recycle=3600, max_overflow=20)  # as the webserver
+    a_runs_writes(instance, "webserver-run")
+    assert sessions(server) == kept, "the pools the webserver's settings replaced are closed"
     instance.dispose()
     deadline = time.monotonic() + 10
     while sessions(server) > before and time.monotonic() < deadline:
