@@ -5,7 +5,7 @@ import dagster as dg
 from assets.ingest import GROUP
 from assets.sleep import GROUP as SLEEP_GROUP
 from assets.writeback import GROUP as WRITEBACK_GROUP
-from mnemo.config import SleepConfig
+from mnemo.config import NAMESPACE_TAG, SleepConfig
 
 # Every step of these jobs runs in the run's own process. Dagster's default executor starts a
 # process per step, each importing Dagster, the stores and (for the vector steps) the model
@@ -14,13 +14,10 @@ from mnemo.config import SleepConfig
 # graph writers are serialized by the `graph_writer` pool either way.
 EXECUTOR = dg.in_process_executor
 
-# Every run of a namespace carries this tag; dagster.yaml's run queue admits one run per value,
-# so a second run of a namespace waits in the queue until the first ends.
-NAMESPACE_TAG = "mnemo/namespace"
-
 
 def namespace_tags(namespace: str) -> dict[str, str]:
-    """The tags every run of `namespace` carries (the run queue's per-namespace limit)."""
+    """The tags every run of `namespace` carries: dagster.yaml's run queue admits one run per value of
+    NAMESPACE_TAG, so a second run of a namespace waits in the queue until the first ends."""
     return {NAMESPACE_TAG: namespace}
 
 

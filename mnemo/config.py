@@ -14,6 +14,9 @@ from mnemo.errors import ConfigError, MisplacedNamespace
 
 CONFIG_ENV = "MNEMO_CONFIG"
 SHARD_ENV = "MNEMO_SHARD"  # the shard this process is (a worker's or a server's machine)
+# Every run of a namespace carries this tag (its value: the namespace): the run queue admits one run
+# per value, and a many-machine launcher sends the run to the namespace's shard.
+NAMESPACE_TAG = "mnemo/namespace"
 DEFAULT_CONFIG = "mnemo.yaml"
 NAMESPACE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")  # \Z: `$` would admit a trailing newline
 # the kinds of source mnemo reads; the scanner has one parser for each

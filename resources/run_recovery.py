@@ -124,7 +124,11 @@ class RunGuard:
         return released
 
     def stop(self) -> None:
+        """End the watch now: the thread is woken from its wait (else the run's end would wait for
+        the rest of the interval, up to 2 s a run)."""
         self._stop.set()
+        if self._wakeup is not None:
+            _wake(self._wakeup[1])
         if self._thread.is_alive():
             self._thread.join(timeout=GUARD_INTERVAL_SECONDS * 2)
         if self._wakeup is not None:
@@ -133,9 +137,11 @@ class RunGuard:
                 end.close()
 
     def _watch(self) -> None:
-        while not self._stop.is_set():
+        while True:
             if self._signalled():
                 self._end_if_still_running()
+                return
+            if self._stop.is_set():
                 return
             release_dead_runs(self.instance, exclude=self.run_id)
 
@@ -163,6 +169,14 @@ class RunGuard:
             self.instance.report_run_canceled(run, "mnemo: stopped by a signal while waiting")
         self.instance.event_log_storage.free_concurrency_slots_for_run(self.run_id)
         os._exit(128 + signal.SIGTERM)
+
+
+def _wake(writer: socket.socket) -> None:
+    """A zero byte on the wakeup pipe: no signal's number, so the watch only looks at its stop flag."""
+    try:
+        writer.send(b"\0")
+    except BlockingIOError:  # the pipe is full: the thread has bytes to read already
+        pass
 
 
 def _signal_pipe() -> tuple[socket.socket, socket.socket] | None:

@@ -11,8 +11,7 @@ import dagster as dg
 from dagster_celery.launcher import CeleryRunLauncher
 from dagster_celery.tags import DAGSTER_CELERY_QUEUE_TAG
 
-from jobs import NAMESPACE_TAG
-from mnemo.config import load_config
+from mnemo.config import NAMESPACE_TAG, load_config  # not from `jobs`: the daemon needs no pipeline
 
 PARTITION_TAG = "dagster/partition"
 

@@ -37,7 +37,9 @@ def test_the_instance_keeps_one_run_per_namespace_and_launches_on_shards() -> No
     assert instance["concurrency"]["runs"]["tag_concurrency_limits"] == ONE_PER_NAMESPACE
     assert instance["run_launcher"] == {**instance["run_launcher"], "module": "shards.launcher",
                                         "class": "ShardRunLauncher"}
-    assert "postgres" in instance["storage"]
+    storage = instance["storage"]["custom"]
+    assert (storage["module"], storage["class"]) == ("shards.storage", "PooledPostgresStorage")
+    assert storage["config"]["postgres_url"] == {"env": "MNEMO_POSTGRES_URL"}
 
 
 def test_helm_values_have_the_same_shards_queue_rule_and_launcher() -> None:

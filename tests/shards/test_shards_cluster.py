@@ -24,6 +24,7 @@ from resources import default_resources
 from resources.run_recovery import Worker
 from tests.support.cluster import Cluster
 from tests.support.crash import persistent_instance
+from tests.support.host import OtherWork
 from tests.support.services import kill, postgres, redis, require_services
 
 pytestmark = [pytest.mark.shards, pytest.mark.slow]
@@ -88,7 +89,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cluster,
         local.ingest(ns)
     dumps = {ns: local.dump(ns) for ns in sources}
     with postgres() as pg, redis() as broker:
-        c = Cluster(root / "cluster", pg.url, broker, SHARDS, sources)
+        c = Cluster(root / "cluster", pg.url, broker, SHARDS, sources, service_pids=[pg.pid()])
         c.write(monitor_seconds=5)
         try:
             c.start_control()
@@ -103,14 +104,17 @@ def shard_workers(c: Cluster, fault: dict[str, str] | None = None) -> None:
 
 
 def ingest_all(c: Cluster, job: str = "ingest_job") -> tuple[dict[str, dg.DagsterRun], float]:
-    """Every namespace's run of `job`, submitted at once; the runs and the wall time to the last end."""
+    """Every namespace's run of `job`, submitted at once; the runs and the wall time to the last end.
+    It prints how much of the host other work took meanwhile."""
+    other = OtherWork(c.service_pids)
+    other.start()
     started = time.time()
     ids = [c.submit(job, ns) for ns in c.namespaces]
     runs = c.wait(ids, 900)
     timing = c.run_timing(ids).values()
     ended = max(end for _, _, end in timing)
     print(f"\n{job} x{len(ids)}: first start after {min(s for _, s, _ in timing) - started:.1f} s, runs "
-          f"{sorted(round(e - s, 1) for _, s, e in timing)} s, last end after {ended - started:.1f} s")
+          f"{sorted(round(e - s, 1) for _, s, e in timing)} s, last end after {ended - started:.1f} s; {other.stop()}")
     failed = {r: run.tags.get("mnemo/namespace") for r, run in runs.items()
               if run.status != dg.DagsterRunStatus.SUCCESS}
     assert not failed, f"runs failed: {failed}; see {c.root}/*.log"

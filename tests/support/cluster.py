@@ -29,6 +29,7 @@ class Cluster:
     placement: dict[str, str] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
+    service_pids: list[int] = field(default_factory=list)  # servers not started as children here (PostgreSQL)
 
     @property
     def home(self) -> Path:
@@ -82,7 +83,7 @@ class Cluster:
         pin = ["taskset", "-c", str(core)] if core is not None else []
         argv = [*pin, str(BIN / "celery"), "-A", "dagster_celery.app", "worker", "-Q", ",".join(queues), "-c", "1",
                 "-n", f"{name}@%h", "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "-I", "definitions"]
+                "-I", "definitions,shards.storage"]
         env = {**self.env(shard), **({"MNEMO_FAULT": fault} if fault else {})}
         log = self.root / f"worker-{name}.log"
         seen = log.read_text(errors="replace").count(" ready.") if log.exists() else 0
@@ -117,10 +118,10 @@ class Cluster:
         deadline = time.monotonic() + seconds
         with self.instance() as instance:
             while True:
-                runs = {r: instance.get_run_by_id(r) for r in run_ids}
-                pending = [r for r, run in runs.items() if run is None or run.status not in DONE]
+                runs = {run.run_id: run for run in instance.get_runs(dg.RunsFilter(run_ids=run_ids))}  # one query
+                pending = [r for r in run_ids if r not in runs or runs[r].status not in DONE]
                 if not pending:
-                    return {r: run for r, run in runs.items() if run is not None}
+                    return runs
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"runs not ended after {seconds} s: {pending}; see {self.root}/*.log")
                 time.sleep(0.25)

@@ -85,6 +85,10 @@ class Postgres:
         subprocess.run(_as_pg_user([str(binaries / "pg_ctl"), "-D", str(data), "-l", str(self.folder / "log"),
                                     "-o", options, "-w", "start"]), check=True, capture_output=True)
 
+    def pid(self) -> int:
+        """The server's (postmaster's) process id."""
+        return int((self.folder / "data" / "postmaster.pid").read_text(encoding="ascii").split()[0])
+
     def _user(self) -> str:
         return PG_USER if os.geteuid() == 0 else os.environ.get("USER", "postgres")
 
