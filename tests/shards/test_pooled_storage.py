@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
-import psycopg2
 import pytest
 import yaml
 from sqlalchemy import event
@@ -17,6 +16,7 @@ from tests.support import REPO
 from tests.support.services import Postgres, postgres, require_services
 
 pytestmark = [pytest.mark.shards]
+psycopg2 = pytest.importorskip("psycopg2", reason="the scale extra is not installed (pip install -e '.[scale]')")
 
 
 @pytest.fixture(scope="module")
