@@ -23,6 +23,7 @@ PARAMS: dict[str, Any] = {
     "n_estimators": 200, "learning_rate": 0.05, "num_leaves": 7, "max_depth": 3, "min_child_samples": 50,
     "lambdarank_truncation_level": 20, "subsample": 0.8, "subsample_freq": 1, "colsample_bytree": 0.8, "verbose": -1,
 }
+LEAF_THRESHOLD = 1e300
 SEEDS = (0, 1, 2, 3, 4)  # one model per seed, each on its own samples of rows and features; the ranker is their mean
 
 
@@ -40,15 +41,15 @@ def fit_trees(x: np.ndarray, y: np.ndarray, question: np.ndarray, fitted_on: lis
         model = lightgbm.LGBMRanker(**PARAMS, random_state=seed).fit(x, y, group=groups)
         trees += [_flat(info["tree_structure"], len(seeds)) for info in model.booster_.dump_model()["tree_info"]]
     width = max(len(t["value"]) for t in trees)
-    keys = ("feature", "threshold", "left", "right", "value")
-    arrays = {key: [_padded(t[key], width, t) for t in trees] for key in keys}
+    arrays = {key: [_padded(key, t[key], width) for t in trees] for key in trees[0]}
     return {"features": list(FEATURES), "depth": int(PARAMS["max_depth"]), "trees": arrays, "fitted_on": fitted_on,
             "params": {k: v for k, v in PARAMS.items() if k != "verbose"}, "seeds": list(seeds)}
 
 
 def _flat(root: dict[str, Any], models: int) -> dict[str, list[Any]]:
     """One LightGBM tree (nested dicts) as arrays indexed by node, its leaf values divided by the
-    number of models averaged; a leaf points to itself."""
+    number of models averaged; a leaf points to itself (its threshold, never compared, is a large
+number: JSON has no infinity)."""
     out: dict[str, list[Any]] = {"feature": [], "threshold": [], "left": [], "right": [], "value": []}
 
     def visit(node: dict[str, Any]) -> int:
@@ -56,7 +57,7 @@ def _flat(root: dict[str, Any], models: int) -> dict[str, list[Any]]:
         for key in out:
             out[key].append(0)
         if "leaf_value" in node or "split_feature" not in node:
-            out["threshold"][n], out["left"][n], out["right"][n] = float("inf"), n, n
+            out["threshold"][n], out["left"][n], out["right"][n] = LEAF_THRESHOLD, n, n
             out["value"][n] = float(node.get("leaf_value", 0.0)) / models
             return n
         if node.get("decision_type", "<=") != "<=":
@@ -70,15 +71,12 @@ def _flat(root: dict[str, Any], models: int) -> dict[str, list[Any]]:
     return out
 
 
-def _padded(values: list[Any], width: int, tree: dict[str, list[Any]]) -> list[Any]:
-    """A tree's array grown to `width` nodes with unreachable leaves (JSON has no infinity: a
-    leaf's threshold is written as a large number)."""
-    extra = width - len(values)
-    if values is tree["threshold"]:
-        return [min(v, 1e300) for v in values] + [1e300] * extra
-    if values is tree["left"] or values is tree["right"]:
-        return values + list(range(len(values), width))
-    return values + [0] * extra
+def _padded(key: str, values: list[Any], width: int) -> list[Any]:
+    """One of a tree's arrays grown to `width` nodes with unreachable leaves that point to themselves."""
+    extra = range(len(values), width)
+    if key in ("left", "right"):
+        return values + list(extra)
+    return values + [LEAF_THRESHOLD if key == "threshold" else 0] * len(extra)
 
 
 def written(model: dict[str, Any], folder: Path | None = None) -> str:
