@@ -97,3 +97,25 @@ def test_the_launcher_routes_a_namespace_to_its_shard_queue(tmp_path: Path, monk
     assert shard_queue(run) == "bq"
     assert shard_queue(dg.DagsterRun(job_name="ingest_job", tags={"mnemo/namespace": "ana"})) == "mnemo-a"
     assert shard_queue(dg.DagsterRun(job_name="ingest_job")) is None
+
+
+def test_the_daemon_and_webserver_load_the_code_from_one_code_server() -> None:
+    compose, workspace = load("compose.yaml"), load("workspace.yaml")
+    services, env = compose["services"], compose["x-mnemo"]["environment"]
+    served = workspace["load_from"][0]["grpc_server"]
+    assert served["host"] == {"env": "MNEMO_CODE_SERVER_HOST"} and served["port"] == {"env": "MNEMO_CODE_SERVER_PORT"}
+    code = services[env["MNEMO_CODE_SERVER_HOST"]]["command"]
+    assert code[:3] == ["dagster", "code-server", "start"] and code[code.index("-m") + 1] == "definitions"
+    assert code[code.index("-p") + 1] == env["MNEMO_CODE_SERVER_PORT"]
+    for role in ("daemon", "webserver"):
+        command = services[role]["command"]
+        assert command[command.index("-w") + 1] == "deploy/workspace.yaml"
+        assert "code" in services[role]["depends_on"]
+
+
+def test_every_worker_imports_what_runs_need_when_it_starts() -> None:
+    commands = [s["command"] for s in load("compose.yaml")["services"].values() if "celery" in s.get("command", [])]
+    commands += [c["command"] for m in load("helm-values.yaml")["extraManifests"] if m["kind"] == "StatefulSet"
+                 for c in m["spec"]["template"]["spec"]["containers"] if "celery" in c["command"]]
+    assert len(commands) == 4
+    assert all(command[command.index("-I") + 1] == "shards.worker" for command in commands)

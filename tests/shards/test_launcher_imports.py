@@ -9,6 +9,7 @@ import pytest
 
 from tests.support import REPO
 
+pytestmark = [pytest.mark.shards]  # needs the scale extra, which `make test-shards` installs
 PIPELINE = ("jobs", "assets", "resources", "mnemo.ingest", "mnemo.stores", "kuzu", "lancedb")
 
 

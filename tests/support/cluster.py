@@ -13,6 +13,7 @@ import dagster as dg
 import yaml
 
 from tests.support import REPO
+from tests.support.host import descendants, read_processes
 from tests.support.services import BIN, free_port, kill, spawn, stop, wait_for_port
 
 INSTANCE_ENV = ("MNEMO_POSTGRES_URL", "MNEMO_CELERY_BROKER", "MNEMO_CELERY_BACKEND")  # what deploy/dagster.yaml reads
@@ -29,6 +30,7 @@ class Cluster:
     placement: dict[str, str] = field(default_factory=dict)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
+    code_port: int = field(default_factory=free_port)
     service_pids: list[int] = field(default_factory=list)  # servers not started as children here (PostgreSQL)
 
     @property
@@ -66,7 +68,8 @@ class Cluster:
     def env(self, shard: str | None = None) -> dict[str, str]:
         env = {**os.environ, "DAGSTER_HOME": str(self.home), "MNEMO_CONFIG": str(self.config_path),
                "MNEMO_POSTGRES_URL": self.postgres_url, "MNEMO_CELERY_BROKER": self.broker,
-               "MNEMO_CELERY_BACKEND": self.broker, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+               "MNEMO_CELERY_BACKEND": self.broker, "MNEMO_CODE_SERVER_HOST": "127.0.0.1",
+               "MNEMO_CODE_SERVER_PORT": str(self.code_port), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                "PYTHONPATH": f"{self.root / 'celeryconf'}:{REPO}"}
         env.pop("MNEMO_SHARD", None)
         return {**env, "MNEMO_SHARD": shard} if shard else env
@@ -83,7 +86,7 @@ class Cluster:
         pin = ["taskset", "-c", str(core)] if core is not None else []
         argv = [*pin, str(BIN / "celery"), "-A", "dagster_celery.app", "worker", "-Q", ",".join(queues), "-c", "1",
                 "-n", f"{name}@%h", "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "-I", "definitions,shards.storage"]
+                "-I", "shards.worker"]
         env = {**self.env(shard), **({"MNEMO_FAULT": fault} if fault else {})}
         log = self.root / f"worker-{name}.log"
         seen = log.read_text(errors="replace").count(" ready.") if log.exists() else 0
@@ -97,8 +100,13 @@ class Cluster:
         return process
 
     def start_control(self) -> None:
-        """The daemon (run queue, launches, monitoring) and the webserver (run submission)."""
-        workspace = ["-w", str(REPO / "workspace.yaml")]
+        """The code server, then the daemon (run queue, launches, monitoring) and the webserver (run
+        submission) loading the code from it (deploy/workspace.yaml)."""
+        code = [str(BIN / "dagster"), "code-server", "start", "-m", "definitions", "-h", "127.0.0.1",
+                "-p", str(self.code_port), "--location-name", "mnemo"]
+        self.processes["code"] = spawn(code, self.env(), self.root / "code.log")
+        wait_for_port(self.code_port, 180, self.processes["code"])
+        workspace = ["-w", str(REPO / "deploy" / "workspace.yaml")]
         self.processes["daemon"] = spawn([str(BIN / "dagster-daemon"), "run", *workspace], self.env(),
                                          self.root / "daemon.log")
         web = [str(BIN / "dagster-webserver"), *workspace, "-h", "127.0.0.1", "-p", str(self.port)]
@@ -131,6 +139,15 @@ class Cluster:
         with self.instance() as instance:
             records = instance.get_run_records(dg.RunsFilter(run_ids=run_ids))
         return {r.dagster_run.run_id: (r.create_timestamp.timestamp(), r.start_time, r.end_time) for r in records}
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds so far of each started process with its children, and of the servers in
+        `service_pids` (PostgreSQL), from /proc."""
+        processes = read_processes()
+        trees = {name: [p.pid] for name, p in self.processes.items()}
+        if self.service_pids:
+            trees["postgres"] = self.service_pids
+        return {name: sum(processes[pid][1] for pid in descendants(processes, roots)) for name, roots in trees.items()}
 
     def stop_all(self) -> None:
         for name in list(self.processes):

@@ -11,7 +11,7 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _processes() -> dict[int, tuple[int, float]]:
+def read_processes() -> dict[int, tuple[int, float]]:
     """pid -> (parent pid, CPU seconds so far) of every process that can be read now."""
     found = {}
     for entry in Path("/proc").iterdir():
@@ -25,7 +25,7 @@ def _processes() -> dict[int, tuple[int, float]]:
     return found
 
 
-def _descendants(processes: dict[int, tuple[int, float]], roots: Iterable[int]) -> set[int]:
+def descendants(processes: dict[int, tuple[int, float]], roots: Iterable[int]) -> set[int]:
     tree = set(roots)
     grew = True
     while grew:
@@ -54,6 +54,6 @@ class OtherWork:
         return f"other work took {used / max(seconds, 1e-9):.1f} of {os.cpu_count()} cores"
 
     def _others(self) -> dict[int, float]:
-        processes = _processes()
-        ours = _descendants(processes, [os.getpid(), *self.roots])
+        processes = read_processes()
+        ours = descendants(processes, [os.getpid(), *self.roots])
         return {pid: cpu for pid, (_, cpu) in processes.items() if pid not in ours}

@@ -1,0 +1,10 @@
+"""What a shard's Celery worker imports before its pool starts (`celery -A dagster_celery.app worker
+... -I shards.worker`), so that no run pays for it: the pipeline (`definitions`), the instance's
+pooled storage and LanceDB, which mnemo otherwise imports only in the runs that use vectors
+(about 0.6 s of a worker's first run of 1.7 s, benchmarks/results/shards-2026-11-27.md)."""
+
+import definitions  # noqa: F401  # the code location, as the run's job is loaded from it
+import shards.storage  # noqa: F401  # deploy/dagster.yaml's storage
+from mnemo.stores.vectors import import_lancedb
+
+import_lancedb()
