@@ -5,7 +5,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PROJECT_INSTANCE = REPO / "dagster.yaml"
-WORKSPACE = REPO / "workspace.yaml"
 
 
 def dagster_home(config_path: Path) -> Path:

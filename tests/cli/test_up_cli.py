@@ -2,6 +2,7 @@
 a note dropped into a watched folder is ingested with no other command, and SIGTERM leaves no
 process behind."""
 
+import json
 import os
 import shutil
 import signal
@@ -103,13 +104,51 @@ def test_sigterm_stops_the_webserver_the_daemon_and_what_they_started(config: Pa
     try:
         _wait_for_ui(port, child)
         family = _family(child.pid)
-        assert len(family) >= 2  # the webserver and the daemon at least (and their code servers)
+        assert len(family) >= 3  # the code server, the webserver and the daemon at least
+        servers = [_command(pid) for pid in family if "api grpc" in _command(pid)]
+        assert len(servers) == 1, f"the daemon and the webserver share one code server: {[s[:90] for s in servers]}"
     finally:
         out = _stop(child, config)
     assert child.returncode == 0 and f"the UI is at http://127.0.0.1:{port}" in out and "mnemo stopped" in out
     assert not family & set(_processes()), "processes left behind after SIGTERM"
     with pytest.raises(urllib.error.URLError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info", timeout=5)
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _schedules(port: int) -> dict[str, str]:
+    """The UI's code locations and their schedules: 'location/schedule' -> cron."""
+    query = ("{ repositoriesOrError { ... on RepositoryConnection { nodes { location { name } "
+             "schedules { name cronSchedule } } } } }")
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": query}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        nodes = json.load(answer)["data"]["repositoriesOrError"].get("nodes", [])
+    return {f"{n['location']['name']}/{s['name']}": s["cronSchedule"] for n in nodes for s in n["schedules"]}
+
+
+def test_a_changed_schedule_in_mnemo_yaml_reaches_the_ui_while_up(config: Path) -> None:
+    port = _free_port()
+    child = _up(config, port)
+    try:
+        _wait_for_ui(port, child)
+        before = _schedules(port)
+        assert list(before.values()) == ["0 3 * * *"] and next(iter(before)).startswith("definitions/")
+        settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+        config.write_text(yaml.safe_dump({**settings, "sleep": {"cron": "30 4 * * *"}}), encoding="utf-8")
+        deadline = time.monotonic() + START_SECONDS
+        while list(_schedules(port).values()) != ["30 4 * * *"]:
+            assert child.poll() is None and time.monotonic() < deadline, "the new schedule never reached the UI"
+            time.sleep(2)
+    finally:
+        out = _stop(child, config)
+    assert "mnemo.yaml changed: the definitions were reloaded" in out
 
 
 def _ingested_by_a_file_drop_run(home: Path, files: NamespaceFiles, name: str, since: float) -> bool:
