@@ -17,6 +17,7 @@ from tests.support.host import descendants, read_processes
 from tests.support.services import BIN, free_port, kill, spawn, stop, wait_for_port
 
 INSTANCE_ENV = ("MNEMO_POSTGRES_URL", "MNEMO_CELERY_BROKER", "MNEMO_CELERY_BACKEND")  # what deploy/dagster.yaml reads
+POLL_SECONDS = 1.0
 DONE = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
 
 
@@ -122,7 +123,8 @@ class Cluster:
         return client.submit_job_execution(job, tags=tags, run_config={})
 
     def wait(self, run_ids: list[str], seconds: float) -> dict[str, dg.DagsterRun]:
-        """The runs once all have ended (TimeoutError naming those that have not)."""
+        """The runs once all have ended (TimeoutError naming those that have not). It looks once a
+        second: the timings come from the run records, and a closer look takes CPU from the runs."""
         deadline = time.monotonic() + seconds
         with self.instance() as instance:
             while True:
@@ -132,7 +134,7 @@ class Cluster:
                     return runs
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"runs not ended after {seconds} s: {pending}; see {self.root}/*.log")
-                time.sleep(0.25)
+                time.sleep(POLL_SECONDS)
 
     def run_timing(self, run_ids: list[str]) -> dict[str, Any]:
         """When the runs were created, started and ended (Dagster's run records)."""
