@@ -1,7 +1,12 @@
 """What a shard's Celery worker imports before its pool starts (`celery -A dagster_celery.app worker
 ... -I shards.worker`), so that no run pays for it: the pipeline (`definitions`), the instance's
 pooled storage and LanceDB, which mnemo otherwise imports only in the runs that use vectors
-(about 0.6 s of a worker's first run of 1.7 s, benchmarks/results/shards-2026-11-27.md)."""
+(about 0.6 s of a worker's first run of 1.7 s, benchmarks/results/shards-2026-11-28.md).
+
+The pool's process is forked from the worker's after this import. LanceDB restarts its background
+runtime in a forked child and warns that a fork in the middle of one of its operations could
+deadlock; the worker's own process never opens a table (runs execute in the pool's process), so
+none is ever in progress when it forks."""
 
 import definitions  # noqa: F401  # the code location, as the run's job is loaded from it
 import shards.storage  # noqa: F401  # deploy/dagster.yaml's storage

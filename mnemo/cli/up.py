@@ -4,9 +4,10 @@ and the nightly schedule run; Ctrl-C or SIGTERM stops all three and everything t
 
 The daemon and webserver get a workspace naming the one code server. Given the project's
 `workspace.yaml` instead, each starts a code server of its own, and the daemon replaces its own
-every minute, loading the code anew (about 3 s of CPU a minute, all day, on an idle machine). The
-definitions read mnemo.yaml once (the nightly schedule's time), so when that file changes the code
-server reloads them."""
+every minute, loading the code anew in a new process (idle, `mnemo up` took 3.8 s of CPU a minute
+that way, 3.0 s now), while the webserver's keeps the definitions it loaded first. The definitions
+read mnemo.yaml once (the nightly schedule's time), so when that file changes the code server
+reloads them, and the UI and the daemon both take the new ones."""
 
 import os
 import signal
