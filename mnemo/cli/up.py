@@ -106,19 +106,10 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _loaded(port: int) -> bool:
-    """Whether the code server on `port` answers with the definitions loaded."""
-    from dagster._grpc.client import DagsterGrpcClient
-    from dagster._serdes import deserialize_value
-    from dagster._utils.error import SerializableErrorInfo
-
-    try:
-        answer = deserialize_value(DagsterGrpcClient(port=port, host="127.0.0.1").list_repositories())
-    except Exception:  # noqa: BLE001  # not listening yet, or still starting its child: ask again
-        return False
-    if isinstance(answer, SerializableErrorInfo):
-        fail(f"the code server cannot load mnemo's definitions: {answer.to_string()[-2000:]}")
-    return True
+def _code_server(command: str, port: int, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`python -m jobs.code_server wait|reload PORT`: Dagster is imported there, not here."""
+    argv = [sys.executable, "-m", "jobs.code_server", command, str(port), str(LOAD_SECONDS)]
+    return subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 def _start_code_server(children: "Children", env: dict[str, str]) -> int:
@@ -126,14 +117,20 @@ def _start_code_server(children: "Children", env: dict[str, str]) -> int:
     port = _free_port()
     children.start("code-server", [_tool("dagster"), "code-server", "start", "-m", "definitions", "-h", "127.0.0.1",
                                    "-p", str(port), "--location-name", LOCATION], env)
-    deadline = time.monotonic() + LOAD_SECONDS
-    while not _loaded(port):
-        ended = children.exited()
-        if ended is not None:
-            fail(f"the code server exited with status {ended[1]} before loading mnemo's definitions")
-        if time.monotonic() > deadline:
-            fail(f"the code server did not load mnemo's definitions in {LOAD_SECONDS:.0f} s")
-        time.sleep(POLL_SECONDS)
+    waiting = _code_server("wait", port, env)
+    try:
+        while waiting.poll() is None:
+            ended = children.exited()
+            if ended is not None:
+                fail(f"the code server exited with status {ended[1]} before loading mnemo's definitions")
+            time.sleep(POLL_SECONDS)
+    finally:
+        if waiting.poll() is None:  # stopped while waiting
+            waiting.kill()
+            waiting.wait()
+    if waiting.returncode != 0:
+        said = waiting.stderr.read().strip() if waiting.stderr else ""
+        fail(f"the code server cannot load mnemo's definitions: {said}")
     return port
 
 
@@ -146,14 +143,12 @@ def _workspace(home: Path, port: int) -> Path:
     return path
 
 
-def _reload(port: int) -> None:
+def _reload(port: int, env: dict[str, str]) -> None:
     """Ask the code server to load the definitions anew (mnemo.yaml changed)."""
-    from dagster._grpc.client import DagsterGrpcClient
-
-    try:
-        DagsterGrpcClient(port=port, host="127.0.0.1").reload_code(timeout=int(LOAD_SECONDS))
-    except Exception as exc:  # noqa: BLE001  # the server keeps the definitions it has; say so and go on
-        console.print(f"[yellow]mnemo.yaml changed, but the code server did not reload: {escape(str(exc))}[/]",
+    reloading = _code_server("reload", port, env)
+    _, said = reloading.communicate()
+    if reloading.returncode != 0:
+        console.print(f"[yellow]mnemo.yaml changed, but the code server did not reload: {escape(said.strip())}[/]",
                       soft_wrap=True)
         return
     console.print("mnemo.yaml changed: the definitions were reloaded (the daemon takes them within a minute)")
@@ -186,7 +181,7 @@ def up(
         children.start("webserver", [_tool("dagster-webserver"), *workspace, "-h", host, "-p", str(port)], env)
         console.print(f"mnemo is up: the UI is at http://{host}:{port} (Dagster instance {env['DAGSTER_HOME']}); "
                       "Ctrl-C stops it", soft_wrap=True)
-        ended = _wait(children, path, code_port)
+        ended = _wait(children, path, code_port, env)
     except KeyboardInterrupt:
         ended = None
     finally:
@@ -198,7 +193,7 @@ def up(
     console.print("mnemo stopped")
 
 
-def _wait(children: Children, config_path: Path, code_port: int) -> tuple[str, int] | None:
+def _wait(children: Children, config_path: Path, code_port: int, env: dict[str, str]) -> tuple[str, int] | None:
     """Until a child exits (its name and status); reloads the definitions when mnemo.yaml changes."""
     seen = _stamp(config_path)
     while True:
@@ -208,7 +203,7 @@ def _wait(children: Children, config_path: Path, code_port: int) -> tuple[str, i
         stamp = _stamp(config_path)
         if stamp != seen:
             seen = stamp
-            _reload(code_port)
+            _reload(code_port, env)
         time.sleep(POLL_SECONDS)
 
 
