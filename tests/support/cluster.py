@@ -18,6 +18,7 @@ from tests.support.services import BIN, free_port, kill, spawn, stop, wait_for_p
 
 INSTANCE_ENV = ("MNEMO_POSTGRES_URL", "MNEMO_CELERY_BROKER", "MNEMO_CELERY_BACKEND")  # what deploy/dagster.yaml reads
 POLL_SECONDS = 1.0
+LOCATION, REPOSITORY = "mnemo", "__repository__"  # deploy/workspace.yaml's code location; Definitions' repository
 DONE = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
 
 
@@ -33,6 +34,7 @@ class Cluster:
     port: int = field(default_factory=free_port)
     code_port: int = field(default_factory=free_port)
     service_pids: list[int] = field(default_factory=list)  # servers not started as children here (PostgreSQL)
+    _client: Any = None  # the GraphQL client submitting runs, made at the first
 
     @property
     def home(self) -> Path:
@@ -115,12 +117,15 @@ class Cluster:
         wait_for_port(self.port, 180, self.processes["webserver"])
 
     def submit(self, job: str, namespace: str) -> str:
-        """A run of `job` for `namespace`, queued through the webserver as the UI or a sensor would."""
+        """A run of `job` for `namespace`, queued through the webserver as the UI or a sensor would
+        (one client, naming the code location of deploy/workspace.yaml: one request per run)."""
         from dagster_graphql import DagsterGraphQLClient
 
-        client = DagsterGraphQLClient("127.0.0.1", port_number=self.port, timeout=120)
+        if self._client is None:
+            self._client = DagsterGraphQLClient("127.0.0.1", port_number=self.port, timeout=120)
         tags = {"dagster/partition": namespace, "mnemo/namespace": namespace}
-        return client.submit_job_execution(job, tags=tags, run_config={})
+        return self._client.submit_job_execution(job, repository_location_name=LOCATION,
+                                                 repository_name=REPOSITORY, tags=tags, run_config={})
 
     def wait(self, run_ids: list[str], seconds: float) -> dict[str, dg.DagsterRun]:
         """The runs once all have ended (TimeoutError naming those that have not). It looks once a
