@@ -26,11 +26,11 @@ from mnemo.recall.rank import (
     Pool,
     Scored,
     diversified,
+    linear_ranked,
     ranked_hits,
     rows_around,
     said_by_named,
     salience_weights,
-    signal_weights,
     signals_of,
     weights_of,
 )
@@ -276,7 +276,7 @@ class RecallEngine:
         people = sum(between_people(row) for row in found.rows)
         if r.fusion == "learned" and people * 2 > len(found.rows) and fits(r.ranker, self.embedder.name):
             return ranked_hits(found, learned_scores(found, vector, query, held, r.ranker)), True
-        return ranked_hits(found, found.matrix @ signal_weights(weights_of(r))), False
+        return linear_ranked(found, weights_of(r)), False
 
     def _favour_speakers(self, pool: Pool, query: str) -> None:
         """Turns said by someone the query names gain (chat chunks carry their speaker)."""

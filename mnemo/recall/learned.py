@@ -24,12 +24,15 @@ from typing import Any
 import numpy as np
 
 from mnemo.recall.dates import dates_in
-from mnemo.recall.rank import SIGNALS, Signals, is_dated
+from mnemo.recall.rank import COSINE, SIGNALS, Signals, is_dated
 from mnemo.recall.search import HeldChunks
 
 EXTRA = ("lexical_rank", "semantic_rank", "length", "coverage", "session_best_cosine", "session_top3_cosine",
          "neighbour_dated", "rank_in_document", "hits_in_document", "in_named_days")
 FEATURES = (*SIGNALS, *EXTRA)
+RANK_K = 60  # the rank features are 60 / (61 + rank), as reciprocal rank fusion with k = 60 scores a rank
+IN_NAMED_DAYS, RANK_IN_DOCUMENT, HITS_IN_DOCUMENT = (
+    EXTRA.index(name) for name in ("in_named_days", "rank_in_document", "hits_in_document"))
 PACKAGED = Path(__file__).with_name("ranker.json")
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 _STOP = frozenset(
@@ -140,17 +143,21 @@ def features_of(found: Signals, vector: np.ndarray, query: str, held: HeldChunks
         words = _words(row.get("text", ""))
         around = [found.known.get(i) for i in (row.get("prev_id"), row.get("next_id")) if i]
         best, top3 = sessions[row.get("doc_id", "")]
-        extra[n, :7] = (
-            60.0 / (61 + found.lexical_rank[row["id"]]) if row["id"] in found.lexical_rank else 0.0,
-            60.0 / (61 + found.semantic_rank[row["id"]]) if row["id"] in found.semantic_rank else 0.0,
+        extra[n, :RANK_IN_DOCUMENT] = (  # lexical_rank .. neighbour_dated
+            _reciprocal(found.lexical_rank.get(row["id"])), _reciprocal(found.semantic_rank.get(row["id"])),
             math.log1p(len(words)),
             len(asked & set(words)) / max(1, len(asked)),
             best, top3,
             float(any(r is not None and is_dated(r) for r in around)),
         )
-        extra[n, 9] = float(span is not None and span.holds(row.get("timestamp") or ""))
+        extra[n, IN_NAMED_DAYS] = float(span is not None and span.holds(row.get("timestamp") or ""))
     _document_ranks(found, extra)
     return np.hstack([found.matrix, extra])
+
+
+def _reciprocal(rank: int | None) -> float:
+    """A hit's rank in one search as a feature (0 when that search did not find it)."""
+    return RANK_K / (RANK_K + 1 + rank) if rank is not None else 0.0
 
 
 def _document_ranks(found: Signals, extra: np.ndarray) -> None:
@@ -159,10 +166,10 @@ def _document_ranks(found: Signals, extra: np.ndarray) -> None:
     for n, row in enumerate(found.rows):
         by_doc.setdefault(row.get("doc_id", ""), []).append(n)
     for members in by_doc.values():
-        members.sort(key=lambda n: -found.matrix[n, 0])
+        members.sort(key=lambda n: -found.matrix[n, COSINE])
         for rank, n in enumerate(members):
-            extra[n, 7] = math.log1p(rank)
-            extra[n, 8] = len(members)
+            extra[n, RANK_IN_DOCUMENT] = math.log1p(rank)
+            extra[n, HITS_IN_DOCUMENT] = len(members)
 
 
 def fits(path: str, embedder: str) -> bool:

@@ -170,6 +170,7 @@ def _session_scores(order: dict[str, list[str]], rows: dict[str, dict[str, Any]]
 
 SIGNALS = ("cosine", "bm25", "speaker", "neighbour_cosine", "neighbour_bm25", "session", "second_neighbour_cosine",
            "dated", "dated_when")  # the `Weights` fields the linear score weighs, in the order of `Signals.matrix`
+COSINE, SPEAKER, DATED = (SIGNALS.index(name) for name in ("cosine", "speaker", "dated"))
 
 
 @dataclass
@@ -226,13 +227,12 @@ def scored_fusion(
 ) -> list[Scored]:
     """Every BM25 or vector hit with its fused score, best first (`neighbours`: rows of the
     turns around the hits, up to two away, that are not hits themselves)."""
-    found = signals_of(lexical_rows, semantic_rows, neighbours, vector, query, weights.rrf_k)
-    return ranked_hits(found, found.matrix @ signal_weights(weights))
+    return linear_ranked(signals_of(lexical_rows, semantic_rows, neighbours, vector, query, weights.rrf_k), weights)
 
 
-def signal_weights(weights: Weights) -> np.ndarray:
-    """The weights in SIGNALS order."""
-    return np.asarray([getattr(weights, name) for name in SIGNALS])
+def linear_ranked(found: Signals, weights: Weights) -> list[Scored]:
+    """The hits ranked by the scored fusion's one linear score of their signals."""
+    return ranked_hits(found, found.matrix @ np.asarray([getattr(weights, name) for name in SIGNALS]))
 
 
 def ranked_hits(found: Signals, scores: np.ndarray) -> list[Scored]:
@@ -240,8 +240,8 @@ def ranked_hits(found: Signals, scores: np.ndarray) -> list[Scored]:
     out = []
     for n, row in enumerate(found.rows):
         reasons = found.reasons[n]
-        reasons += ("dated",) if found.matrix[n, 7] else ()
-        reasons += ("speaker",) if found.matrix[n, 2] else ()
+        reasons += ("dated",) if found.matrix[n, DATED] else ()
+        reasons += ("speaker",) if found.matrix[n, SPEAKER] else ()
         out.append(Scored(row, float(scores[n]), reasons))
     return sorted(out, key=lambda s: (-s.score, s.row["id"]))
 

@@ -23,7 +23,8 @@ def read_processes(reaped: bool = False) -> dict[int, tuple[int, float]]:
             fields = (entry / "stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
         except OSError:  # ended while being read
             continue
-        ticks = sum(int(f) for f in fields[11:15 if reaped else 13])
+        utime, stime, cutime, cstime = (int(f) for f in fields[11:15])
+        ticks = utime + stime + (cutime + cstime if reaped else 0)
         found[int(entry.name)] = (int(fields[1]), ticks / TICK)
     return found
 
