@@ -103,3 +103,16 @@ def test_the_question_set_covers_three_real_vaults() -> None:
         total += len(questions)
         kinds |= {q.kind for q in questions}
     assert total >= 60 and {"alias", "date", "two-notes"} <= kinds
+
+
+def test_the_consolidation_sets_name_only_notes_that_exist_and_cover_three_kinds() -> None:
+    kinds: dict[str, int] = {}
+    for name in ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs", "obsidian-antoniolandin-es"):
+        path = QA_SETS / f"{name}-consolidation.jsonl"
+        root = corpus(name)
+        questions = load_questions(path)
+        assert [g for q in questions for g in q.gold if not (root / g).is_file()] == []
+        assert all(json.loads(line).get("why") for line in path.read_text(encoding="utf-8").splitlines())
+        for q in questions:
+            kinds[q.kind] = kinds.get(q.kind, 0) + 1
+    assert set(kinds) == {"period", "theme", "multi"} and min(kinds.values()) >= 20
