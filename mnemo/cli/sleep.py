@@ -162,7 +162,8 @@ def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
     if as_json:
         print_json(shown)
         return
-    rows = [[q["id"], q["a"], q["b"], f"{q['score']:.2f}", ", ".join(q["reasons"]), q["status"]] for q in shown]
+    rows = [[q["id"], q["a"], q["b"], f"{q['score']:.2f}", q.get("reason") or ", ".join(q["reasons"]), q["status"]]
+            for q in shown]
     console.print(_table(f"review queue of {namespace}", ["id", "a", "b", "score", "why", "status"], rows))
 
 

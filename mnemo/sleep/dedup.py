@@ -73,15 +73,32 @@ def singular(word: str) -> str:
     return word
 
 
+_ROMANCE_PLURALS = (("ais", "al"), ("eis", "el"), ("ois", "ol"), ("oes", "ao"), ("aes", "ao"), ("ns", "m"))
+
+
+def romance_singular(word: str) -> str:
+    """The singular of a Portuguese or Spanish plural, accents removed: 'operacionais' -> 'operacional',
+    'decisoes' -> 'decisao', 'flores' -> 'flor', 'redes' -> 'red'; other words unchanged."""
+    if len(word) > 4:
+        for plural, one in _ROMANCE_PLURALS:
+            if word.endswith(plural):
+                return word[: -len(plural)] + one
+        if word.endswith("es") and word[-3] in "rlnzd":
+            return word[:-2]
+    return word
+
+
 @lru_cache(maxsize=_NAMES_KEPT)
 def name_keys(name: str) -> frozenset[str]:
-    """Normalized spellings a name is known by: full, singular, last path segment."""
+    """Normalized spellings a name is known by: full, singular (English, or Portuguese and Spanish),
+    last path segment."""
     keys = set()
     for part in {name, name.rsplit("/", 1)[-1]}:
         norm = normalize_name(part)
         if norm:
             keys.add(norm)
             keys.add(" ".join(singular(w) for w in norm.split()))
+            keys.add(" ".join(singular(romance_singular(w)) for w in norm.split()))
     return frozenset(keys)
 
 
@@ -235,64 +252,91 @@ def _without_shared_frame(x: str, y: str) -> tuple[str, str]:
     return " ".join(wx), " ".join(wy)
 
 
+# Scores of the evidence kinds. The merge band starts at 0.9 (SleepConfig.merge_threshold), review at 0.6.
+_SAME_NAME = 0.95       # the same full name (a declared alias counts as a name)
+_NAME_VARIANT = 0.92    # the same up to number, accents or path, when one of the two is not a note
+_TWO_NOTES = 0.85       # two notes are never merged automatically: review at most
+_DISPLAYED = 0.8        # a link's display text is a weak alias of its target: review, never a merge
+_ABBREVIATION = 0.7     # an acronym, or a short name of a person
+_BELOW_REVIEW = 0.55    # what is shown to be related, not the same
+
+
 def score_pair(a: EntityRecord, b: EntityRecord) -> PairScore:
     """How sure we are that two entities are the same, in [0, 1], with the reasons.
 
-    Names alone reach the merge band only for the same full name, or when one of the two is
-    implied by links alone (no note of its own) and the names differ in number or path. Two
-    entities that each have a note were kept apart by the person who wrote them: without a
-    link display text naming the other, they reach the review band at most (an alias two
-    people share is ambiguous, not a sign they are one). Short names and abbreviations need
-    context (shared neighbours). Names that differ in one unlike word are siblings."""
+    A note's title is an identity its owner declared: two notes are two things, and names alone
+    bring them to review at most (the same name or singular/plural). Automatic merges take an
+    entity that is not a note (a link target nobody wrote, a chat speaker, an LLM entity) into a
+    note or another such entity with the same name, a declared alias, or a variant in number,
+    accents or path. A link's display text is a weak alias of its target: review, never a merge.
+    A topic is not the same as a longer name that contains it ('Ubuntu' / 'Switching to Ubuntu');
+    a person's short name ('bensu' / 'Sebastian Bensusan') and an acronym are, with shared context.
+    Names that differ in one unlike word, or in their numbers, are siblings."""
     if a.kind != b.kind:
         return PairScore(a.id, b.id, 0.0, ("incompatible types",))
-    reasons = []
-    if _normal_forms(a.names) & _normal_forms(b.display_names) or _normal_forms(b.names) & _normal_forms(
-        a.display_names
-    ):
-        reasons.append("wikilink display text")
+    two_notes = a.has_page and b.has_page
     similarity, match = _name_similarity(a, b)
     shared = len(a.neighbours & b.neighbours) / max(1, len(a.neighbours | b.neighbours))
     cosine = _cosine(a.vector, b.vector)
-    two_notes = a.has_page and b.has_page
-    score = similarity * 0.8
+    reasons: list[str] = []
+    score = similarity * 0.8 if similarity >= 0.9 else min(similarity * 0.8, _BELOW_REVIEW)
     if match:
         score = max(score, _name_match_score(a, b, match, two_notes))
         reasons.append(match + (" of two notes" if two_notes else ""))
     abbreviation = "" if match else _abbreviation(a, b)
+    short_name = abbreviation == "acronym" or (abbreviation in ("prefix", "contained") and a.kind == "person")
+    if short_name:
+        score = max(score, _ABBREVIATION)
     if abbreviation:
-        score = max(score, 0.7)
-        reasons.append(abbreviation)
+        reasons.append(abbreviation if short_name else f"{abbreviation}: a narrower name")
+    if _displayed(a, b) and not two_notes:
+        score = max(score, _DISPLAYED)
+        reasons.insert(0, "wikilink display text")
     score += 0.25 * shared + (0.1 * max(0.0, cosine - 0.7) / 0.3 if cosine is not None else 0.0)
     if shared:
         reasons.append(f"shared neighbours {shared:.2f}")
-    if abbreviation and shared >= 0.2 and not two_notes:
+    if short_name and shared >= 0.2 and not two_notes:
         score = max(score, 0.9 + 0.1 * shared)
         reasons.append("short name in the same context")
-    numbers_a, numbers_b = _numbers(a), _numbers(b)
-    if reasons and reasons[0] == "wikilink display text":
-        score = max(score, 0.97)
-    elif numbers_a and numbers_b and not numbers_a & numbers_b:
-        score = min(score, 0.5)
-        reasons.append("different numbers")
-    elif bool(numbers_a) != bool(numbers_b) and abbreviation in ("contained", "prefix"):
-        score = min(score, 0.55)
-        reasons.append("numbered variant")
-    elif _siblings(a.name, b.name):
-        score = min(score, 0.55)
-        reasons.append("one different word")
-    elif two_notes:
-        score = min(score, 0.89)
+    score = min(score, _ceiling(a, b, abbreviation, short_name, match, two_notes, reasons))
     reasons.append(f"name similarity {similarity:.2f}")
     return PairScore(a.id, b.id, round(min(1.0, score), 4), tuple(reasons))
 
 
+def _ceiling(a: EntityRecord, b: EntityRecord, abbreviation: str, short_name: bool, match: str,
+             two_notes: bool, reasons: list[str]) -> float:
+    """The highest score the evidence against the pair allows (noted among the reasons)."""
+    numbers_a, numbers_b = _numbers(a), _numbers(b)
+    if numbers_a and numbers_b and not numbers_a & numbers_b:
+        reasons.append("different numbers")
+        return 0.5
+    if bool(numbers_a) != bool(numbers_b) and abbreviation in ("contained", "prefix"):
+        reasons.append("numbered variant")
+        return _BELOW_REVIEW
+    if _siblings(a.name, b.name):
+        reasons.append("one different word")
+        return _BELOW_REVIEW
+    if abbreviation and not short_name:
+        return _BELOW_REVIEW
+    if two_notes:
+        return _TWO_NOTES if match else _BELOW_REVIEW
+    return 1.0
+
+
+def _displayed(a: EntityRecord, b: EntityRecord) -> bool:
+    """Whether a link to one of the two shows the other's name as its display text."""
+    return bool(_normal_forms(a.names) & _normal_forms(b.display_names)
+                or _normal_forms(b.names) & _normal_forms(a.display_names))
+
+
 def _name_match_score(a: EntityRecord, b: EntityRecord, match: str, two_notes: bool) -> float:
-    """Same full name 0.95; the same up to number or path: 0.92 when one is only implied by links,
-    0.85 (review) when both have a note."""
+    """Same full name 0.95; the same up to number or path: 0.92 when one is not a note; two notes
+    reach review at most."""
+    if two_notes:
+        return _TWO_NOTES
     if match == "same name" and any(normalize_name(x) == normalize_name(y) for x in a.names for y in b.names):
-        return 0.95
-    return 0.85 if two_notes else 0.92
+        return _SAME_NAME
+    return _NAME_VARIANT
 
 
 def _siblings(x: str, y: str) -> bool:
@@ -346,6 +390,28 @@ def decide(
         elif scored.score >= review_at:
             decisions.review.append(scored)
     return decisions
+
+
+_FOR = {
+    "same name of two notes": "the same name, in two notes",
+    "singular and plural of two notes": "the same name but for number, in two notes",
+    "wikilink display text": "a link shows one's name for the other",
+    "acronym": "one is an acronym of the other",
+    "prefix": "a short name of the other",
+    "contained": "a short name of the other",
+    "same name": "the same name",
+    "singular and plural": "the same name but for number",
+}
+
+
+def review_reason(pair: PairScore) -> str:
+    """One line a person can decide on: the strongest evidence for the pair, and its context."""
+    first = next((_FOR[r] for r in pair.reasons if r in _FOR), "")
+    if not first:
+        similar = next((r for r in pair.reasons if r.startswith("name similarity")), "")
+        first = f"names alike ({similar.split()[-1]})" if similar else "names alike"
+    shared = next((r for r in pair.reasons if r.startswith("shared neighbours")), "")
+    return first + (f"; they share {round(100 * float(shared.split()[-1]))}% of their links" if shared else "")
 
 
 def display_names(surfaces: list[tuple[str, str]]) -> dict[str, set[str]]:

@@ -10,7 +10,7 @@ import numpy as np
 from mnemo.config import SleepConfig
 from mnemo.facts import GraphFacts, edge_columns
 from mnemo.ingest.pipeline import graph_facts
-from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names
+from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names, review_reason, score_pair
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles
@@ -85,10 +85,11 @@ def run_dedup(
     seen = state.get("entities", {})
     current = {eid: row["h"] for eid, row in facts.nodes["Entity"].items()}
     focus = {eid for eid, h in current.items() if seen.get(eid) != h}
-    queue = read_review_queue(sleep)
+    records = entity_records(facts, entity_vectors(vectors))
+    queue = _still_in_doubt(sleep, read_review_queue(sleep), records, settings)
     apart = log.kept_apart() | {frozenset((q["a"], q["b"])) for q in queue if q["status"] == "rejected"}
-    decisions = decide(entity_records(facts, entity_vectors(vectors)), settings.merge_threshold,
-                       settings.review_threshold, focus, apart) if focus else Decisions()
+    decisions = decide(records, settings.merge_threshold, settings.review_threshold, focus, apart) \
+        if focus else Decisions()
     merges = _choose_merges(decisions.merges, facts, now or utc_now())
     log.record_merges(merges)
     queued = _enqueue(sleep, queue, decisions.review, {m.merged for m in merges})
@@ -117,8 +118,25 @@ def _choose_merges(pairs: list[PairScore], facts: GraphFacts, at: str) -> list[M
     return merges
 
 
+def _still_in_doubt(sleep: SleepFiles, queue: list[dict[str, Any]], records: list[EntityRecord],
+                    settings: SleepConfig) -> list[dict[str, Any]]:
+    """The queue without pending pairs that today's rules no longer doubt (scored below review, or
+    an entity gone); decided pairs stay as the record of the owner's word."""
+    by_id = {r.id: r for r in records}
+
+    def doubted(q: dict[str, Any]) -> bool:
+        a, b = by_id.get(q["a"]), by_id.get(q["b"])
+        return a is not None and b is not None and \
+            settings.review_threshold <= score_pair(a, b).score < settings.merge_threshold
+    kept = [q for q in queue if q["status"] != "pending" or doubted(q)]
+    if len(kept) != len(queue):
+        write_json(sleep.review_queue, kept)
+    return kept
+
+
 def read_review_queue(sleep: SleepFiles) -> list[dict[str, Any]]:
-    return read_json(sleep.review_queue, [])
+    """The queued pairs, the most likely first."""
+    return sorted(read_json(sleep.review_queue, []), key=lambda q: (-q["score"], q["a"], q["b"]))
 
 
 def _enqueue(sleep: SleepFiles, queue: list[dict[str, Any]], pairs: list[PairScore], merged: set[str]) -> int:
@@ -130,9 +148,10 @@ def _enqueue(sleep: SleepFiles, queue: list[dict[str, Any]], pairs: list[PairSco
             "b": p.b,
             "score": p.score,
             "reasons": list(p.reasons),
+            "reason": review_reason(p),
             "status": "pending",
         }
-        for p in pairs
+        for p in sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
         if frozenset((p.a, p.b)) not in known and not {p.a, p.b} & merged
     ]
     if fresh:

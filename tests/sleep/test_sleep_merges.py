@@ -5,10 +5,10 @@ from pathlib import Path
 from mnemo.config import SleepConfig
 from mnemo.sleep.dedup import EntityRecord, score_pair
 from mnemo.sleep.merges import MergeLog, canonical_entities, canonical_facts, sync_graph
-from mnemo.sleep.resolve import run_dedup
+from mnemo.sleep.resolve import read_review_queue, run_dedup
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.files import NamespaceFiles
-from tests.support import REPO, Workspace, corpus
+from tests.support import REPO, Workspace, corpus, make_workspace
 
 DUPLICATE = "person_le_guin_ursula_k"
 CANONICAL = "person_ursula_k_le_guin"
@@ -118,4 +118,72 @@ def test_labeled_pairs_precision_and_recall_of_automatic_merges() -> None:
     settings = SleepConfig()
     figures = evaluate(scored_rows(rows, blind=False), settings.merge_threshold, settings.review_threshold)["all"]
     assert figures["positives"] >= 50 and figures["pairs"] - figures["positives"] >= 200
-    assert figures["precision"] >= 0.98 and figures["recall"] >= 0.90
+    assert figures["precision"] >= 0.98 and figures["recall"] >= 0.85
+    assert figures["diff review"] <= 10  # the review queue is for pairs with evidence both ways
+
+
+def _note(name: str, **fields: object) -> EntityRecord:
+    return EntityRecord("concept_" + name.lower().replace(" ", "_"), "concept", name, has_page=True, **fields)  # type: ignore[arg-type]
+
+
+def _implied(name: str, **fields: object) -> EntityRecord:
+    return EntityRecord("concept_" + name.lower().replace(" ", "_"), "concept", name, **fields)  # type: ignore[arg-type]
+
+
+def test_two_notes_and_a_topic_into_a_narrower_name_never_merge() -> None:
+    """The wrong merges seen on real vaults: each pair stays apart (two notes reach review at most)."""
+    merge_at, review_at = SleepConfig().merge_threshold, SleepConfig().review_threshold
+    context = frozenset({"concept_linux", "concept_terminal", "concept_desktop"})
+    pairs = [
+        (_note("Estatística"), _note("Estatísticas e suas distribuições", display_names=frozenset({"Estatística"}))),
+        (_note("Virtualization"), _note("Virtual machines", display_names=frozenset({"Virtualization"}))),
+        (_note("Filters"), _note("Views", display_names=frozenset({"Filters"}))),
+        (_note("Editing shortcuts"), _note("Hotkeys", display_names=frozenset({"editing shortcuts"}))),
+        (_implied("Ubuntu", neighbours=context), _note("Switching to Ubuntu", neighbours=context)),
+        (_implied("Concurrency", neighbours=context), _note("Concurrency in Rust", neighbours=context)),
+        (_implied("Linguagem", neighbours=context), _note("Linguagem formal", neighbours=context)),
+        (_implied("Phoenix LiveView", neighbours=context), _implied("Phoenix", neighbours=context)),
+    ]
+    for a, b in pairs:
+        assert score_pair(a, b).score < merge_at, (a.name, b.name, score_pair(a, b))
+    two_os_notes = score_pair(_note("Sistema operacional"),
+                              _note("Sistemas operacionais", display_names=frozenset({"Sistema operacional"})))
+    assert review_at <= two_os_notes.score < merge_at  # the same name but for number: the owner decides
+    assert score_pair(_implied("Sistema operacional"), _note("Sistemas operacionais")).score >= merge_at
+    shown = score_pair(_implied("Filters"), _note("Views", display_names=frozenset({"Filters"})))
+    assert review_at <= shown.score < merge_at and "wikilink display text" in shown.reasons
+    people = frozenset({"person_a", "project_b"})
+    short = score_pair(EntityRecord("person_ana", "person", "Ana", neighbours=people),
+                       EntityRecord("person_ana_souza", "person", "Ana Souza", neighbours=people, has_page=True))
+    assert short.score >= merge_at  # a person's short name in the same context
+
+
+LOOKALIKES = {
+    "Switching to Ubuntu.md": "How I moved my laptop to [[Ubuntu]] from Windows.\n",
+    "Desktop setup.md": "My [[Ubuntu]] desktop runs GNOME; see [[Switching to Ubuntu]].\n",
+    "Servers.md": "The home server also runs [[Ubuntu]].\n",
+    "Estatística.md": "Ramo da matemática que coleta e analisa dados.\n",
+    "Estatísticas e suas distribuições.md": "Média, variância e a distribuição normal.\n",
+    "Estimação intervalar.md": "Intervalos de confiança; ver [[Estatísticas e suas distribuições|Estatística]].\n",
+    "Sistemas operacionais.md": "Índice: [[Sistema operacional]], [[Processos]].\n",
+    "Processos.md": "Um processo roda num [[Sistemas operacionais|sistema operacional]].\n",
+    "Sistema operacional.md": "Software que gerencia o hardware.\n",
+    "Kernel.md": "O núcleo de um [[Sistemas operacional]].\n",
+}
+
+
+def test_lookalike_vault_merges_no_note_and_queues_only_the_plural(tmp_path: Path) -> None:
+    """Through ingest and sleep: no note is merged into another and no topic into a narrower title
+    (a misspelt link, `[[Sistemas operacional]]`, already resolves to its note at ingest); the
+    review queue holds the one pair with evidence both ways, two notes the same but for number."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name, text in LOOKALIKES.items():
+        (vault / name).write_text(text, encoding="utf-8")
+    workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
+    workspace.ingest()
+    result = run_dedup(workspace.files(), SleepConfig(), workspace.vectors())
+    assert result.merges == []
+    queue = read_review_queue(SleepFiles(workspace.files().root))
+    assert [(q["a"], q["b"]) for q in queue] == [("topic_sistema_operacional", "topic_sistemas_operacionais")]
+    assert queue[0]["reason"].startswith("the same name but for number, in two notes; they share")
