@@ -111,8 +111,10 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         expired memories. Give exactly one of memory_id, entity, query, title, scope, expired.
         Without confirm=true nothing is forgotten: it returns what would be."""
         with clear_errors():
+            asked = Forgetting(memory_id, entity, query, title, scope, expired)
+            asked.target()
             if not confirm:
-                return preview(memory, Forgetting(memory_id, entity, query, title, scope, expired))
+                return preview(memory, asked)
             return memory.forget(memory_id, entity, query=query, confirm=True, title=title, scope=scope,
                                  expired=expired).to_dict()
 
