@@ -16,6 +16,7 @@ from mnemo.serve.activity import explore as explore_graph
 from mnemo.serve.activity import self_profile, top_of_mind
 from mnemo.serve.activity import timeline as timeline_of
 from mnemo.serve.mcp_memories import Forgetting, add_memory_tools, clear_errors, preview
+from mnemo.serve.mcp_stdio import StdioMCPServer
 
 INSTRUCTIONS = (
     "mnemo is the user's long-term memory of their notes, journal and chats. Call `recall` before answering "
@@ -32,7 +33,7 @@ Date = Annotated[str | None, Field(description="ISO date or time, e.g. 2026-09-0
 def build_server(namespace: str, config: str | Path | None = None, client: MemoryClient | None = None) -> MCPServer:
     """An MCP server over one namespace's memory."""
     memory = client or MemoryClient(namespace, config)
-    server = MCPServer("mnemo", instructions=INSTRUCTIONS)
+    server = StdioMCPServer("mnemo", instructions=INSTRUCTIONS)
     _add_recall_tools(server, memory)
     _add_graph_tools(server, memory)
     _add_resources(server, memory)
