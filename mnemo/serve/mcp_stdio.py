@@ -17,7 +17,6 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-
 _ARGUMENTS = "params.arguments."
 
 
