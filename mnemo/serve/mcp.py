@@ -12,6 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from mnemo.client import MemoryClient
+from mnemo.recall.time_bounds import FORMS
 from mnemo.serve.activity import explore as explore_graph
 from mnemo.serve.activity import self_profile, top_of_mind
 from mnemo.serve.activity import timeline as timeline_of
@@ -27,7 +28,7 @@ INSTRUCTIONS = (
 )
 Ref = Annotated[str, Field(description="An entity reference, e.g. person_id:alice_chen or project_id:mnemo.",
                            min_length=1, max_length=200)]
-Date = Annotated[str | None, Field(description="ISO date or time, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
+Date = Annotated[str | None, Field(description=f"{FORMS}, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
 
 
 def build_server(namespace: str, config: str | Path | None = None, client: MemoryClient | None = None) -> MCPServer:
