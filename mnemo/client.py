@@ -29,6 +29,7 @@ from mnemo.recall.expiry import visible_scopes
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
+from mnemo.recall.time_bounds import check_time_bounds, until_bound
 from mnemo.refs import parse_ref
 from mnemo.sources.memories import (
     Memory,
@@ -97,16 +98,21 @@ class MemoryClient:
         path = inbox_dir(self.files.root) / f"{memory_id}.json"
         if "/" in memory_id or not path.exists():
             raise MnemoError(f"no memory {memory_id!r} in namespace {self.namespace!r}")
-        memory = read_memory(path)
-        doc = memory_doc_id(self.namespace, memory.id)
-        table = self.vectors.table("chunks")
-        if memory.expired():
-            memory.status = "expired"
-        elif any(doc in entry.doc_ids for entry in self.files.read_manifest()):
-            memory.status = "ingested"
-        elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
-            memory.status = "recallable"
-        return memory
+        return self._with_status([read_memory(path)])[0]
+
+    def _with_status(self, memories: builtins.list[Memory]) -> builtins.list[Memory]:
+        """The memories with their current status (see `memory`), read from the manifest and the chunks table."""
+        ingested = {doc for entry in self.files.read_manifest() for doc in entry.doc_ids} if memories else set()
+        table = self.vectors.table("chunks") if memories else None
+        for memory in memories:
+            doc = memory_doc_id(self.namespace, memory.id)
+            if memory.expired():
+                memory.status = "expired"
+            elif doc in ingested:
+                memory.status = "ingested"
+            elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
+                memory.status = "recallable"
+        return memories
 
     # -- recall -------------------------------------------------------------------------
 
@@ -117,18 +123,20 @@ class MemoryClient:
         """What memory holds about the query and/or the context entities (see RecallEngine):
         notes, global memories, and the memories of `project` and `session` when given. `limit`
         (or its older name `k`; default 10) is how many items; `min_similarity` (-1..1) drops the
-        passages whose cosine similarity to the query is below it."""
+        passages whose cosine similarity to the query is below it. `since`/`until`: see
+        `check_time_bounds`."""
+        check_time_bounds(since, until)
         return self.engine.recall(query, context, k=recall_limit(k, limit), mode=mode, as_of=as_of, since=since,
-                                  until=until, scopes=visible_scopes(project, session), min_similarity=min_similarity)
+                                  until=until_bound(until), scopes=visible_scopes(project, session),
+                                  min_similarity=min_similarity)
 
     def memories(self, scope: str | None = None) -> list[Memory]:
         """The memories in the inbox (of one scope when given; titled and untitled), oldest first,
-        with their expiry; those whose expiry has passed (not yet purged) have status `expired`."""
+        with their expiry and current status (see `memory`)."""
         wanted = None if scope is None else check_scope(scope)
         found = [read_memory(p) for p in sorted(inbox_dir(self.files.root).glob("mem_*.json"))]
-        for memory in found:
-            memory.status = "expired" if memory.expired() else memory.status
-        return sorted((m for m in found if wanted in (None, m.scope)), key=lambda m: m.created)
+        chosen = self._with_status([m for m in found if wanted in (None, m.scope)])
+        return sorted(chosen, key=lambda m: m.created)
 
     # -- titled memories (`mnemo.ingest.titled`) and rooms (a room is a scope) ------------------
 

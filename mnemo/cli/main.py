@@ -12,7 +12,15 @@ from mnemo.cli import evaluate as commands_eval
 from mnemo.cli import memory as commands_memory
 from mnemo.cli import titled as commands_titled
 from mnemo.cli.extraction import extraction_state, print_extraction_state
-from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.options import (
+    ConfigOption,
+    JsonOption,
+    NamespaceOption,
+    fail,
+    namespace_of,
+    print_json,
+    refuse_undecodable_arguments,
+)
 from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
@@ -27,6 +35,7 @@ from ontology import load_ontology
 
 app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True)
 console = Console()
+DEGRADED_EXIT = 3  # `mnemo status`: the namespace answers, but a store could not be read
 app.command()(writeback)
 for _command in (commands_memory.recall, commands_memory.remember, commands_memory.forget, commands_memory.entity):
     app.command()(_command)
@@ -36,7 +45,7 @@ app.command()(commands_assist.mcp)
 app.command()(commands_assist.serve)
 app.add_typer(commands_assist.keys_app, name="keys")
 app.add_typer(shard_app, name="shard")
-
+app.callback()(refuse_undecodable_arguments)
 
 
 @app.command()
@@ -45,7 +54,7 @@ def status(
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
-    """Show what a namespace's memory holds: documents, chunks, graph counts, problems."""
+    """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
@@ -66,7 +75,14 @@ def status(
     if as_json:
         print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
                     "degraded": list(vectors.problems.values())})
-        return
+    else:
+        _print_status(namespace, rows, problems, list(vectors.problems.values()))
+    if vectors.problems:
+        raise typer.Exit(code=DEGRADED_EXIT)
+
+
+def _print_status(namespace: str, rows: list[tuple[str, int]], problems: list[dict[str, str]],
+                  degraded: list[object]) -> None:
     table = Table(title=f"namespace {namespace}")
     table.add_column("what")
     table.add_column("count", justify="right")
@@ -76,7 +92,7 @@ def status(
     console.print(table)
     for problem in problems:
         console.print(f"[yellow]{problem['path']}[/]: {problem['reason']}")
-    for unreadable in vectors.problems.values():
+    for unreadable in degraded:
         console.print(f"[yellow]degraded:[/] {unreadable}")
 
 

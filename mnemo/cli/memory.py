@@ -1,6 +1,5 @@
 """The memory commands of `mnemo`: recall, remember, forget and entity."""
 
-from datetime import date
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +11,7 @@ from rich.table import Table
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
+from mnemo.recall.time_bounds import FORMS, check_time_bounds
 
 console = Console()
 
@@ -26,17 +26,12 @@ def _client(namespace: str, config: Path | None) -> MemoryClient:
         raise
 
 
-def _window(since: str | None, until: str | None) -> tuple[str | None, str | None]:
-    """`--since` / `--until` as bounds on timestamps: a day given for `--until` holds all of that day."""
-    for name, value in (("--since", since), ("--until", until)):
-        if value is not None:
-            try:
-                date.fromisoformat(value[:10])
-            except ValueError:
-                fail(f"{name} {value!r} is not a date: use YYYY-MM-DD")
-    if since and until and since[:10] > until[:10]:
-        fail(f"--since {since} is after --until {until}")
-    return since, (until + "~" if until and len(until) == 10 else until)
+def _check_window(since: str | None, until: str | None) -> None:
+    """`--since` / `--until` refused as the options they are (recall checks them again by their API names)."""
+    try:
+        check_time_bounds(since, until, ("--since", "--until"))
+    except MnemoError as exc:
+        fail(str(exc))
 
 
 def recall(
@@ -54,10 +49,12 @@ def recall(
         str, typer.Option("--mode", help="eager (fast) or deliberate (two hops, relations, more).")
     ] = "eager",
     since: Annotated[
-        str | None, typer.Option("--since", help="Only what was written or said on or after this date (YYYY-MM-DD).")
+        str | None,
+        typer.Option("--since", help=f"Only what was written or said on or after this date or time ({FORMS})."),
     ] = None,
     until: Annotated[
-        str | None, typer.Option("--until", help="Only what was written or said on or before this date (YYYY-MM-DD).")
+        str | None,
+        typer.Option("--until", help="Only what was written or said on or before this date or time (all of it)."),
     ] = None,
     project: Annotated[str | None, typer.Option("--project", help="Also the memories of this project.")] = None,
     session: Annotated[str | None, typer.Option("--session", help="Also the memories of this session.")] = None,
@@ -68,10 +65,10 @@ def recall(
     namespace = namespace_of(namespace, config)
     if mode not in ("eager", "deliberate"):
         fail(f"unknown mode {mode!r}: use eager or deliberate")
-    window = _window(since, until)
+    _check_window(since, until)
     try:
         result = _client(namespace, config).recall(
-            query, limit=limit, min_similarity=min_similarity, mode=mode, since=window[0], until=window[1],  # type: ignore[arg-type]
+            query, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,  # type: ignore[arg-type]
             project=project, session=session,
         )
     except MnemoError as exc:

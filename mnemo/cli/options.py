@@ -32,6 +32,16 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(code=2)
 
 
+def refuse_undecodable_arguments() -> None:
+    """Fail (exit 2) when a command-line argument is not UTF-8 text (Python holds such bytes as
+    lone surrogates, which no file, store or answer can take)."""
+    for position, argument in enumerate(sys.argv[1:], 1):
+        bad = next((c for c in argument if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:
+            shown = argument.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+            fail(f"argument {position} ('{shown}') is not valid UTF-8 text: mnemo takes UTF-8 arguments")
+
+
 T = TypeVar("T")
 
 

@@ -17,6 +17,7 @@ with one memory, the later save's text current and the earlier one in its histor
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -43,16 +44,22 @@ from mnemo.stores.vectors import VectorStore
 TITLE_MAX = 200
 LOCK_WAIT_SECONDS = 30.0
 _RUN = re.compile(r"\W{2,}")
+_CONTROL = {"Cc", "Cs"}  # control characters, and unpaired surrogates (not text at all)
 
 
 def check_title(title: Any) -> str:
     """The title when it follows the rules, else a MnemoError naming the rule it breaks: non-empty,
-    at most TITLE_MAX characters, no leading or trailing non-word character, no run of several
-    non-word characters (word characters: letters, digits and `_`, in any script)."""
+    at most TITLE_MAX characters, no control character (NUL, newline, tab ...), no leading or
+    trailing non-word character, no run of several non-word characters (word characters:
+    letters, digits and `_`, in any script)."""
     if not isinstance(title, str) or not title.strip():
         raise MnemoError("invalid title: it is empty")
     if len(title) > TITLE_MAX:
         raise MnemoError(f"invalid title {title[:40]!r}...: longer than {TITLE_MAX} characters")
+    control = next((c for c in title if unicodedata.category(c) in _CONTROL), None)
+    if control is not None:
+        raise MnemoError(f"invalid title {ascii(title)}: it has a control character ({ascii(control)}); "
+                         "a title is one line of text")
     if not re.match(r"\w", title[0]):
         raise MnemoError(f"invalid title {title!r}: it starts with a non-word character ({title[0]!r})")
     if not re.match(r"\w", title[-1]):

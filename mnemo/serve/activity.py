@@ -13,6 +13,7 @@ from typing import Any
 from mnemo.client import MemoryClient
 from mnemo.documents import slugify
 from mnemo.errors import MnemoError, StoreLocked
+from mnemo.recall.time_bounds import check_time_bounds, until_bound
 from mnemo.refs import parse_ref
 from mnemo.stores import durable
 
@@ -78,8 +79,9 @@ def timeline(
 ) -> dict[str, Any]:
     """Notes, journal days and chat episodes dated between `since` and `until` (ISO dates or
     times); without `since`, since the last interaction."""
+    check_time_bounds(since, until)
     since = since or last_interaction(client) or ""
-    window = {"since": since, "until": f"{until}~" if until else "~", "limit": limit}  # "~" sorts after any time
+    window = {"since": since, "until": until_bound(until or ""), "limit": limit}
     notes, degraded = graph_rows(client, NOTES_BETWEEN, window)
     episodes, degraded_ep = graph_rows(client, EPISODES_BETWEEN, window)
     return {"since": since or None, "until": until, "notes": notes, "episodes": episodes,

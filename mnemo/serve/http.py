@@ -7,19 +7,18 @@ namespace is 403, both with no data. Bodies over `max_body` bytes are 413. A ser
 shard and its URL in the body and the `Mnemo-Shard` header, before any key is looked at.
 """
 
-import datetime as dt
-import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MisplacedNamespace, MnemoError, StoreLocked
+from mnemo.recall.time_bounds import FORMS
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
 from mnemo.serve.hooks import before_turn
@@ -30,23 +29,8 @@ NS = Annotated[str, PathParam(min_length=1, max_length=64, description="The name
 REF = Annotated[
     str, PathParam(min_length=1, max_length=200, description="An entity reference, e.g. person_id:alice_chen.")
 ]
-_YEAR_OR_MONTH = re.compile(r"\d{4}(-(0[1-9]|1[0-2]))?")
-
-
-def iso_time(value: str | None) -> str | None:
-    """`value` if it is an ISO date or time (or a year, or a year and month); else a ValueError,
-    which the API answers with 422 and this message."""
-    if value is None or _YEAR_OR_MONTH.fullmatch(value):
-        return value
-    try:
-        dt.datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"{value!r} is not an ISO date or time (e.g. 2026-09-01 or 2026-09-01T18:00)") from None
-    return value
-
-
 SIMILARITY = "Drop passages whose cosine similarity to q is below this (-1 to 1)."
-TIME = Annotated[str | None, Query(max_length=40, description="ISO date or time."), AfterValidator(iso_time)]
+TIME = Annotated[str | None, Query(max_length=40, description=f"{FORMS} (else 400).")]
 
 
 class RememberBody(BaseModel):

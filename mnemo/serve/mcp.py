@@ -12,10 +12,12 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from mnemo.client import MemoryClient
+from mnemo.recall.time_bounds import FORMS
 from mnemo.serve.activity import explore as explore_graph
 from mnemo.serve.activity import self_profile, top_of_mind
 from mnemo.serve.activity import timeline as timeline_of
 from mnemo.serve.mcp_memories import Forgetting, add_memory_tools, clear_errors, preview
+from mnemo.serve.mcp_stdio import StdioMCPServer
 
 INSTRUCTIONS = (
     "mnemo is the user's long-term memory of their notes, journal and chats. Call `recall` before answering "
@@ -26,13 +28,13 @@ INSTRUCTIONS = (
 )
 Ref = Annotated[str, Field(description="An entity reference, e.g. person_id:alice_chen or project_id:mnemo.",
                            min_length=1, max_length=200)]
-Date = Annotated[str | None, Field(description="ISO date or time, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
+Date = Annotated[str | None, Field(description=f"{FORMS}, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
 
 
 def build_server(namespace: str, config: str | Path | None = None, client: MemoryClient | None = None) -> MCPServer:
     """An MCP server over one namespace's memory."""
     memory = client or MemoryClient(namespace, config)
-    server = MCPServer("mnemo", instructions=INSTRUCTIONS)
+    server = StdioMCPServer("mnemo", instructions=INSTRUCTIONS)
     _add_recall_tools(server, memory)
     _add_graph_tools(server, memory)
     _add_resources(server, memory)
@@ -111,8 +113,10 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         expired memories. Give exactly one of memory_id, entity, query, title, scope, expired.
         Without confirm=true nothing is forgotten: it returns what would be."""
         with clear_errors():
+            asked = Forgetting(memory_id, entity, query, title, scope, expired)
+            asked.target()
             if not confirm:
-                return preview(memory, Forgetting(memory_id, entity, query, title, scope, expired))
+                return preview(memory, asked)
             return memory.forget(memory_id, entity, query=query, confirm=True, title=title, scope=scope,
                                  expired=expired).to_dict()
 

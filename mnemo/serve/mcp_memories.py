@@ -91,13 +91,20 @@ class Forgetting:
     scope: str | None
     expired: bool
 
+    def target(self) -> str:
+        """The one thing named (scope counts only without title); a MnemoError naming the problem otherwise."""
+        named = [name for name in ("memory_id", "entity", "query", "title") if getattr(self, name) is not None]
+        named += ["scope"] * (self.scope is not None and self.title is None) + ["expired"] * self.expired
+        if len(named) != 1:
+            got = "none of them" if not named else " and ".join(named)
+            raise MnemoError(f"forget needs exactly one of: memory_id, entity, query, title, scope, expired "
+                             f"(got {got})")
+        return named[0]
+
 
 def preview(memory: MemoryClient, asked: Forgetting) -> dict[str, Any]:
     """What `forget` would forget, without forgetting it."""
-    clearing = asked.scope is not None and asked.title is None
-    given = (asked.memory_id, asked.entity, asked.query, asked.title)
-    if sum(x is not None for x in given) + asked.expired + clearing != 1:
-        raise ValueError("forget needs exactly one of: memory_id, entity, query, title, scope, expired")
+    clearing = asked.target() == "scope"
     if asked.query is not None:
         return memory.forget(query=asked.query).to_dict()
     found: Any

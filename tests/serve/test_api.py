@@ -141,6 +141,10 @@ def test_memories_by_title_and_scope_and_recall_options(api: dict[str, str]) -> 
     assert httpx.get(f"{url}/v1/test/titled", params=question, headers=headers).json()["text"] == appended.json()["text"]
     bad = httpx.put(f"{url}/v1/test/titled", json={"title": "Locker--B", "text": "x"}, headers=headers)
     assert bad.status_code == 400 and "run of several non-word characters" in bad.json()["detail"]
+    for title in ("Locker\nB", "Locker\tB", "Locker\x00B"):
+        bad = httpx.put(f"{url}/v1/test/titled", json={"title": title, "text": "x"}, headers=headers)
+        assert bad.status_code == 400 and f"invalid title {ascii(title)}: it has a control character" in bad.json()[
+            "detail"]
     listed = httpx.get(f"{url}/v1/test/memories", params={"scope": scope}, headers=headers).json()["memories"]
     assert [(m["title"], m["scope"]) for m in listed] == [("locker", scope)]  # the title last saved
     one = httpx.get(f"{url}/v1/test/memories/{again['id']}", params={"scope": scope}, headers=headers)

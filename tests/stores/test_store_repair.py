@@ -63,7 +63,7 @@ def test_a_half_made_table_degrades_readers_and_the_next_ingest_rebuilds_it(inge
     result = MemoryClient(setup.namespace, setup.config_path).recall("Project Heron")
     assert result.degraded and "'chunks'" in result.degraded and "unreadable" in result.degraded
     status = CliRunner().invoke(app, ["status", "--namespace", setup.namespace, "--config", str(setup.config_path)])
-    assert status.exit_code == 0 and "degraded" in status.output, status.output
+    assert status.exit_code == 3 and "degraded" in status.output, status.output  # DEGRADED_EXIT
     assert setup.run(), "the ingest after a half-made table failed"
     assert differences(setup.dump(), expected) == []
     assert MemoryClient(setup.namespace, setup.config_path).recall("Project Heron").items
