@@ -18,7 +18,7 @@ from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
 from mnemo.recall.expiry import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.graph import Hydration
-from mnemo.recall.graph_view import hydrate
+from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.held import refreshed
 from mnemo.recall.learned import between_people, fits, learned_scores
 from mnemo.recall.profiles import profile_round
@@ -168,6 +168,8 @@ class RecallEngine:
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        shown = visible_entities(self.graph, shaped.top_of_mind, hidden, self.settings.graph_wait)
+        shaped = replace(shaped, top_of_mind=shown)
         shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
         return replace(shaped, text=self._assemble(shaped.items))
 

@@ -207,6 +207,18 @@ def hydrate(graph: GraphStore, entities: list[str], hits: list[str], hops: int, 
     return None, view.hydrate(entities, hits, hops, as_of, hidden_docs=hidden_docs) if view else Hydration()
 
 
+def visible_entities(graph: GraphStore, ids: list[str], hidden_docs: frozenset[str], wait_seconds: float) -> list[str]:
+    """The entities among `ids` that do not come only from `hidden_docs` (none when the graph cannot tell)."""
+    if not (ids and hidden_docs):
+        return ids
+    try:
+        view = current_view(graph, wait_seconds)
+    except StoreLocked:
+        return []
+    hidden = view.hidden(ids, hidden_docs) if view else set()
+    return [e for e in ids if e not in hidden]
+
+
 def drop_views() -> None:
     """Forget every view this process holds (the next recall reads its graph again)."""
     with _LOADING:

@@ -28,12 +28,13 @@ class InboxMemory:
 
 @dataclass
 class InboxScopes:
-    """The scope and expiry of every inbox memory of a namespace, read again only when the inbox
-    folder changed (a memory written, saved again or deleted replaces or removes a file)."""
+    """The scope and expiry of every inbox memory of a namespace, looked at again only when the
+    inbox folder changed (a memory written, saved again or deleted replaces or removes a file),
+    and then read again only from the files that changed."""
 
     root: Path
     _stamp: list[int] | None = None
-    _memories: list[InboxMemory] = field(default_factory=list)
+    _files: dict[str, tuple[list[int] | None, InboxMemory | None]] = field(default_factory=dict)
 
     def hidden_docs(self, scopes: frozenset[str], now: str | None = None) -> frozenset[str]:
         """The documents of the memories of scopes not in `scopes` and of expired memories."""
@@ -47,18 +48,25 @@ class InboxScopes:
         if stamp is None:
             return []
         if stamp != self._stamp:
-            self._memories, self._stamp = _read_inbox(folder), stamp
-        return self._memories
+            self._files, self._stamp = _read_inbox(folder, self._files), stamp
+        return [m for _, m in self._files.values() if m is not None]
 
 
-def _read_inbox(folder: Path) -> list[InboxMemory]:
-    found = []
+def _read_inbox(
+    folder: Path, known: dict[str, tuple[list[int] | None, InboxMemory | None]]
+) -> dict[str, tuple[list[int] | None, InboxMemory | None]]:
+    """Each memory file's stamp and memory (None: not a memory), read again when its stamp changed."""
+    found: dict[str, tuple[list[int] | None, InboxMemory | None]] = {}
     for path in sorted(folder.glob("mem_*.json")):
+        stamp = file_stamp(path)
+        if path.name in known and known[path.name][0] == stamp:
+            found[path.name] = known[path.name]
+            continue
         try:
             memory = read_memory(path)
         except (OSError, ValueError, TypeError):
             continue  # forgotten meanwhile, or not a memory: the scan reports the file
-        found.append(InboxMemory(memory.scope, memory.expires_at, tuple(memory_doc_ids(memory))))
+        found[path.name] = (stamp, InboxMemory(memory.scope, memory.expires_at, tuple(memory_doc_ids(memory))))
     return found
 
 
