@@ -31,7 +31,7 @@ def llm_extractions(
         extractor.settings.concurrency, config.reextract,
     )
     for item in stats.pending:
-        context.log.warning(f"{item['path']}: LLM extraction pending ({item['reason']})")
+        context.log.warning(f"chunk {item['chunk_id']}: LLM extraction pending ({item['reason']})")
     usage = extractor.usage
     return dg.MaterializeResult(metadata={
         "configured": True, "model": extractor.model, "prompt_version": extractor.prompt_version,
@@ -40,7 +40,7 @@ def llm_extractions(
         "pending": stats.failed, "dropped_items": stats.dropped, "requests": usage.requests,
         "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
         "estimated_cost_usd": round(usage.cost(extractor.settings), 6),
-        "pending_chunks": dg.MetadataValue.md(_table(stats.pending, ["path", "chunk_id", "reason"])),
+        "pending_chunks": dg.MetadataValue.md(_table(stats.pending, ["chunk_id", "reason"])),
     })
 
 

@@ -1,4 +1,7 @@
-"""The ingest assets: sources -> documents -> chunks -> vectors, extractions -> graph."""
+"""The ingest assets: sources -> documents -> chunks -> vectors, extractions -> graph.
+
+Their metadata and logs carry counts and ids, never what the user wrote (titles, passages,
+entity names): Dagster keeps run history after `mnemo forget` (docs/ARCHITECTURE.md)."""
 
 from collections import Counter
 
@@ -53,7 +56,7 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
         "blocks": sum(1 for d in result.documents for s in d.segments if s.kind == "block"),
         "problems": len(problems),
         "problem_files": dg.MetadataValue.md(_table(problems, ["path", "reason", "skipped"])),
-        "preview": dg.MetadataValue.md(_table([d.__dict__ for d in result.documents], ["path", "title", "kind"], 10)),
+        "preview": dg.MetadataValue.md(_table([d.__dict__ for d in result.documents], ["id", "kind", "source"], 10)),
     })
 
 
@@ -67,7 +70,7 @@ def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource)
         "documents": stats.documents,
         "rechunked_documents": stats.rechunked_documents,
         "reused_documents": stats.reused_documents,
-        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found[:10]], ["path", "heading", "text"], 10, len(found))),
+        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found[:10]], ["id", "doc_id", "position"], 10, len(found))),
     })
 
 
@@ -104,7 +107,6 @@ def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigReso
         "days": counts.get("Day", 0),
         "unchanged_inputs": summary.reused,
         "counts": dg.MetadataValue.json(counts),
-        "preview": dg.MetadataValue.md(_table(summary.preview, ["src", "type", "dst", "role"], 15, summary.relations)),
     })
 
 

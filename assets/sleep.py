@@ -3,18 +3,19 @@ step (one read of the facts, one graph sync) that materializes whichever of them
 and evaluates the selected checks on them."""
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
 import dagster as dg
 
-from assets.ingest import GRAPH_POOL, _table, entity_graph, namespaces
+from assets.ingest import GRAPH_POOL, entity_graph, namespaces
 from assets.sleep_checks import check_results, check_specs
-from mnemo.maintenance.compaction import compact_stores
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import entity_rows
+from mnemo.maintenance.compaction import compact_stores
 from mnemo.maintenance.expiry import purge_expired
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
@@ -140,9 +141,9 @@ def _since(start: float) -> float:
 def _merges(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
     result = report.dedup
     assert result is not None
-    rows = [{"canonical": m.canonical, "merged": m.merged, "score": m.score, "why": ", ".join(m.reasons)} for m in result.merges]
+    why = Counter(reason for m in result.merges for reason in m.reasons)  # no entity names (docs/ARCHITECTURE.md)
     return {"merges": len(result.merges), "queued": result.queued, "queue_size": result.queue_size, "examined": result.examined,
-            "candidates": result.candidates, "preview": dg.MetadataValue.md(_table(rows, ["canonical", "merged", "score", "why"]))}
+            "candidates": result.candidates, "reasons": dg.MetadataValue.json(dict(why))}
 
 
 def _communities(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
@@ -164,7 +165,7 @@ def _salience(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig)
     assert stats is not None
     picture = salience_histogram(files, settings.sleep.fade_below)
     return {"items": stats.items, "faded": stats.faded, "newly_faded": stats.newly_faded, "promoted": stats.promoted,
-            "top_of_mind": dg.MetadataValue.json(stats.top_of_mind or []), "distribution": dg.MetadataValue.path(str(picture))}
+            "top_of_mind": len(stats.top_of_mind or []), "distribution": dg.MetadataValue.path(str(picture))}
 
 
 def _profile(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:

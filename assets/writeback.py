@@ -6,7 +6,6 @@ from assets.ingest import GRAPH_POOL, entity_graph, namespaces
 from resources import NoteWriterResource
 
 GROUP = "writeback"
-_PREVIEW_DIFFS = 5
 
 
 def _cell(text: str) -> str:
@@ -31,7 +30,6 @@ def note_writeback(context: dg.AssetExecutionContext, note_writer: NoteWriterRes
     plan, report = note_writer.write_back(context.partition_key, context.run_id)
     for skip in report.skipped:
         context.log.warning(f"{skip.path}: {skip.reason} (not written)")
-    diffs = "\n".join(c.diff() for c in plan.changes if c.path in set(report.written[:_PREVIEW_DIFFS]))
     return dg.MaterializeResult(metadata={
         "written": len(report.written),
         "pages": len(report.pages),
@@ -41,7 +39,7 @@ def note_writeback(context: dg.AssetExecutionContext, note_writer: NoteWriterRes
         "skipped": len(report.skipped),
         "undo": f"mnemo writeback --namespace {context.partition_key} --undo {report.run}",
         "skipped_notes": dg.MetadataValue.md(_skipped_table([(s.path, s.reason) for s in report.skipped])),
-        "preview": dg.MetadataValue.md(f"```diff\n{diffs}\n```" if diffs else "_nothing written_"),
+        "diff": f"mnemo writeback --namespace {context.partition_key} --dry-run",  # the text stays out of run history
     })
 
 

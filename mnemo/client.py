@@ -26,10 +26,12 @@ from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.expiry import visible_scopes
+from mnemo.recall.graph_view import current_view
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
 from mnemo.recall.time_bounds import check_time_bounds, until_bound
+from mnemo.recall.visibility import Hidden
 from mnemo.refs import parse_ref
 from mnemo.sources.memories import (
     Memory,
@@ -232,13 +234,25 @@ class MemoryClient:
 
     # -- entities -----------------------------------------------------------------------
 
+    def hidden(self, project: str | None = None, session: str | None = None) -> Hidden:
+        """What a caller of `project` and `session` may not see: the documents of the memories of
+        other scopes and of expired memories, and the entities that come only from them."""
+        docs = self.engine.inbox.hidden_docs(visible_scopes(project, session))
+        if not docs:
+            return Hidden()
+        view = current_view(self.graph, ENTITY_WAIT)
+        return Hidden(docs, view.memory_only if view else {})
+
     def get_entity(
-        self, ref: str, props: bool = False, content: bool = False, relations: bool = False
+        self, ref: str, props: bool = False, content: bool = False, relations: bool = False, *,
+        project: str | None = None, session: str | None = None,
     ) -> dict[str, Any]:
         """An entity by reference: name, kind, aliases; optionally properties with `since`
-        and history, its note's content, and its relations in both directions."""
+        and history, its note's content, and its relations in both directions. What comes only
+        from memories of other scopes than global, `project` and `session` is left out."""
         entity = parse_ref(ref).entity_id
-        rows = self.graph.query(
+        hidden = self.hidden(project, session)
+        rows = [] if hidden.entity(entity) else self.graph.query(
             "MATCH (e:Entity) WHERE e.id = $id OPTIONAL MATCH (n:Note)-[:PAGE_OF]->(e) "
             "RETURN e.id AS id, e.kind AS kind, e.name AS name, e.aliases AS aliases, e.properties AS properties, "
             "e.doc_id AS doc_id, n.created AS created, n.day AS day",
@@ -253,33 +267,52 @@ class MemoryClient:
             "id": row["id"],
             "kind": row["kind"],
             "name": row["name"],
-            "aliases": row["aliases"],
+            "aliases": self._aliases(entity, row["aliases"], hidden),
         }
         if props:
-            pages = self.graph.query(
-                "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id "
-                "RETURN n.properties AS properties, n.created AS created, n.day AS day",
-                {"id": entity}, wait_seconds=ENTITY_WAIT,
-            )
-            out["properties"] = property_history(
-                json.loads(row["properties"] or "{}"), page_observations(pages, self.ontology)
-            )
+            out["properties"] = self._properties(entity, json.loads(row["properties"] or "{}"), hidden)
         if content:
             docs = {d.id: d for d in self.files.read_documents()}
-            out["content"] = docs[row["doc_id"]].body if row["doc_id"] in docs else ""
+            shown = row["doc_id"] in docs and not hidden.doc(row["doc_id"])
+            out["content"] = docs[row["doc_id"]].body if shown else ""
         if relations:
-            out["relations"] = self._relations(entity)
+            out["relations"] = self._relations(entity, hidden)
         return out
 
-    def _relations(self, entity: str) -> list[dict[str, Any]]:
+    def _properties(self, entity: str, current: dict[str, Any], hidden: Hidden) -> dict[str, dict[str, Any]]:
+        """The entity's properties with their history, from the pages the caller sees (a property
+        only hidden pages set is left out)."""
+        pages = self.graph.query(
+            "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id "
+            "RETURN n.id AS id, n.properties AS properties, n.created AS created, n.day AS day",
+            {"id": entity}, wait_seconds=ENTITY_WAIT,
+        )
+        shown = page_observations([p for p in pages if not hidden.doc(p["id"])], self.ontology)
+        unseen = {k for _, props in page_observations([p for p in pages if hidden.doc(p["id"])], self.ontology)
+                  for k in props} - {k for _, props in shown for k in props}
+        return property_history({k: v for k, v in current.items() if k not in unseen}, shown)
+
+    def _aliases(self, entity: str, aliases: list[str], hidden: Hidden) -> list[str]:
+        """The entity's aliases but those only hidden documents gave it."""
+        if not hidden.docs:
+            return aliases
+        rows = self.graph.query("MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) WHERE e.id = $id "
+                                "RETURN a.name AS name, a.doc_id AS doc", {"id": entity}, wait_seconds=ENTITY_WAIT)
+        seen = {r["name"] for r in rows if not hidden.doc(r["doc"])}
+        unseen = {r["name"] for r in rows if hidden.doc(r["doc"])} - seen
+        return [a for a in aliases if a not in unseen]
+
+    def _relations(self, entity: str, hidden: Hidden) -> list[dict[str, Any]]:
         rows = self.graph.query(
             "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id = $id OR b.id = $id "
             "RETURN a.id AS src, label(r) AS type, r.role AS role, b.id AS dst, r.props AS props, "
-            "r.valid_from AS valid_from, r.valid_to AS valid_to, r.observed_at AS observed_at",
+            "r.valid_from AS valid_from, r.valid_to AS valid_to, r.observed_at AS observed_at, r.doc_id AS doc_id",
             {"id": entity}, wait_seconds=ENTITY_WAIT,
         )
-        return [{**r, "type": r["type"].lower(), "direction": "out" if r["src"] == entity else "in",
-                 "props": json.loads(r["props"] or "{}")} for r in rows]
+        shown = [r for r in rows if not (hidden.doc(r["doc_id"]) or hidden.entity(r["src"]) or hidden.entity(r["dst"]))]
+        return [{**{k: v for k, v in r.items() if k != "doc_id"}, "type": r["type"].lower(),
+                 "direction": "out" if r["src"] == entity else "in", "props": json.loads(r["props"] or "{}")}
+                for r in shown]
 
     # defined last: inside the class body, `list` names this method from here on
     def list(self, scope: str | None = None) -> builtins.list[Memory]:

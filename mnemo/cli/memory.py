@@ -203,13 +203,16 @@ def forget(
 def entity(
     ref: Annotated[str, typer.Argument(help="An entity reference, e.g. person_id:alice_chen.")],
     namespace: NamespaceOption = None,
+    project: Annotated[str | None, typer.Option("--project", help="Also the memories of this project.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Also the memories of this session.")] = None,
     as_json: JsonOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Show an entity: its properties (with since), its note's content and its relations."""
     namespace = namespace_of(namespace, config)
     try:
-        found = _client(namespace, config).get_entity(ref, props=True, content=True, relations=True)
+        found = _client(namespace, config).get_entity(ref, props=True, content=True, relations=True,
+                                                       project=project, session=session)
     except MnemoError as exc:
         fail(str(exc))
     if as_json:

@@ -15,13 +15,21 @@ from pathlib import Path
 
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import chunk_groups, document_chunks
-from mnemo.sources.memories import Memory, inbox_dir, is_titled, memory_doc_id, memory_documents, read_memory
+from mnemo.sources.memories import (
+    MEMORY_SOURCE,
+    Memory,
+    inbox_dir,
+    is_titled,
+    memory_doc_id,
+    memory_documents,
+    read_memory,
+)
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import RowGroup, VectorStore
 
 LIVE_WAIT_SECONDS = 10.0  # how long remember waits for a sync holding the chunks table
-SOURCE = "memories"  # the name of the inbox source (`inbox_source`)
+SOURCE = MEMORY_SOURCE
 
 
 def memory_groups(memory: Memory, max_words: int) -> list[RowGroup]:
@@ -62,7 +70,8 @@ def pending_groups(root: Path, namespace: str, max_words: int) -> Callable[[set[
                 memory = read_memory(path)
             except (OSError, ValueError, TypeError):
                 continue  # forgotten meanwhile, or not a memory: the scan reports the file
-            groups.extend(memory_groups(memory, max_words))
+            if not memory.expired():  # an expired memory is never ingested
+                groups.extend(memory_groups(memory, max_words))
         return groups
 
     return late

@@ -16,9 +16,9 @@ from mnemo.documents import normalize_name
 from mnemo.errors import InvalidQuery
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
-from mnemo.recall.expiry import GLOBAL_ONLY, hidden, now_iso
+from mnemo.recall.expiry import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.graph import Hydration
-from mnemo.recall.graph_view import hydrate
+from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.held import refreshed
 from mnemo.recall.learned import between_people, fits, learned_scores
 from mnemo.recall.profiles import profile_round
@@ -48,6 +48,7 @@ from mnemo.recall.search import (
 from mnemo.recall.second_round import SecondRound, second_round
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.similarity import check_floor, drop_dissimilar, similarities
+from mnemo.recall.visibility import InboxScopes
 from mnemo.refs import entity_ids_in
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -89,6 +90,7 @@ class RecallEngine:
         self._names_cache: tuple[int | None, list[tuple[str, str, str]], NameIndex] | None = None
         self._worker: ThreadPoolExecutor | None = None
         self._held: tuple[int, HeldChunks | None] | None = None
+        self.inbox = InboxScopes(self.root)
 
     def recall(
         self, query: str | None = None, context: list[str] | None = None, *, k: int = 10, mode: Mode = "eager",
@@ -139,9 +141,11 @@ class RecallEngine:
                 second_round(pool, query, SecondRound.of(s.ranking),
                              lambda text: self._scored(table, query, self._hits(table, text, size, window))[0])
             profiles = profile_round(self.root, table, self._held_chunks(table), pool, query, vector, s.ranking)
-        degraded, hydration = None, Hydration()
+        degraded, hydration, hidden = None, Hydration(), self.inbox.hidden_docs(scopes)
         if names or entities:
-            degraded, hydration = self._hydrate(entities, pool.best(size), 2 if mode == "deliberate" else 1, as_of)
+            hops = 2 if mode == "deliberate" else 1
+            degraded, hydration = self._hydrate(entities, pool.best(size), hops, as_of, hidden_docs=hidden)
+            entities = [e for e in entities if e not in hydration.hidden]
         self._add_entity_chunks(pool, hydration, entities, context_only=not (query and query.strip()))
         self._add_pages(table, pool, hydration, _named_shares(context, index.coverage(query or "")))
         self._fill_rows(table, pool)
@@ -151,12 +155,12 @@ class RecallEngine:
             self._add_episodes(pool)
         if s.ranking.neighbour_weight:
             self._add_neighbours(table, pool, size)
-        self._drop_outside(pool, window, scopes)
+        self._drop_outside(pool, window, scopes, hidden)
         drop_dissimilar(pool, vector, floor)
         self._apply_salience(pool)
         if dated and not pool.learned:  # the learned ranking weighs the named days itself
             favour_dated(pool, dated, s.ranking.date_weight)
-        items = self._ranked(table, pool, k, mode, scopes, floor)
+        items = self._ranked(table, pool, k, mode, (scopes, hidden), floor)
         cosines = similarities(pool.rows, [i.id for i in items], vector)
         items = [replace(i, similarity=cosines.get(i.id)) for i in items]
         grounding = self._grounding(entities, items, hydration, index.kinds)
@@ -164,6 +168,8 @@ class RecallEngine:
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
 
         shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        shown = visible_entities(self.graph, shaped.top_of_mind, hidden, self.settings.graph_wait)
+        shaped = replace(shaped, top_of_mind=shown)
         shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
         return replace(shaped, text=self._assemble(shaped.items))
 
@@ -174,7 +180,7 @@ class RecallEngine:
             return held.column(ids, "path")
         return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
-    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, scopes: frozenset[str],
+    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, seen: tuple[frozenset[str], frozenset[str]],
                 floor: float | None) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
@@ -188,7 +194,7 @@ class RecallEngine:
             candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
-        return items if floor is not None else self._with_random(table, pool, items, k, scopes)
+        return items if floor is not None else self._with_random(table, pool, items, k, seen)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
@@ -295,10 +301,9 @@ class RecallEngine:
         for row_id in pool.scores:
             pool.scores[row_id] += self.settings.ranking.episode_weight * doc_score[pool.rows[row_id]["doc_id"]]
 
-    def _hydrate(
-        self, entities: list[str], hits: list[str], hops: int, as_of: str | None
-    ) -> tuple[str | None, Hydration]:
-        return hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait)
+    def _hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None,
+                 hidden_docs: frozenset[str] = frozenset()) -> tuple[str | None, Hydration]:
+        return hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait, hidden_docs)
 
     def _add_entity_chunks(self, pool: Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
         """Chunks about the matched entities: with a query, hits that mention them gain; with
@@ -343,16 +348,16 @@ class RecallEngine:
             pool.add(other, self.settings.ranking.neighbour_weight * score, "neighbour")
         self._fill_rows(table, pool)
 
-    def _drop_outside(self, pool: Pool, window: TimeWindow, scopes: frozenset[str]) -> None:
+    def _drop_outside(self, pool: Pool, window: TimeWindow, scopes: frozenset[str], hidden: frozenset[str]) -> None:
         """Drop what lies outside the time window, what has been forgotten, expired memories and
-        memories of scopes not asked for."""
+        memories of scopes not asked for (by their rows' metadata, and by document: `hidden`)."""
         forgotten, now = Tombstones.load(self.root), now_iso()
         for row_id in list(pool.scores):
             row = pool.rows[row_id]
             stamp = row.get("timestamp") or ""
             if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
                 del pool.scores[row_id]
-            elif forgotten.hides(row_id, row.get("doc_id", "")) or hidden(row, now, scopes):
+            elif forgotten.hides(row_id, row.get("doc_id", "")) or hidden_row(row, now, scopes, hidden):
                 del pool.scores[row_id]
 
     def salience(self) -> dict[str, float]:
@@ -369,7 +374,7 @@ class RecallEngine:
                     pool.reasons[row_id].append("salient")
 
     def _with_random(
-        self, table: Any, pool: Pool, items: list[RecalledItem], k: int, scopes: frozenset[str]
+        self, table: Any, pool: Pool, items: list[RecalledItem], k: int, seen: tuple[frozenset[str], frozenset[str]]
     ) -> list[RecalledItem]:
         """Swap the tail for a few salient memories the query did not reach (serendipity)."""
         share = self.settings.random_share
@@ -380,7 +385,7 @@ class RecallEngine:
         if not count:
             return items
         now, drawn = now_iso(), rows_by_id(table, self.random.sample(spare, count))
-        rows = {i: r for i, r in drawn.items() if not hidden(r, now, scopes)}
+        rows = {i: r for i, r in drawn.items() if not hidden_row(r, now, *seen)}
         for row_id, row in rows.items():
             pool.rows.setdefault(row_id, row)
         extra = [RecalledItem.from_row(r, 0.0, ["random"]) for r in rows.values()]

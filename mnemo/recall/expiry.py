@@ -24,6 +24,11 @@ def hidden(row: dict[str, Any], now: str, scopes: frozenset[str]) -> bool:
     return (isinstance(expires, str) and expires <= now) or scope not in scopes
 
 
+def hidden_row(row: dict[str, Any], now: str, scopes: frozenset[str], docs: frozenset[str]) -> bool:
+    """`hidden`, or the row is a passage of one of the hidden documents `docs` (`recall.visibility`)."""
+    return hidden(row, now, scopes) or row.get("doc_id") in docs
+
+
 def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 

@@ -45,6 +45,7 @@ class Hydration:
     relations: list[dict[str, Any]] = field(default_factory=list)
     related: list[str] = field(default_factory=list)
     chunk_entities: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    hidden: set[str] = field(default_factory=set)  # entities asked for that the caller may not see
 
 
 def hydrate_from_graph(

@@ -23,6 +23,8 @@ from typing import Any
 
 from mnemo.errors import GraphIncomplete, StoreLocked
 from mnemo.recall.graph import RELATION_LIMIT, Hydration
+from mnemo.recall.visibility import hidden_entities, memory_only
+from mnemo.sources.memories import MEMORY_SOURCE
 from mnemo.stores.cypher import arrow_rows
 from mnemo.stores.files import file_stamp
 from mnemo.stores.graph import GraphStore
@@ -39,11 +41,13 @@ KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used 
 _BY_TIME = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id ORDER BY c.timestamp DESC, e.id, c.id"
 _BY_CHUNK = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id, e.kind ORDER BY c.id, e.id"
 _RELATIONS = (
-    "MATCH (a:Entity)-[r]-(b:Entity) RETURN a.id, label(r), r.role, r.valid_from, r.valid_to, b.id "
+    "MATCH (a:Entity)-[r]-(b:Entity) RETURN a.id, label(r), r.role, r.valid_from, r.valid_to, b.id, r.doc_id "
     "ORDER BY a.id, label(r), b.id, r.role, r.valid_from, r.valid_to"
 )
 _ENTITIES = "MATCH (e:Entity) RETURN e.id, e.kind, e.name"
 _PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN e.id, n.id ORDER BY e.id, n.id"
+_MEMORY_NOTES = f"MATCH (n:Note) WHERE n.source = '{MEMORY_SOURCE}' RETURN n.id"
+_MENTIONED_IN = "MATCH (c:Chunk)-[]->(e:Entity) RETURN DISTINCT e.id, c.doc_id"  # mentions, speakers, promotions
 
 @dataclass(frozen=True)
 class Relation:
@@ -54,6 +58,7 @@ class Relation:
     other: str
     valid_from: str | None
     valid_to: str | None
+    doc: str | None = None  # the document it was said in
 
     def holds_at(self, as_of: str) -> bool:
         return not as_of or (
@@ -71,8 +76,10 @@ class GraphView:
         relations: list[tuple[Any, ...]],
         entities: dict[str, tuple[str, str]],
         pages: list[tuple[str, str]],
+        memory_only: dict[str, frozenset[str]] | None = None,
     ) -> None:
-        """Rows as the module's queries return them, in their order."""
+        """Rows as the module's queries return them, in their order; `memory_only`: the entities
+        that come only from memories, with their documents (`recall.visibility`)."""
         self.entities = entities
         self.chunk_mentions: dict[str, list[tuple[str, str]]] = {}
         for chunk, entity, kind in by_chunk:
@@ -81,30 +88,46 @@ class GraphView:
         for rank, (chunk, entity) in enumerate(by_time):
             self.mentioned_by.setdefault(entity, []).append((rank, entity, chunk))
         self.adjacent: dict[str, list[Relation]] = {}
-        for src, label, role, valid_from, valid_to, dst in relations:
-            self.adjacent.setdefault(src, []).append(Relation(label, role, dst, valid_from, valid_to))
+        for src, label, role, valid_from, valid_to, dst, *doc in relations:
+            self.adjacent.setdefault(src, []).append(Relation(label, role, dst, valid_from, valid_to, *doc))
         self.pages = dict(pages)  # the last page of an entity by id, as hydrate_from_graph keeps it
+        self.memory_only = memory_only or {}
 
     @classmethod
     def read(cls, conn: Any) -> "GraphView":
         """The view of the database `conn` is open on."""
         entities = {row[0]: (row[1], row[2]) for row in arrow_rows(conn, _ENTITIES)}
         by_time, by_chunk, relations = (arrow_rows(conn, cypher) for cypher in (_BY_TIME, _BY_CHUNK, _RELATIONS))
-        return cls(by_time, by_chunk, relations, entities, arrow_rows(conn, _PAGES))
+        pages = arrow_rows(conn, _PAGES)
+        memory_docs = {row[0] for row in arrow_rows(conn, _MEMORY_NOTES)}
+        provenance = [*pages, *arrow_rows(conn, _MENTIONED_IN), *((r[0], r[6]) for r in relations)]
+        return cls(by_time, by_chunk, relations, entities, pages, memory_only(provenance, memory_docs))
+
+    def hidden(self, ids: list[str], hidden_docs: frozenset[str]) -> set[str]:
+        """The entities among `ids` that come only from the hidden documents."""
+        return hidden_entities(self.memory_only, ids, hidden_docs)
+
+    def hides(self, relation: Relation, hidden_docs: frozenset[str]) -> bool:
+        """Whether the relation was said in a hidden document or leads to a hidden entity."""
+        return relation.doc in hidden_docs or bool(self.hidden([relation.other], hidden_docs))
 
     def hydrate(
-        self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT
+        self, entities: list[str], hits: list[str], hops: int, as_of: str | None, limit: int = RELATION_LIMIT,
+        hidden_docs: frozenset[str] = frozenset(),
     ) -> Hydration:
-        """What `hydrate_from_graph` would read from the database, from memory."""
-        found = Hydration()
+        """What `hydrate_from_graph` would read from the database, from memory; without what
+        comes only from `hidden_docs` (`recall.visibility`), the hidden entities asked for in `hidden`."""
+        found = Hydration(hidden=self.hidden(entities, hidden_docs))
+        entities = [e for e in entities if e not in found.hidden]
         for chunk in hits:
             if chunk in self.chunk_mentions:
-                found.chunk_entities[chunk] = list(self.chunk_mentions[chunk])
+                shown = [(e, k) for e, k in self.chunk_mentions[chunk] if not self.hidden([e], hidden_docs)]
+                found.chunk_entities[chunk] = shown
         if not entities:
             return found
         frontier, seen = list(entities), set(entities)
         for _ in range(hops):
-            rows = self._relations(frontier, as_of or "", limit)
+            rows = self._relations(frontier, as_of or "", limit, hidden_docs)
             found.relations.extend(rows)
             frontier = [r["dst"] for r in rows if r["dst"] not in seen]
             seen.update(frontier)
@@ -115,11 +138,11 @@ class GraphView:
         found.page_docs = {e: self.pages[e] for e in dict.fromkeys(entities) if e in self.pages}
         return found
 
-    def _relations(self, ids: list[str], as_of: str, limit: int) -> list[dict[str, Any]]:
+    def _relations(self, ids: list[str], as_of: str, limit: int, hidden_docs: frozenset[str]) -> list[dict[str, Any]]:
         rows = []
         for src in sorted(set(ids)):
             for r in self.adjacent.get(src, ()):
-                if r.holds_at(as_of):
+                if r.holds_at(as_of) and not (hidden_docs and self.hides(r, hidden_docs)):
                     kind, name = self.entities.get(r.other, (None, None))
                     rows.append(
                         {"src": src, "rel": r.label, "role": r.role, "dst": r.other, "kind": kind, "name": name}
@@ -170,16 +193,30 @@ def current_view(graph: GraphStore, wait_seconds: float) -> GraphView | None:
 
 
 def hydrate(graph: GraphStore, entities: list[str], hits: list[str], hops: int, as_of: str | None,
-            wait_seconds: float) -> tuple[str | None, Hydration]:
-    """Hydration from the current view; when a writer holds a graph with no view yet: nothing,
-    and the reason that recall reports as `degraded`."""
+            wait_seconds: float, hidden_docs: frozenset[str] = frozenset()) -> tuple[str | None, Hydration]:
+    """Hydration from the current view, without what comes only from `hidden_docs`; when a writer
+    holds a graph with no view yet: nothing (with hidden documents, every entity asked for counts
+    as hidden: which are cannot be told), and the reason that recall reports as `degraded`."""
     if not (entities or hits):
         return None, Hydration()
     try:
         view = current_view(graph, wait_seconds)
     except StoreLocked as exc:
-        return INCOMPLETE if isinstance(exc, GraphIncomplete) else LOCKED, Hydration()
-    return None, view.hydrate(entities, hits, hops, as_of) if view else Hydration()
+        unknown = Hydration(hidden=set(entities) if hidden_docs else set())
+        return INCOMPLETE if isinstance(exc, GraphIncomplete) else LOCKED, unknown
+    return None, view.hydrate(entities, hits, hops, as_of, hidden_docs=hidden_docs) if view else Hydration()
+
+
+def visible_entities(graph: GraphStore, ids: list[str], hidden_docs: frozenset[str], wait_seconds: float) -> list[str]:
+    """The entities among `ids` that do not come only from `hidden_docs` (none when the graph cannot tell)."""
+    if not (ids and hidden_docs):
+        return ids
+    try:
+        view = current_view(graph, wait_seconds)
+    except StoreLocked:
+        return []
+    hidden = view.hidden(ids, hidden_docs) if view else set()
+    return [e for e in ids if e not in hidden]
 
 
 def drop_views() -> None:

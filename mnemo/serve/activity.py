@@ -3,6 +3,9 @@ between two dates, the self profile, the top-of-mind list and the last interacti
 
 Every reader degrades instead of failing: a missing graph, a missing table or a graph
 locked by the ingest job gives an empty answer with a `degraded` note saying why.
+
+Like recall, every reader shows the memories of global scope and of the `project` and `session`
+asked for, none expired: what comes only from other memories (`recall.visibility`) is left out.
 """
 
 import datetime as dt
@@ -13,7 +16,9 @@ from typing import Any
 from mnemo.client import MemoryClient
 from mnemo.documents import slugify
 from mnemo.errors import MnemoError, StoreLocked
+from mnemo.recall.expiry import visible_scopes
 from mnemo.recall.time_bounds import check_time_bounds, until_bound
+from mnemo.recall.visibility import Hidden
 from mnemo.refs import parse_ref
 from mnemo.stores import durable
 
@@ -26,7 +31,7 @@ NOTES_BETWEEN = (
 )
 EPISODES_BETWEEN = (
     "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
-    "RETURN e.id AS id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
+    "RETURN e.id AS id, e.doc_id AS doc_id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
     "ORDER BY at DESC LIMIT $limit"
 )
 
@@ -45,12 +50,23 @@ def graph_rows(
         return [], f"the graph cannot answer: {str(exc).splitlines()[0]}"
 
 
+def hidden_from(client: MemoryClient, project: str | None, session: str | None) -> tuple[Hidden, str | None]:
+    """What the caller may not see, or (when the graph cannot tell) every memory's documents and the reason."""
+    try:
+        return client.hidden(project, session), None
+    except StoreLocked:
+        return Hidden(client.engine.inbox.hidden_docs(frozenset())), "the graph is busy (an ingest run holds it)"
+
+
 def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = None, depth: int = 1,
-            limit: int = 100) -> dict[str, Any]:
+            limit: int = 100, project: str | None = None, session: str | None = None) -> dict[str, Any]:
     """Neighbours of an entity up to `depth` hops, following only `relation_types` when given."""
     if not 1 <= depth <= 3:
         raise MnemoError("depth must be 1, 2 or 3")
     start = parse_ref(ref).entity_id
+    hidden, _ = hidden_from(client, project, session)
+    if hidden.entity(start):
+        return {"entity": start, "depth": depth, "edges": [], "degraded": None}
     wanted = {t.lower() for t in relation_types or []}
     seen, frontier, degraded = {start}, [start], None
     edges: list[dict[str, Any]] = []
@@ -58,12 +74,16 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
         rows, degraded = graph_rows(
             client,
             "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id IN $ids OR b.id IN $ids "
-            "RETURN a.id AS src, a.name AS src_name, label(r) AS type, r.role AS role, b.id AS dst, b.name AS dst_name",
+            "RETURN a.id AS src, a.name AS src_name, label(r) AS type, r.role AS role, b.id AS dst, "
+            "b.name AS dst_name, r.doc_id AS doc_id",
             {"ids": frontier},
         )
         found: list[str] = []
         for row in rows:
+            said = row.pop("doc_id")
             if (wanted and row["type"].lower() not in wanted) or len(edges) >= limit:
+                continue
+            if hidden.doc(said) or hidden.entity(row["src"]) or hidden.entity(row["dst"]):
                 continue
             edges.append({**row, "type": row["type"].lower(), "hop": hop})
             found.extend(x for x in (row["src"], row["dst"]) if x not in seen)
@@ -75,15 +95,19 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
 
 
 def timeline(
-    client: MemoryClient, since: str | None = None, until: str | None = None, limit: int = 50
+    client: MemoryClient, since: str | None = None, until: str | None = None, limit: int = 50,
+    project: str | None = None, session: str | None = None,
 ) -> dict[str, Any]:
     """Notes, journal days and chat episodes dated between `since` and `until` (ISO dates or
     times); without `since`, since the last interaction."""
     check_time_bounds(since, until)
     since = since or last_interaction(client) or ""
-    window = {"since": since, "until": until_bound(until or ""), "limit": limit}
+    hidden = client.engine.inbox.hidden_docs(visible_scopes(project, session))
+    window = {"since": since, "until": until_bound(until or ""), "limit": limit + len(hidden)}
     notes, degraded = graph_rows(client, NOTES_BETWEEN, window)
     episodes, degraded_ep = graph_rows(client, EPISODES_BETWEEN, window)
+    notes = [n for n in notes if n["id"] not in hidden][:limit]
+    episodes = [{k: v for k, v in e.items() if k != "doc_id"} for e in episodes if e["doc_id"] not in hidden][:limit]
     return {"since": since or None, "until": until, "notes": notes, "episodes": episodes,
             "degraded": degraded or degraded_ep}
 
@@ -111,24 +135,31 @@ def self_profile(client: MemoryClient) -> dict[str, Any]:
 
 def top_of_mind(client: MemoryClient, limit: int = 10) -> dict[str, Any]:
     """What is on the person's mind: the entities sleep mode marked top of mind (its Salience
-    table), otherwise the entities mentioned most."""
+    table), otherwise the entities mentioned most (of global scope)."""
+    hidden, busy = hidden_from(client, None, None)
+    wanted = {"n": limit + len(hidden.only)}
     rows, _ = graph_rows(
         client,
         "MATCH (s:Salience) WHERE s.top_of_mind MATCH (e:Entity) WHERE e.id = s.item_id "
         "RETURN e.id AS id, e.name AS name, e.kind AS kind, s.score AS score ORDER BY score DESC, id LIMIT $n",
-        {"n": limit},
+        wanted,
     )
     if rows:
-        return {"source": "sleep", "items": rows, "degraded": None}
+        return {"source": "sleep", "items": _shown(rows, hidden, busy, limit), "degraded": busy}
     rows, degraded = graph_rows(
         client,
         "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
         "RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
         "ORDER BY mentions DESC, id LIMIT $n",
-        {"n": limit},
+        wanted,
     )
     note = "no top-of-mind list from sleep mode yet; showing the most-mentioned entities"
-    return {"source": "mentions", "items": rows, "degraded": degraded or note}
+    return {"source": "mentions", "items": _shown(rows, hidden, busy, limit), "degraded": degraded or note}
+
+
+def _shown(rows: list[dict[str, Any]], hidden: Hidden, busy: str | None, limit: int) -> list[dict[str, Any]]:
+    """The rows of entities the caller may see (none when the graph cannot tell which and there are memories)."""
+    return [] if busy and hidden.docs else [r for r in rows if not hidden.entity(r["id"])][:limit]
 
 
 def last_interaction(client: MemoryClient) -> str | None:

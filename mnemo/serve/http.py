@@ -31,6 +31,8 @@ REF = Annotated[
 ]
 SIMILARITY = "Drop passages whose cosine similarity to q is below this (-1 to 1)."
 TIME = Annotated[str | None, Query(max_length=40, description=f"{FORMS} (else 400).")]
+PROJECT = Annotated[str | None, Query(max_length=100, description="Also the memories of this project.")]
+SESSION = Annotated[str | None, Query(max_length=100, description="Also the memories of this session.")]
 
 
 class RememberBody(BaseModel):
@@ -174,9 +176,10 @@ def _write_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type ali
 
 def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alias
     @app.get("/v1/{namespace}/entities/{ref}", summary="An entity")
-    def entity(c: Client, ref: REF) -> dict[str, Any]:
-        """Name, kind, aliases, properties (with since) and relations of an entity."""
-        return c.get_entity(ref, props=True, relations=True)
+    def entity(c: Client, ref: REF, project: PROJECT = None, session: SESSION = None) -> dict[str, Any]:
+        """Name, kind, aliases, properties (with since) and relations of an entity (what only the
+        memories of other projects and sessions say left out)."""
+        return c.get_entity(ref, props=True, relations=True, project=project, session=session)
 
     @app.get("/v1/{namespace}/recall", summary="Recall")
     def recall(c: Client, q: Annotated[str, Query(min_length=1, max_length=2000, pattern=r"\S")],
@@ -184,8 +187,8 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
                k: Annotated[int | None, Query(ge=1, le=50, description="The same as limit.")] = None,
                min_similarity: Annotated[float | None, Query(ge=-1, le=1, description=SIMILARITY)] = None,
                mode: Literal["eager", "deliberate"] = "eager",
-               since: TIME = None, until: TIME = None, project: Annotated[str | None, Query(max_length=100)] = None,
-               session: Annotated[str | None, Query(max_length=100)] = None) -> dict[str, Any]:
+               since: TIME = None, until: TIME = None, project: PROJECT = None,
+               session: SESSION = None) -> dict[str, Any]:
         """What memory holds about `q` (and the memories of `project`/`session`): assembled text,
         grounding references and the items, each passage with its `similarity` to `q`."""
         return c.recall(q, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,
@@ -199,5 +202,6 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
         return {"context": before_turn(c.namespace, messages, client=c, token_budget=budget)}
 
     @app.get("/v1/{namespace}/timeline", summary="What happened between two dates")
-    def when(c: Client, since: TIME = None, until: TIME = None) -> dict[str, Any]:
-        return timeline(c, since, until)
+    def when(c: Client, since: TIME = None, until: TIME = None, project: PROJECT = None,
+             session: SESSION = None) -> dict[str, Any]:
+        return timeline(c, since, until, project=project, session=session)

@@ -26,6 +26,8 @@ INSTRUCTIONS = (
     "and `timeline` to dig deeper. Entity references look like "
     "person_id:alice_chen."
 )
+Project = Annotated[str | None, Field(description="Also the memories of this project.", max_length=100)]
+Session = Annotated[str | None, Field(description="Also the memories of this session.", max_length=100)]
 Ref = Annotated[str, Field(description="An entity reference, e.g. person_id:alice_chen or project_id:mnemo.",
                            min_length=1, max_length=200)]
 Date = Annotated[str | None, Field(description=f"{FORMS}, e.g. 2026-09-01 or 2026-09-01T18:00.", max_length=40)]
@@ -59,8 +61,8 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         )] = None,
         since: Date = None,
         until: Date = None,
-        project: Annotated[str | None, Field(description="Also the memories of this project.", max_length=100)] = None,
-        session: Annotated[str | None, Field(description="Also the memories of this session.", max_length=100)] = None,
+        project: Project = None,
+        session: Session = None,
     ) -> dict[str, Any]:
         """Recall what the user's memory holds about a query: an assembled text, the entity
         references behind it (grounding), and the items with why each was included."""
@@ -125,10 +127,10 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
 
 def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
     @server.tool()
-    def get_entity(ref: Ref) -> dict[str, Any]:
+    def get_entity(ref: Ref, project: Project = None, session: Session = None) -> dict[str, Any]:
         """An entity: name, kind, aliases, properties (with since and history) and its relations."""
         with clear_errors():
-            return memory.get_entity(ref, props=True, relations=True)
+            return memory.get_entity(ref, props=True, relations=True, project=project, session=session)
 
     @server.tool()
     def explore(
@@ -138,18 +140,21 @@ def _add_graph_tools(server: MCPServer, memory: MemoryClient) -> None:
             Field(description='Follow only these relation types (e.g. ["works_at", "knows"]); all when omitted.'),
         ] = None,
         depth: Annotated[int, Field(description="How many hops to go from the entity.", ge=1, le=3)] = 1,
+        project: Project = None,
+        session: Session = None,
     ) -> dict[str, Any]:
         """The neighbours of an entity in the memory graph, by relation type and depth, with
         each edge's hop; use it to traverse the graph yourself."""
         with clear_errors():
-            return explore_graph(memory, ref, relation_types, depth)
+            return explore_graph(memory, ref, relation_types, depth, project=project, session=session)
 
     @server.tool()
-    def timeline(since: Date = None, until: Date = None) -> dict[str, Any]:
+    def timeline(since: Date = None, until: Date = None, project: Project = None,
+                 session: Session = None) -> dict[str, Any]:
         """What happened between two dates (notes, journal days, chat conversations); without
         `since`, since the last interaction."""
         with clear_errors():
-            return timeline_of(memory, since, until)
+            return timeline_of(memory, since, until, project=project, session=session)
 
 
 def _add_resources(server: MCPServer, memory: MemoryClient) -> None:

@@ -22,6 +22,7 @@ from mnemo.stores import durable
 
 SUFFIXES = (".json",)
 INBOX = "inbox"
+MEMORY_SOURCE = "memories"  # the name of every namespace's inbox source (`inbox_source`)
 GLOBAL = "global"
 _SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
 _TITLED_ID = re.compile(r"mem_[0-9a-f]{16}_[0-9a-f]{8}")
@@ -105,7 +106,7 @@ def inbox_dir(root: Path) -> Path:
 
 def inbox_source(root: Path) -> SourceConfig:
     """The implicit source every namespace has: its own inbox folder."""
-    return SourceConfig(kind="memories", path=inbox_dir(root), name="memories")
+    return SourceConfig(kind="memories", path=inbox_dir(root), name=MEMORY_SOURCE)
 
 
 def _iso(moment: dt.datetime) -> str:
@@ -204,13 +205,21 @@ def _entity_document(memory: Memory, entity: EntityRef, source: str, rel: str) -
 
 
 def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modified: str | None) -> list[Document]:
-    """A memory file -> the memory's note and one Document per entity it names."""
+    """A memory file -> the memory's note and one Document per entity it names; nothing once the
+    memory has expired (it is never ingested, and an ingested one leaves the stores)."""
     try:
         data = json.loads(text)
         memory = Memory(**{**data, "entities": [EntityRef(**e) for e in data.get("entities", [])]})
     except (ValueError, TypeError) as exc:
         raise SourceError(rel_path, f"not a memory file: {exc}") from None
-    return memory_documents(memory, namespace, source, rel_path, modified)
+    return [] if memory.expired() else memory_documents(memory, namespace, source, rel_path, modified)
+
+
+def lapsed(docs: list[Document], now: dt.datetime | None = None) -> bool:
+    """Whether these documents of a memory file (as an earlier scan parsed it) are of a memory
+    that has expired since: the scan reads the file again, and it gives no documents now."""
+    moment = _iso(now or dt.datetime.now(dt.UTC))
+    return any(isinstance(d.properties.get("expires_at"), str) and d.properties["expires_at"] <= moment for d in docs)
 
 
 def _visibility(memory: Memory) -> dict[str, str | None]:
@@ -240,7 +249,15 @@ def pending_memories(root: Path, namespace: str, ingested_docs: set[str]) -> int
     folder = inbox_dir(root)
     if not folder.is_dir():
         return 0
-    return sum(1 for p in folder.glob("mem_*.json") if memory_doc_id(namespace, p.stem) not in ingested_docs)
+    waiting = [p for p in folder.glob("mem_*.json") if memory_doc_id(namespace, p.stem) not in ingested_docs]
+    return sum(1 for p in waiting if not _expired_file(p))
+
+
+def _expired_file(path: Path) -> bool:
+    try:
+        return read_memory(path).expired()
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def inbox_fingerprints(data_dir: Path) -> dict[str, str]:

@@ -164,7 +164,8 @@ def scan_source(
     for rel, path, stat in walk_files(source.path, prepared.suffixes, prepared.excludes, result.problems):
         key = f"{label}\x1f{rel}"
         old = previous.pop(key, None)
-        if old and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size and _have(old, previous_docs):
+        same_stat = old is not None and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size
+        if old and same_stat and _stands(old, previous_docs, source):
             _keep(old, previous_docs, result)
             continue
         if stat.st_size > prepared.limit:
@@ -180,7 +181,7 @@ def scan_source(
         file_hash = file_fingerprint(data, source.kind, writeback_key)
         if file_hash == GENERATED:
             continue  # a page mnemo generated: never the person's input
-        if old and old.file_hash == file_hash and _have(old, previous_docs):
+        if old and old.file_hash == file_hash and _stands(old, previous_docs, source):
             _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC).isoformat(timespec="seconds")
@@ -224,6 +225,13 @@ def _empty_files(paths: list[str]) -> Problem:
 
 def _have(entry: ManifestEntry, docs: dict[str, Document]) -> bool:
     return all(d in docs for d in entry.doc_ids)
+
+
+def _stands(entry: ManifestEntry, docs: dict[str, Document], source: SourceConfig) -> bool:
+    """Whether an unchanged file's documents of the last scan stand (a memory's, until it expires)."""
+    return _have(entry, docs) and not (
+        source.kind == "memories" and memories.lapsed([docs[d] for d in entry.doc_ids])
+    )
 
 
 def _keep(entry: ManifestEntry, previous_docs: dict[str, Document], result: ScanResult) -> None:

@@ -48,7 +48,7 @@ def test_an_expired_memory_is_never_recalled_then_forget_expired_purges_it(works
     assert not recalled(workspace, PARKING)  # filtered at query time, nothing purged yet
     assert client(workspace).memory(memory["id"]).status == "expired"
     workspace.ingest()
-    assert not recalled(workspace, PARKING) and chunk_rows(workspace, memory["id"]) == 1
+    assert not recalled(workspace, PARKING) and chunk_rows(workspace, memory["id"]) == 0  # never ingested
     out = runner.invoke(app, ["forget", "--expired", "-n", "test", "--json", "--config", str(workspace.config_path)])
     assert out.exit_code == 0, out.output
     assert [i["memory"] for i in json.loads(out.output)["items"]] == [memory["id"]]

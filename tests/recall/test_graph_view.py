@@ -36,7 +36,7 @@ def _answers(engine: RecallEngine, mode: str) -> list[dict]:
 
 def _from_database(engine: RecallEngine, monkeypatch: pytest.MonkeyPatch) -> None:
     """Make `engine` hydrate straight from the database and search LanceDB, as recall did before the view."""
-    def direct(entities, hits, hops, as_of):  # noqa: ANN001, ANN202 - the method's own signature
+    def direct(entities, hits, hops, as_of, hidden_docs=frozenset()):  # noqa: ANN001, ANN202 - the method's own signature
         if not (entities or hits):
             return None, Hydration()
         return None, hydrate_from_graph(engine.graph, entities, hits, hops, as_of, engine.settings.graph_wait)
