@@ -41,7 +41,8 @@ def _print_review(found: Review, namespace: str) -> None:
     pages = ", ".join(f"{len(paths)} to {verb}" for verb, paths in found.pages.items())
     console.print(f"generated pages: {pages}", highlight=False)
     if found.examples:
-        console.print(f"\n[bold]{len(found.examples)} of the {found.notes} notes[/], with the properties they would have:")
+        shown = f"{len(found.examples)} of the {found.notes} notes"
+        console.print(f"\n[bold]{shown}[/], with the properties they would have:")
     for example in found.examples:
         console.print(escape(example.path), highlight=False)
         for line in _shortened(example.lines):
@@ -124,7 +125,9 @@ def _write(settings: MnemoConfig, namespace: str, config: Path | None, as_json: 
 def writeback(
     namespace: NamespaceOption = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Sum up what a run would change (per property, pages, examples); write nothing.")
+        bool, typer.Option(
+            "--dry-run", help="Sum up what a run would change: per property, pages, examples. Write nothing.",
+        )
     ] = False,
     diff: Annotated[
         bool, typer.Option("--diff", help="With the dry run, every note's diff and every page too (implies --dry-run).")

@@ -78,7 +78,8 @@ def review(plan: WritebackPlan, key: str, examples: int = EXAMPLES) -> Review:
         changed.update(name for name in differ if name in after)
         removed.update(name for name in differ if name not in after)
         if len(found.examples) < examples:
-            found.examples.append(Example(change.source, change.path, tuple(line for ls in after.values() for line in ls)))
+            lines = tuple(line for lines in after.values() for line in lines)
+            found.examples.append(Example(change.source, change.path, lines))
     found.properties = dict(sorted(changed.items(), key=lambda kv: (-kv[1], kv[0])))
     found.removed = dict(sorted(removed.items()))
     found.pages = {verb: [] for verb in _PAGE_VERBS}

@@ -285,7 +285,7 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
     facts = None
     if settings.folder:
         with store.connect(read_only=True, wait_seconds=30) as conn:
-            facts = read_page_facts(conn)
+            facts = read_page_facts(conn, settings.key)
     return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat(), facts)
 
 
