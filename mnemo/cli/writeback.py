@@ -44,9 +44,9 @@ def _print_review(found: Review, namespace: str) -> None:
         shown = f"{len(found.examples)} of the {found.notes} notes"
         console.print(f"\n[bold]{shown}[/], with the properties they would have:")
     for example in found.examples:
-        console.print(escape(example.path), highlight=False)
+        console.print(escape(example.path), highlight=False, soft_wrap=True)
         for line in _shortened(example.lines):
-            console.print(f"    {escape(line)}", highlight=False)
+            console.print(f"    {escape(line)}", highlight=False, soft_wrap=True)
     _print_skips(found.skipped)
     console.print("\nThe full diff: [bold]--diff[/]; all of it as data: [bold]--json[/].")
 
@@ -67,7 +67,7 @@ def _shortened(lines: tuple[str, ...]) -> list[str]:
 
 def _print_skips(skipped: list[tuple[str, str]]) -> None:
     for path, reason in skipped[:SKIPS_SHOWN]:
-        console.print(f"[yellow]{escape(path)}[/]: {escape(reason)}")
+        console.print(f"[yellow]{escape(path)}[/]: {escape(reason)}", soft_wrap=True)
     if len(skipped) > SKIPS_SHOWN:
         console.print(f"[yellow]… and {len(skipped) - SKIPS_SHOWN} more skipped (--json lists them all)[/]")
 

@@ -86,7 +86,7 @@ _TASK = re.compile(
 _BARE_LINKS = re.compile(  # nothing but links, embeds and URLs (and separators between them)
     r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|<?https?://\S+|[\s,;|·•-])+$")
 _STARTS_UNIT = re.compile(_MARKER + r"|^\s*(?:>|\||#)|^\s*(?:human|assistant|user|system|ai|[A-Z][\w .'-]{0,30})\s*:\s")
-_SPLIT = re.compile(r"(?<=[.!?…])[\"')\]]*\s+")
+_SPLIT = re.compile(r"(?<=[.!?…][\"')\]])\s+|(?<=[.!?…])\s+")
 _ENDS_WHOLE = re.compile(r"[.!?…][\"')\]]*$")
 _ENDS_OPEN = re.compile(r"[:,;(/&\-–—]$")  # a lead-in, or a thought still going
 
@@ -131,7 +131,9 @@ def passages(text: str) -> list[str]:
             continue
         plain = clean(unit)
         plain = " ".join(w for w in plain.split() if not _symbolic(w))
-        if plain and not plain.endswith(":"):
+        if plain.endswith(":"):  # a lead-in: what comes before it in the paragraph stays
+            plain = " ".join(_SPLIT.split(plain)[:-1])
+        if plain:
             found.append(plain)
     return found
 

@@ -68,16 +68,19 @@ def _changed(change: NoteChange, key: str) -> tuple[dict[str, tuple[str, ...]], 
 
 
 def review(plan: WritebackPlan, key: str, examples: int = EXAMPLES) -> Review:
-    """The plan summed up per property and per page verb, with the first notes (by path) as examples."""
+    """The plan summed up per property and per page verb, with examples spread over the notes in
+    path order (the first, then every n-th), so that they come from all over the vault."""
     found = Review(len(plan.changes), plan.unchanged, plan.opted_out, plan.excluded,
                    [(s.path, s.reason) for s in plan.skipped])
     changed: Counter[str] = Counter()
     removed: Counter[str] = Counter()
-    for change in sorted(plan.changes, key=lambda c: (c.source, c.path)):
+    ordered = sorted(plan.changes, key=lambda c: (c.source, c.path))
+    shown = {len(ordered) * i // examples for i in range(min(examples, len(ordered)))}
+    for index, change in enumerate(ordered):
         after, differ = _changed(change, key)
         changed.update(name for name in differ if name in after)
         removed.update(name for name in differ if name not in after)
-        if len(found.examples) < examples:
+        if index in shown:
             lines = tuple(line for lines in after.values() for line in lines)
             found.examples.append(Example(change.source, change.path, lines))
     found.properties = dict(sorted(changed.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -65,7 +65,7 @@ def test_dry_run_sums_up_per_property_with_ten_examples_and_the_diff_only_on_req
         assert data["properties"][prop] == count and re.search(rf"(?m)^  {prop} +{count} notes$", summary)
     assert data["pages"]["create"] == ["Mnemo/Communities/Heron team (community).md"]
     assert "generated pages: 1 to create, 0 to replace, 0 to remove" in summary
-    assert len(data["examples"]) == 10
+    assert len(data["examples"]) == 10 and len({e["path"].split("/")[0] for e in data["examples"]}) > 3
     first = data["examples"][0]
     assert first["lines"][0].startswith("mnemo-") and f"\n{first['path']}\n    {first['lines'][0]}\n" in summary
     assert summary.index("notes to change") < summary.index(first["path"])
