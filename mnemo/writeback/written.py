@@ -89,12 +89,11 @@ def read_written(conn: kuzu.Connection, key: str) -> dict[str, list[Written]]:
 
 
 def written_lines(written: list[Written], link: LinkOf) -> tuple[str, ...]:
-    """One line per note: its link, the day (and whether it was an edit), its first sentence."""
+    """One line per note, in order of day and name: its link, the day (and whether it was an edit),
+    its first sentence."""
+    named = [(item, name) for item in written if (name := link(item.note))]
     lines = []
-    for item in written:
-        name = link(item.note)
-        if name is None:
-            continue
+    for item, name in sorted(named, key=lambda pair: (pair[0].day, pair[1].lower(), pair[1], pair[0].how)):
         when = item.day if item.how == "created" else f"edited {item.day}"
         lines.append(f"[[{name}]] ({when})" + (f": {item.sentence}" if item.sentence else ""))
     return tuple(lines)
