@@ -88,6 +88,7 @@ _BARE_LINKS = re.compile(  # nothing but links, embeds and URLs (and separators 
 _STARTS_UNIT = re.compile(_MARKER + r"|^\s*(?:>|\||#)|^\s*(?:human|assistant|user|system|ai|[A-Z][\w .'-]{0,30})\s*:\s")
 _SPLIT = re.compile(r"(?<=[.!?…][\"')\]])\s+|(?<=[.!?…])\s+")
 _ENDS_WHOLE = re.compile(r"[.!?…][\"')\]]*$")
+_LEADING_MARKER = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
 _ENDS_OPEN = re.compile(r"[:,;(/&\-–—]$")  # a lead-in, or a thought still going
 
 
@@ -115,7 +116,7 @@ def _fragment(unit: str) -> bool:
 def _whole(sentence: str) -> str | None:
     """The sentence with an end mark, or None when it stops mid-thought (a lead-in ending in `:`,
     a trailing comma or dash)."""
-    sentence = sentence.strip()
+    sentence = _LEADING_MARKER.sub("", sentence.strip())  # list items a chunk joined on one line
     if not sentence or _ENDS_OPEN.search(sentence):
         return None
     return sentence if _ENDS_WHOLE.search(sentence) else sentence + "."

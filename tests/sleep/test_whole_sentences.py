@@ -27,6 +27,13 @@ def test_a_hard_wrapped_sentence_is_read_whole_and_a_lead_in_inside_a_paragraph_
     ]
 
 
+def test_list_items_a_chunk_joined_on_one_line_lose_their_markers() -> None:
+    joined = "- Perhaps giving is the beginning of wisdom. - Friends are better than money. - Don't trust all-purpose glue."
+    assert [s.text for s in sentences(joined, "c1")] == [
+        "Perhaps giving is the beginning of wisdom.", "Friends are better than money.", "Don't trust all-purpose glue."
+    ]
+
+
 def test_first_sentence_and_brief() -> None:
     assert first_sentence(PORTUGUESE["Notas/Plano da horta.md"].split("---\n", 2)[2]) == (
         "A horta vai ter três canteiros elevados junto ao muro sul este ano."
