@@ -85,7 +85,7 @@ _TASK = re.compile(
     r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX/>-]\]|(?:TODO|DOING|DONE|LATER|NOW|WAITING|WAIT|CANCELED|CANCELLED)\b)")
 _BARE_LINKS = re.compile(  # nothing but links, embeds and URLs (and separators between them)
     r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|<?https?://\S+|[\s,;|·•-])+$")
-_STARTS_UNIT = re.compile(_MARKER + r"|^\s*(?:>|\||#)|^\s*(?:human|assistant|user|system|ai|[A-Z][\w .'-]{0,30})\s*:\s")
+_STARTS_UNIT = re.compile(_MARKER + r"|^\s*(?:>|\||#)|^\s*(?:human|assistant|user|system|ai)\s*:\s", re.IGNORECASE)
 _SPLIT = re.compile(r"(?<=[.!?…][\"')\]])\s+|(?<=[.!?…])\s+")
 _ENDS_WHOLE = re.compile(r"[.!?…][\"')\]]*$")
 _LEADING_MARKER = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
