@@ -130,6 +130,9 @@ class WatchConfig(_Strict):
 
 class WritebackConfig(_Strict):
     key: str = Field(default="mnemo", pattern=r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+    # folders of each vault (relative to it): only notes inside `include` (all when empty) and
+    # outside `exclude` are written; exclude wins
+    include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_related: int = Field(default=8, ge=0, le=100)
     max_mentions: int = Field(default=12, ge=0, le=200)
@@ -138,6 +141,18 @@ class WritebackConfig(_Strict):
     folder: str = Field(default="Mnemo", pattern=r"^([A-Za-z0-9_][A-Za-z0-9 _-]{0,63})?$")
     # the nightly schedule writes back after sleep mode; off unless asked, as it edits the notes
     nightly: bool = False
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _relative_folders(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """Folders as relative paths (`Projects/2024`); an absolute path or one with `..` is refused."""
+        folders = []
+        for folder in value:
+            parts = folder.strip().replace("\\", "/").split("/")
+            if folder.startswith(("/", "~")) or ".." in parts or re.match(r"^[A-Za-z]:", folder):
+                raise ValueError(f"{folder!r} is not a folder inside the vault: give it relative to the vault's root")
+            folders.append("/".join(p for p in parts if p not in ("", ".")))
+        return tuple(f for f in folders if f)
 
 
 class ShardConfig(_Strict):

@@ -17,7 +17,7 @@ from typing import Any
 from mnemo.documents import content_hash
 from mnemo.facts import edge_columns
 from mnemo.sleep.store import Overlay, SleepFiles
-from mnemo.sleep.text import Sentence, clean, sentences, summarize
+from mnemo.sleep.text import Sentence, brief, sentences, summarize
 from mnemo.sleep.view import FactsView
 
 LEVELS = ("day", "week", "month")
@@ -128,8 +128,8 @@ def _summary_row(
         pool.extend(Sentence(s.text, chunk_id, weight) for s in sentences(view.chunks[chunk_id]["text"], chunk_id))
     k = {"day": 2, "week": 4, "month": 6}[level]
     text, cited = summarize(pool, k)
-    if not text:  # no sentence of four words: the passages' own words, without markup
-        plain = [(c, " ".join(clean(view.chunks[c]["text"]).split())[:200]) for c in chunk_ids]
+    if not text:  # no whole sentence of four words: the passages' own words, without markup
+        plain = [(c, brief(view.chunks[c]["text"])) for c in chunk_ids]
         plain = [(c, t) for c, t in plain if t][:k]
         text, cited = " ".join(t for _, t in plain), [c for c, _ in plain]
     return {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end,

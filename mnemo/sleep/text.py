@@ -4,7 +4,6 @@ names, numbers, decisions and outcomes, then selected by relevance and deduplica
 import re
 from dataclasses import dataclass
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+")
 _DROP_BLOCKS = re.compile(  # code, queries, drawers: nothing a reader of a summary wants
     r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|#\+BEGIN_(SRC|QUERY|EXAMPLE|EXPORT)\b.*?(?:#\+END_\1\b|\Z)"
@@ -80,16 +79,104 @@ def informative(text: str) -> float:
     return weight * (0.7 if text.rstrip().endswith("?") else 1.0)
 
 
-def sentences(text: str, chunk_id: str, relevance: float = 1.0) -> list[Sentence]:
-    """The readable sentences of a passage (at least four words each), each weighted by
-    `relevance` times how informative it is."""
+_MARKER = r"^\s*(?:[-*+]|\d+[.)])\s+"  # a list item's bullet or number
+_HEADING = re.compile(r"^\s*(?:[-*+]\s+)?#{1,6}(?:\s|$)|^\s*(?:[-*+]\s+)?heading::", re.IGNORECASE)
+_TASK = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\[[ xX/>-]\]|(?:TODO|DOING|DONE|LATER|NOW|WAITING|WAIT|CANCELED|CANCELLED)\b)")
+_BARE_LINKS = re.compile(  # nothing but links, embeds and URLs (and separators between them)
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|<?https?://\S+|[\s,;|·•-])+$")
+_STARTS_UNIT = re.compile(_MARKER + r"|^\s*(?:>|\||#)|^\s*(?:human|assistant|user|system|ai)\s*:\s", re.IGNORECASE)
+_SPLIT = re.compile(r"(?<=[.!?…][\"')\]])\s+|(?<=[.!?…])\s+")
+_ENDS_WHOLE = re.compile(r"[.!?…][\"')\]]*$")
+_LEADING_MARKER = re.compile(r"^(?:[-*+•]|\d+[.)])\s+")
+_ENDS_OPEN = re.compile(r"[:,;(/&\-–—]$")  # a lead-in, or a thought still going
+
+
+def _units(text: str) -> list[str]:
+    """The text's paragraphs and list items, each on one line: a line that continues a sentence
+    (the line before has no end mark, this one starts in lower case) is joined to it."""
+    units: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            units.append("")
+        elif (units and units[-1] and not _STARTS_UNIT.match(line) and stripped[0].islower()
+              and not _ENDS_WHOLE.search(units[-1]) and not _HEADING.match(units[-1])):
+            units[-1] += " " + stripped
+        else:
+            units.append(line)
+    return [u for u in units if u]
+
+
+def _fragment(unit: str) -> bool:
+    """A heading, a task, a line of bare links: not a thought of its own."""
+    return bool(_HEADING.match(unit) or _TASK.match(unit) or _BARE_LINKS.match(unit))
+
+
+def _whole(sentence: str) -> str | None:
+    """The sentence with an end mark, or None when it stops mid-thought (a lead-in ending in `:`,
+    a trailing comma or dash)."""
+    sentence = _LEADING_MARKER.sub("", sentence.strip())  # list items a chunk joined on one line
+    if not sentence or _ENDS_OPEN.search(sentence):
+        return None
+    return sentence if _ENDS_WHOLE.search(sentence) else sentence + "."
+
+
+def passages(text: str) -> list[str]:
+    """The readable paragraphs and list items of a text, without markup, in order: headings, tasks,
+    bare links and lead-ins (a line ending in `:`) left out."""
+    kept = _DROP_LINES.sub("", _DROP_BLOCKS.sub("", text))
     found = []
-    for part in _SENTENCE.split(clean(text)):
-        part = " ".join(w for w in part.split() if not _symbolic(w))
-        alpha = sum(c.isalpha() for c in part)
-        if len(part.split()) >= 4 and alpha >= 0.6 * len(part.replace(" ", "")):
-            found.append(Sentence(part[:400], chunk_id, relevance * informative(part)))
+    for unit in _units(kept):
+        if _fragment(unit):
+            continue
+        plain = clean(unit)
+        plain = " ".join(w for w in plain.split() if not _symbolic(w))
+        if plain.endswith(":"):  # a lead-in: what comes before it in the paragraph stays
+            plain = " ".join(_SPLIT.split(plain)[:-1])
+        if plain:
+            found.append(plain)
     return found
+
+
+def _wordy(part: str) -> bool:
+    """At least four words, and mostly letters."""
+    return len(part.split()) >= 4 and sum(c.isalpha() for c in part) >= 0.6 * len(part.replace(" ", ""))
+
+
+def whole_sentences(text: str) -> list[str]:
+    """The text's whole sentences in reading order (at least four words, mostly letters, at most
+    400 characters), each ending with its end mark; no heading, task, bare link or lead-in."""
+    found = []
+    for passage in passages(text):
+        for part in _SPLIT.split(passage):
+            sentence = _whole(part)
+            if sentence and len(sentence) <= 400 and _wordy(part):
+                found.append(sentence)
+    return found
+
+
+def sentences(text: str, chunk_id: str, relevance: float = 1.0) -> list[Sentence]:
+    """The whole sentences of a passage, each weighted by `relevance` times how informative it is."""
+    return [Sentence(s, chunk_id, relevance * informative(s)) for s in whole_sentences(text)]
+
+
+def brief(text: str, limit: int = 200) -> str:
+    """For a text with no whole sentence (short bullets): its readable passages joined by `;`, as many
+    as fit in `limit` characters (at least the first, cut at a word), ending with an end mark."""
+    taken: list[str] = []
+    for passage in passages(text):
+        if taken and len("; ".join([*taken, passage])) > limit:
+            break
+        taken.append(passage if len(passage) <= limit else passage[:limit].rsplit(" ", 1)[0] + "…")
+    joined = "; ".join(taken).rstrip(",;:-–— ")
+    return joined if not joined or _ENDS_WHOLE.search(joined) else joined + "."
+
+
+def first_sentence(text: str) -> str | None:
+    """The first whole sentence of a note's text, as a reader meets it."""
+    found = whole_sentences(text)
+    return found[0] if found else None
 
 
 def words(text: str) -> set[str]:

@@ -20,6 +20,7 @@ import kuzu
 from mnemo.sources.generated import generated_header
 from mnemo.stores.cypher import single
 from mnemo.writeback.insights import NoteRef
+from mnemo.writeback.written import Written, read_written, written_lines
 
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\[\]#^\x00-\x1f]+')
 _NAME_CHARS = 120
@@ -47,6 +48,7 @@ class PageFacts:
     period_days: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     day_notes: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # day -> journal note ids
     day_chats: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # day -> chat titles
+    written: dict[str, list[Written]] = field(default_factory=dict)  # month -> notes created or edited in it
     profile: dict[str, Any] | None = None
     entities: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # id -> (name, its note)
     notes: dict[str, NoteRef] = field(default_factory=dict)
@@ -60,9 +62,10 @@ def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
     return rows
 
 
-def read_page_facts(conn: kuzu.Connection) -> PageFacts:
-    """The communities, week and month summaries and current self profile in the graph."""
-    facts = PageFacts()
+def read_page_facts(conn: kuzu.Connection, key: str = "mnemo") -> PageFacts:
+    """The communities, week and month summaries, the notes written each month and the current self
+    profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own)."""
+    facts = PageFacts(written=read_written(conn, key))
     for cid, level, title, summary in _rows(conn, "MATCH (c:Community) RETURN c.id, c.level, c.title, c.summary"):
         facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or ""})
     for cid, eid in _rows(conn, "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN c.id, e.id"):
@@ -146,23 +149,36 @@ def _entity_line(eid: str, note_link: Linker, entity: Namer) -> str:
 
 
 def period_pages(facts: PageFacts, folder: str, note_link: Linker, day_link: Linker) -> list[Page]:
+    """A page per week (its days and chats) and per month (the notes written in it, with their first
+    sentences, and its chats)."""
     pages = []
     for row in sorted(facts.periods, key=lambda r: (r["level"], r["period"] or "")):
         days = sorted(facts.period_days.get(row["id"], ()))
-        lines = []
-        for day in days:
-            links = [f"[[{n}]]" for i in facts.day_notes.get(day, []) if (n := note_link(i))]
-            link = links[0] if links else (f"[[{d}]]" if (d := day_link(day)) else day)
-            lines.append(link)
-            lines.extend(f"{title} (chat, {day})" for title in sorted(facts.day_chats.get(day, [])))
-        if not lines:
+        sections: tuple[tuple[str, tuple[str, ...]], ...]
+        if row["level"] == "month":
+            chats = tuple(f"{title} (chat, {day})" for day in days for title in sorted(facts.day_chats.get(day, [])))
+            written = written_lines(facts.written.get(row["period"] or "", []), note_link)
+            sections = (("Notes written this month", written), ("Chats", chats))
+        else:
+            sections = (("Days and chats", _day_lines(facts, days, note_link, day_link)),)
+        sections = tuple(s for s in sections if s[1])
+        if not sections:
             continue
         title = f"{'Week' if row['level'] == 'week' else 'Month'} {row['period']}"
         kind = "Weeks" if row["level"] == "week" else "Months"
         covers = f"{row['start']} to {row['end']}" if row.get("start") and row.get("end") else ""
         summary = " ".join(x for x in (covers + "." if covers else "", row["text"] or "") if x)
-        pages.append(Page(f"{folder}/{kind}/{safe_name(title)}", title, summary, (("Days and chats", tuple(lines)),)))
+        pages.append(Page(f"{folder}/{kind}/{safe_name(title)}", title, summary, sections))
     return pages
+
+
+def _day_lines(facts: PageFacts, days: list[str], note_link: Linker, day_link: Linker) -> tuple[str, ...]:
+    lines = []
+    for day in days:
+        links = [f"[[{n}]]" for i in facts.day_notes.get(day, []) if (n := note_link(i))]
+        lines.append(links[0] if links else (f"[[{d}]]" if (d := day_link(day)) else day))
+        lines.extend(f"{title} (chat, {day})" for title in sorted(facts.day_chats.get(day, [])))
+    return tuple(lines)
 
 
 def profile_page(facts: PageFacts, folder: str, note_link: Linker, entity: Namer) -> list[Page]:

@@ -100,6 +100,11 @@ class WritebackReport:
 # -- planning -------------------------------------------------------------------------
 
 
+def writable(rel: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
+    """Whether write-back may touch the note: inside an included folder (any, when none is named)
+    and in no excluded one."""
+    return (not include or in_folders(rel, include)) and not in_folders(rel, exclude)
+
 
 def plan_writeback(
     config: MnemoConfig, namespace: str, insights: list[NoteInsight], today: str, facts: PageFacts | None = None,
@@ -118,7 +123,7 @@ def plan_writeback(
         if source is None:
             continue
         rel = insight.note.path
-        if in_folders(rel, settings.exclude) or not rel.lower().endswith(".md"):
+        if not writable(rel, settings.include, settings.exclude) or not rel.lower().endswith(".md"):
             plan.excluded += 1
             continue
         links = names[source.label]
@@ -280,7 +285,7 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
     facts = None
     if settings.folder:
         with store.connect(read_only=True, wait_seconds=30) as conn:
-            facts = read_page_facts(conn)
+            facts = read_page_facts(conn, settings.key)
     return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat(), facts)
 
 

@@ -105,11 +105,11 @@ def test_undo_restores_every_byte_and_dry_run_writes_nothing(workspace: Workspac
     original = snapshot(vault)
     cli = CliRunner()
     args = ["--namespace", "test", "--config", str(workspace.config_path)]
-    dry = cli.invoke(app, ["writeback", "--dry-run", *args])
+    dry = cli.invoke(app, ["writeback", "--dry-run", "--diff", *args])
     assert dry.exit_code == 0, dry.output
     assert "--- a/People/Alice Chen.md" in dry.output and "+mnemo-related:" in dry.output
     assert "page create " in dry.output and "Mnemo/Communities/Heron team (community).md" in dry.output
-    assert "1 generated pages to create, replace or remove" in dry.output
+    assert "generated pages: 1 to create, 0 to replace, 0 to remove" in dry.output
     assert snapshot(vault) == original
     wrote = cli.invoke(app, ["writeback", *args])
     assert wrote.exit_code == 0, wrote.output
