@@ -2,7 +2,7 @@
 their rows are read in nor on the run: the same facts in reverse order give the same bytes."""
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.vectors import VectorStore
 from tests.support import EXAMPLE_VAULT, corpus, make_workspace
 
-NIGHT = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+NIGHT = datetime(2026, 11, 22, 3, tzinfo=UTC)
 
 
 def reversed_facts(facts: GraphFacts) -> GraphFacts:

@@ -6,7 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from ontology import load_ontology
 from tests.support import EXAMPLE_VAULT, REPO, Workspace, corpus, make_workspace
 
 DAY = "2026-11-22"
-NIGHT = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+NIGHT = datetime(2026, 11, 22, 3, tzinfo=UTC)
 UPDATED = re.compile(rb"(mnemo-updated:+ *\"?)\d{4}-\d{2}-\d{2}")  # the day a note's insights last changed
 
 
@@ -94,7 +94,7 @@ def run_pipeline(root: Path, source: Path, kind: str, hash_seed: int) -> tuple[d
         done = subprocess.run([sys.executable, "-m", "mnemo.cli.main", *command, "--config", str(config)],
                               env=env, cwd=REPO, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
-    files = {p.relative_to(vault).as_posix(): UPDATED.sub(rb"\1DAY", p.read_bytes().replace(str(root).encode(), b"ROOT"))
+    files = {p.relative_to(vault).as_posix(): UPDATED.sub(rb"\1DAY", p.read_bytes().replace(bytes(root), b"ROOT"))
              for p in sorted(vault.rglob("*")) if p.is_file()}
     return files, GraphStore(root / "data" / "test" / "graph.kuzu", load_ontology()).counts()
 
