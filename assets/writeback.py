@@ -3,6 +3,7 @@
 import dagster as dg
 
 from assets.ingest import GRAPH_POOL, entity_graph, namespaces
+from assets.sleep import run_time
 from resources import NoteWriterResource
 
 GROUP = "writeback"
@@ -27,7 +28,8 @@ _AFTER = [entity_graph, "entity_communities", "episodic_summaries", "self_profil
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=_AFTER, pool=GRAPH_POOL)
 def note_writeback(context: dg.AssetExecutionContext, note_writer: NoteWriterResource) -> dg.MaterializeResult:
     """What notes do not say yet written into them as mnemo-* properties; generated pages rebuilt (undoable)."""
-    plan, report = note_writer.write_back(context.partition_key, context.run_id)
+    today = run_time(context).date().isoformat()  # the run's clock, as sleep mode's: a replay writes the same day
+    plan, report = note_writer.write_back(context.partition_key, context.run_id, today)
     for skip in report.skipped:
         context.log.warning(f"{skip.path}: {skip.reason} (not written)")
     return dg.MaterializeResult(metadata={

@@ -85,8 +85,8 @@ class NoteWriterResource(RunGuardedResource):
 
     config: MnemoConfigResource
 
-    def write_back(self, namespace: str, run: str) -> tuple[WritebackPlan, WritebackReport]:
-        return writeback_namespace(self.config.load(), namespace, self.config.ontology(), run=run)
+    def write_back(self, namespace: str, run: str, today: str | None = None) -> tuple[WritebackPlan, WritebackReport]:
+        return writeback_namespace(self.config.load(), namespace, self.config.ontology(), run=run, today=today)
 
 
 class LLMResource(RunGuardedResource):

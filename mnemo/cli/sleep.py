@@ -12,12 +12,14 @@ from rich.table import Table
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.ingest.pipeline import entity_rows
 from mnemo.maintenance.compaction import Compaction, compact_stores
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import SleepReport, consolidate
-from mnemo.sleep.merges import MergeLog, sync_graph
+from mnemo.sleep.merges import MergeLog, canonical_entities, sync_graph
 from mnemo.sleep.resolve import decide_review, read_review_queue
 from mnemo.sleep.store import SleepFiles
+from mnemo.stores.embedders import build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
@@ -62,6 +64,8 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
         report = consolidate(files, graph, settings.sleep,
                              datetime.now(UTC), settings.namespace(namespace).self_name, vectors,
                              writer=writer_for(settings.llm, settings.sleep.llm))
+        if report.dedup and report.dedup.merges:  # the merged entities' vectors, as the sleep asset makes them again
+            vectors.sync("entities", entity_rows(canonical_entities(files)), build_embedder(settings.embedder))
         compaction = compact_stores(files, graph, vectors, settings.sleep.compact_growth)
     except MnemoError as exc:
         fail(str(exc))

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mnemo.config import SleepConfig
 from mnemo.sleep.accesses import BASE_STRENGTH, AccessHistory, days_between, parse_time, replay
 from mnemo.sleep.store import Overlay, SleepFiles, append_jsonl
@@ -219,13 +221,35 @@ def _finish(overlay: Overlay, view: FactsView, rows: list[dict[str, Any]], previ
     stats.top_of_mind = [r["item_id"] for r in entities[:settings.top_of_mind]]
 
 
+DAMPING = 0.85
+PAGERANK_ROUNDS = 200
+PAGERANK_TOLERANCE = 1e-13
+
+
 def pagerank(view: FactsView) -> dict[str, float]:
+    """Each entity's PageRank over the entity graph (weighted, undirected), scaled so the largest is 1.
+    By power iteration in a fixed order: igraph's solver gives values that differ in their last digits
+    from one call to the next, and a score rounded at the edge of a digit then differs between runs."""
     graph, ids = view.entity_graph()
-    if graph.vcount() == 0:
+    n = graph.vcount()
+    if n == 0:
         return {}
-    ranks = graph.pagerank(weights="weight" if graph.ecount() else None)
-    top = max(ranks) or 1.0
-    return {eid: r / top for eid, r in zip(ids, ranks)}
+    ends = np.array(graph.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    src, dst = np.concatenate([ends[:, 0], ends[:, 1]]), np.concatenate([ends[:, 1], ends[:, 0]])
+    weight = np.tile(np.array(graph.es["weight"] if len(ends) else [], dtype=np.float64), 2)
+    strength = np.bincount(src, weights=weight, minlength=n)
+    dangling = strength == 0
+    share = np.divide(weight, strength[src], out=np.zeros_like(weight), where=strength[src] > 0)
+    ranks = np.full(n, 1.0 / n)
+    for _ in range(PAGERANK_ROUNDS):
+        spread = np.bincount(dst, weights=ranks[src] * share, minlength=n) + ranks[dangling].sum() / n
+        fresh = (1 - DAMPING) / n + DAMPING * spread
+        done = np.abs(fresh - ranks).sum() < PAGERANK_TOLERANCE
+        ranks = fresh
+        if done:
+            break
+    top = float(ranks.max()) or 1.0
+    return {eid: float(r) / top for eid, r in zip(ids, ranks)}
 
 
 def read_salience(namespace_root: Path) -> dict[str, dict[str, Any]]:

@@ -35,6 +35,21 @@ def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = No
     return rows
 
 
+def row_order(row: "tuple[Any, ...] | list[Any]") -> tuple[tuple[bool, str], ...]:
+    """A sort key for a result row of any column types (None first)."""
+    return tuple((v is not None, str(v)) for v in row)
+
+
+def ordered_rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
+    """A query's rows in a fixed order. Kùzu returns rows in the order its threads finish their
+    parts of the scan, so what is built from them in row order would differ between runs."""
+    result = single(conn.execute(cypher))
+    rows: list[list[Any]] = []
+    while result.has_next():
+        rows.append(list(result.get_next()))
+    return sorted(rows, key=row_order)
+
+
 def arrow_rows(conn: kuzu.Connection, cypher: str) -> list[tuple[Any, ...]]:
     """A query's rows as tuples, fetched as Arrow columns (row by row took twice as long)."""
     table = single(conn.execute(cypher)).get_as_arrow()

@@ -14,7 +14,7 @@ from typing import Any
 
 import kuzu
 
-from mnemo.stores.cypher import single
+from mnemo.stores.cypher import ordered_rows
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
 from mnemo.writeback.related import Neighbourhood, related_notes, verb
@@ -54,12 +54,6 @@ def inline_ref(entity_id: str, kind: str) -> str:
     return f"{kind}_id:{entity_id[len(prefix):]}" if entity_id.startswith(prefix) else entity_id
 
 
-def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
-    result = single(conn.execute(cypher))
-    rows = []
-    while result.has_next():
-        rows.append(list(result.get_next()))
-    return rows
 
 
 @dataclass
@@ -79,22 +73,24 @@ class _Graph:
 def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
     cypher = ("MATCH (n:Note) WHERE n.present AND n.path <> '' "
               "RETURN n.id, n.source, n.path, n.title, n.properties, n.kind, n.day")
-    rows = _rows(conn, cypher)
+    rows = ordered_rows(conn, cypher)
     notes = {r[0]: NoteRef(r[0], r[1], r[2], r[3], json.loads(r[4] or "{}"), r[5] or "note") for r in rows}
     days = {r[0]: r[6] for r in rows if r[5] == "journal" and r[6]}
     entities = {
-        r[0]: (r[1], r[2], r[3] or "") for r in _rows(conn, "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.doc_id")
+        r[0]: (r[1], r[2], r[3] or "")
+        for r in ordered_rows(conn, "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.doc_id")
     }
     pages: dict[str, list[str]] = defaultdict(list)
-    for note, entity in _rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN n.id, e.id"):
+    for note, entity in ordered_rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN n.id, e.id"):
         pages[note].append(entity)
     mentions: dict[str, Counter[str]] = defaultdict(Counter)
     cypher = "MATCH (n:Note)-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity) RETURN n.id, e.id, count(*)"
-    for note, entity, count in _rows(conn, cypher):
+    for note, entity, count in ordered_rows(conn, cypher):
         mentions[note][entity] += count
     links: dict[str, set[str]] = defaultdict(set)
     out_links: dict[str, set[str]] = defaultdict(set)
-    for a, b in _rows(conn, "MATCH (a:Note)-[:LINKS_TO]->(b:Note) WHERE a.present AND b.present RETURN a.id, b.id"):
+    cypher = "MATCH (a:Note)-[:LINKS_TO]->(b:Note) WHERE a.present AND b.present RETURN a.id, b.id"
+    for a, b in ordered_rows(conn, cypher):
         if a != b:
             out_links[a].add(b)
             links[a].add(b)
@@ -112,7 +108,8 @@ def _relations(
     stated: list[tuple[str, str, str]] = []
     for table, pairs in sorted(store.edge_tables.items()):
         if ("Entity", "Entity") in pairs:
-            for a, b, doc in _rows(conn, f"MATCH (a:Entity)-[r:{table}]->(b:Entity) RETURN a.id, b.id, r.doc_id"):
+            cypher = f"MATCH (a:Entity)-[r:{table}]->(b:Entity) RETURN a.id, b.id, r.doc_id"
+            for a, b, doc in ordered_rows(conn, cypher):
                 if a != b:
                     found[a].append((a, table, b))
                     found[b].append((a, table, b))
@@ -123,7 +120,7 @@ def _relations(
 def _chats(conn: kuzu.Connection) -> list[tuple[str, str, str]]:
     cypher = ("MATCH (c:Chunk)-[:IN_EPISODE]->(ep:Episode), (c)-[:MENTIONS]->(e:Entity) "
               "RETURN DISTINCT e.id, ep.title, ep.start_time")
-    return [(e, title or "a chat", (start or "")[:10]) for e, title, start in _rows(conn, cypher) if start]
+    return [(e, title or "a chat", (start or "")[:10]) for e, title, start in ordered_rows(conn, cypher) if start]
 
 
 def _neighbourhood(graph: _Graph) -> Neighbourhood:
@@ -221,9 +218,10 @@ class _SleepFacts:
 
     @classmethod
     def read(cls, conn: kuzu.Connection) -> "_SleepFacts":
-        tables = {r[1]: r[2] for r in _rows(conn, "CALL show_tables() RETURN *")}
+        tables = {r[1]: r[2] for r in ordered_rows(conn, "CALL show_tables() RETURN *")}
         columns = {
-            t: {r[1] for r in _rows(conn, f"CALL table_info('{t}') RETURN *")} for t in tables if tables[t] == "NODE"
+            t: {r[1] for r in ordered_rows(conn, f"CALL table_info('{t}') RETURN *")}
+            for t in tables if tables[t] == "NODE"
         }
         return cls(
             _communities(conn, tables, columns),
@@ -262,7 +260,8 @@ def _one_line(text: str) -> str:
 def _column(conn: kuzu.Connection, table: str, column: str, columns: dict[str, set[str]]) -> dict[str, Any]:
     if column not in columns.get(table, set()):
         return {}
-    return {r[0]: r[1] for r in _rows(conn, f"MATCH (n:{table}) WHERE n.{column} IS NOT NULL RETURN n.id, n.{column}")}
+    cypher = f"MATCH (n:{table}) WHERE n.{column} IS NOT NULL RETURN n.id, n.{column}"
+    return {r[0]: r[1] for r in ordered_rows(conn, cypher)}
 
 
 def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict[str, Any]:
@@ -271,7 +270,7 @@ def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict
         return {}
     return {
         r[0]: r[1]
-        for r in _rows(
+        for r in ordered_rows(
             conn, "MATCH (s:Salience) WHERE s.item_kind = 'entity' AND s.score IS NOT NULL RETURN s.item_id, s.score"
         )
     }
@@ -290,10 +289,10 @@ def _communities(
     for table, kind in tables.items():
         if kind != "REL":
             continue
-        ends = {(r[0], r[1]) for r in _rows(conn, f"CALL show_connection('{table}') RETURN *")}
+        ends = {(r[0], r[1]) for r in ordered_rows(conn, f"CALL show_connection('{table}') RETURN *")}
         if ("Entity", "Community") not in ends:
             continue
-        for entity, lvl, title, text, cid in _rows(
+        for entity, lvl, title, text, cid in ordered_rows(
             conn, f"MATCH (e:Entity)-[:{table}]->(c:Community) RETURN e.id, {level}, c.title, {summary}, c.id"
         ):
             candidate = (int(lvl or 0), title or "", text or "", cid)

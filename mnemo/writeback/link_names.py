@@ -58,7 +58,7 @@ def _note_files(root: Path, suffixes: tuple[str, ...]) -> list[str]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found += [Path(folder, n).relative_to(root).as_posix() for n in files if n.lower().endswith(suffixes)]
-    return found
+    return sorted(found)  # not in the folder listing's order, which differs between copies of a vault
 
 
 def _logseq_title(file: Path) -> str | None:

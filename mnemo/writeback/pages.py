@@ -18,7 +18,7 @@ from typing import Any
 import kuzu
 
 from mnemo.sources.generated import generated_header
-from mnemo.stores.cypher import single
+from mnemo.stores.cypher import ordered_rows
 from mnemo.writeback.insights import NoteRef
 from mnemo.writeback.written import Written, read_written, written_lines
 
@@ -54,46 +54,41 @@ class PageFacts:
     notes: dict[str, NoteRef] = field(default_factory=dict)
 
 
-def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
-    result = single(conn.execute(cypher))
-    rows: list[list[Any]] = []
-    while result.has_next():
-        rows.append(list(result.get_next()))
-    return rows
 
 
 def read_page_facts(conn: kuzu.Connection, key: str = "mnemo") -> PageFacts:
     """The communities, week and month summaries, the notes written each month and the current self
     profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own)."""
     facts = PageFacts(written=read_written(conn, key))
-    for cid, level, title, summary in _rows(conn, "MATCH (c:Community) RETURN c.id, c.level, c.title, c.summary"):
+    cypher = "MATCH (c:Community) RETURN c.id, c.level, c.title, c.summary"
+    for cid, level, title, summary in ordered_rows(conn, cypher):
         facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or ""})
-    for cid, eid in _rows(conn, "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN c.id, e.id"):
+    for cid, eid in ordered_rows(conn, "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN c.id, e.id"):
         facts.members[cid].append(eid)
     cypher = "MATCH (c:Community)-[:CITES]->(:Chunk)<-[:HAS_CHUNK]-(n:Note) WHERE n.present RETURN DISTINCT c.id, n.id"
-    for cid, note in _rows(conn, cypher):
+    for cid, note in ordered_rows(conn, cypher):
         facts.citing[cid].add(note)
-    for child, parent in _rows(conn, "MATCH (a:Community)-[:SUBCOMMUNITY_OF]->(b:Community) RETURN a.id, b.id"):
+    for child, parent in ordered_rows(conn, "MATCH (a:Community)-[:SUBCOMMUNITY_OF]->(b:Community) RETURN a.id, b.id"):
         facts.parents[child] = parent
     cypher = ("MATCH (s:Summary) WHERE s.level IN ['week', 'month'] "
               "RETURN s.id, s.level, s.period, s.period_start, s.period_end, s.text")
-    for sid, level, period, start, end, text in _rows(conn, cypher):
+    for sid, level, period, start, end, text in ordered_rows(conn, cypher):
         facts.periods.append({"id": sid, "level": level, "period": period, "start": start, "end": end, "text": text})
-    for sid, day in _rows(conn, "MATCH (s:Summary)-[:SUMMARIZES*1..3]->(d:Day) RETURN DISTINCT s.id, d.id"):
+    for sid, day in ordered_rows(conn, "MATCH (s:Summary)-[:SUMMARIZES*1..3]->(d:Day) RETURN DISTINCT s.id, d.id"):
         facts.period_days[sid].add(day)
     cypher = "MATCH (n:Note)-[:ON_DAY]->(d:Day) WHERE n.present AND n.kind = 'journal' RETURN d.id, n.id"
-    for day, note in _rows(conn, cypher):
+    for day, note in ordered_rows(conn, cypher):
         facts.day_notes[day].append(note)
-    for day, title in _rows(conn, "MATCH (e:Episode)-[:ON_DAY]->(d:Day) RETURN d.id, e.title"):
+    for day, title in ordered_rows(conn, "MATCH (e:Episode)-[:ON_DAY]->(d:Day) RETURN d.id, e.title"):
         facts.day_chats[day].append(title or "a chat")
     cypher = "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.source, n.path"
-    for nid, source, path in _rows(conn, cypher):
+    for nid, source, path in ordered_rows(conn, cypher):
         facts.notes[nid] = NoteRef(nid, source, path, "", {})
-    for eid, name in _rows(conn, "MATCH (e:Entity) RETURN e.id, e.name"):
+    for eid, name in ordered_rows(conn, "MATCH (e:Entity) RETURN e.id, e.name"):
         facts.entities[eid] = (name or eid, None)
-    for nid, eid in _rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE n.present RETURN n.id, e.id"):
+    for nid, eid in ordered_rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE n.present RETURN n.id, e.id"):
         facts.entities[eid] = (facts.entities.get(eid, (eid, None))[0], nid)
-    current = _rows(conn, "MATCH (p:SelfProfile) WHERE p.is_current RETURN p.text, p.entity_id, p.created")
+    current = ordered_rows(conn, "MATCH (p:SelfProfile) WHERE p.is_current RETURN p.text, p.entity_id, p.created")
     if current:
         facts.profile = {"text": current[0][0] or "", "entity": current[0][1] or "", "created": current[0][2] or ""}
     return facts

@@ -29,6 +29,8 @@ def test_sleep_merges_and_unmerge_from_the_cli(workspace: Workspace, vault: Path
     report = json.loads(output)
     assert [(m["canonical"], m["merged"]) for m in report["dedup"]["merges"]] == [(CANONICAL, DUPLICATE)]
     assert report["graph_writes"] > 0 and report["summaries"]["made"] > 0 and report["communities"]["summarized"] > 0
+    entity_vectors = workspace.vectors().table("entities").search().select(["id"]).limit(None).to_arrow()
+    assert CANONICAL in entity_vectors["id"].to_pylist() and DUPLICATE not in entity_vectors["id"].to_pylist()
     dump = workspace.graph().dump()
     code, output = _run(workspace, "sleep", "--json")
     again = json.loads(output)
