@@ -27,6 +27,7 @@ from mnemo.writeback.run import (
     apply_plan,
     journal_for,
     new_run_id,
+    sweep_note_folders,
 )
 
 
@@ -100,6 +101,7 @@ def remove_blocks(config: MnemoConfig, namespace: str, pages: list[PageRef]) -> 
     run = new_run_id()
     try:
         with run_lock(NamespaceFiles(config.data_root(namespace), namespace).root):
+            sweep_note_folders(config, namespace)  # what a write-back (or forget) cut off left
             return apply_plan(plan, journal_for(config, namespace), run, op="forget")
     except MnemoError as exc:  # another write-back is running: the blocks stay, and the report says so
         return WritebackReport(run, skipped=[*plan.skipped, *(Skip(c.path, f"its mnemo block was left in place: {exc}")

@@ -297,7 +297,7 @@ def writeback_namespace(
         raise MnemoError(f"namespace {namespace!r}: a forget was cut off ({root / FORGET_JOURNAL}); "
                          "finish it first (`mnemo doctor --fix`, or run the forget again)")
     with run_lock(root):
-        _sweep(config, namespace)
+        sweep_note_folders(config, namespace)
         plan = plan_namespace(config, namespace, ontology, today)
         return plan, apply_plan(plan, journal_for(config, namespace), run or new_run_id())
 
@@ -306,10 +306,10 @@ def undo_namespace(config: MnemoConfig, namespace: str, run: str) -> WritebackRe
     """Undo one run of the namespace's write-back (by id or unambiguous prefix)."""
     files = NamespaceFiles(config.data_root(namespace), namespace)
     with run_lock(files.root):
-        _sweep(config, namespace)
+        sweep_note_folders(config, namespace)
         return undo_run(journal_for(config, namespace), run)
 
 
-def _sweep(config: MnemoConfig, namespace: str) -> None:
+def sweep_note_folders(config: MnemoConfig, namespace: str) -> None:
     """Remove what a killed write-back left in the namespace's note folders."""
     sweep_temp_files([s.path for s in config.namespace(namespace).sources if s.kind in FORMATS and s.path.is_dir()])
