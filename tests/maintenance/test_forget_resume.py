@@ -6,6 +6,7 @@ the CLI, in this process."""
 
 import json
 import os
+import re
 import shutil
 import signal
 from pathlib import Path
@@ -35,6 +36,7 @@ PAGE_NEEDLES = ("Rotterdam", "Product manager")  # her note's text, her role: on
 MEMORY_TEXT = "The locker code at the climbing gym is zebra-7731-quokka"
 MEMORY_NEEDLE = "zebra-7731-quokka"
 LEFT_NAMES = (".tmp", ".wal", "forget.journal.json")
+DURABLE_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 # The graph rebuild passes one point per table; these stand for them all: the first, the ones
 # named in reports of this bug, the last, and the swap.
 GRAPH_KEPT = {"graph.copy_nodes:Note", "graph.copy_nodes:Entity", "graph.copy_edges:KNOWS",
@@ -78,10 +80,13 @@ def write_points(prepared: Path, root: Path, request: dict[str, str]) -> list[tu
 
 
 def left_behind(root: Path) -> list[str]:
+    """A cut-off graph rebuild's file or log, the forget's journal, a note's temp file, and what
+    `mnemo doctor` finds. (A killed atomic write's own temp file, `.NAME.xxxx.tmp`, holds the new
+    content, never what was forgotten: the byte search covers it.)"""
     data = root / "data"
-    found = [p.relative_to(root).as_posix() for p in [*data.rglob("*"), *(root / "vault").rglob("*")]
-             if p.name.endswith(LEFT_NAMES)]
-    return found + [f.problem for f in examine(data, "test", load_ontology())]
+    left = [p for p in data.rglob("*") if p.name.endswith(LEFT_NAMES) and not DURABLE_TEMP.match(p.name)]
+    left += [p for p in (root / "vault").rglob("*") if p.name.endswith(".tmp")]
+    return [p.relative_to(root).as_posix() for p in left] + [f.problem for f in examine(data, "test", load_ontology())]
 
 
 def entity_left(root: Path, config: Path) -> list[str]:
