@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo.errors import GraphIncomplete, StoreLocked
-from mnemo.maintenance.compaction import SUFFIX
+from mnemo.maintenance.compaction import SIDE_FILES, SUFFIX
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.forget_journal import FILE as FORGET_JOURNAL
 from mnemo.stores.forget_journal import pending_forget
@@ -77,7 +77,7 @@ def _forget_findings(files: NamespaceFiles, fix: bool, finish: Callable[[], obje
 def _rebuild_findings(graph: Path, fix: bool) -> list[Finding]:
     """A graph rebuild (compaction, forget) that was cut off leaves its new file beside the graph."""
     fresh = graph.with_name(graph.name + SUFFIX)
-    left = [p for p in (fresh, fresh.with_name(fresh.name + ".wal")) if p.exists()]
+    left = [p for p in (fresh, *(fresh.with_name(fresh.name + side) for side in SIDE_FILES)) if p.exists()]
     if not left:
         return []
     problem = f"a graph rebuild was cut off: {', '.join(p.name for p in left)} left beside {graph.name}"

@@ -13,16 +13,14 @@ part entities a person merged.
 """
 
 import json
-import re
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from mnemo.config import NamespaceConfig
-from mnemo.documents import Chunk, Document
+from mnemo.documents import without_passages
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_run import chunk_hash
 from mnemo.ingest.pipeline import update_facts
@@ -56,27 +54,6 @@ def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology, n
     gone = {c.id for c in every} - {c.id for c in chunks}
     _purge_llm_cache(files.root / LLM_CACHE, {chunk_hash(c) for c in chunks}, gone | stored.chunks)
     return changed
-
-
-def without_passages(docs: list[Document], passages: list[Chunk]) -> list[Document]:
-    """The documents without the text of these passages (of theirs): each paragraph of a passage
-    leaves the body (and the turn or block that held it), matched word by word (a passage joins
-    the sentences of a long paragraph with single spaces)."""
-    by_doc: dict[str, list[Chunk]] = {}
-    for passage in passages:
-        by_doc.setdefault(passage.doc_id, []).append(passage)
-    return [_cut(d, by_doc[d.id]) if d.id in by_doc else d for d in docs]
-
-
-def _cut(doc: Document, passages: list[Chunk]) -> Document:
-    patterns = [re.compile(r"\s+".join(re.escape(w) for w in part.split()))
-                for passage in passages for part in passage.text.split("\n\n") if part.split()]
-    def cut(text: str) -> str:
-        for pattern in patterns:
-            text = pattern.sub("", text)
-        return text
-    segments = [replace(s, text=cut(s.text)) for s in doc.segments]
-    return replace(doc, body=cut(doc.body), segments=segments)
 
 
 def entity_hashes(files: NamespaceFiles) -> dict[str, str]:

@@ -15,7 +15,7 @@ KEPT = "usual noodle place"
 
 
 def test_forget_query_removes_the_passage_from_the_documents_too(tmp_path: Path) -> None:
-    workspace, _ = daily_notes_workspace(tmp_path, {"2026-09-01": NOTE})
+    workspace, vault = daily_notes_workspace(tmp_path, {"2026-09-01": NOTE})
     root = workspace.files().root
     assert "documents.parquet" in holders(root, NEEDLE)
     result = CliRunner().invoke(app, ["forget", "--query", "allotment gate code walrus-3318", "--yes", "-n", "test",
@@ -25,3 +25,7 @@ def test_forget_query_removes_the_passage_from_the_documents_too(tmp_path: Path)
     assert "documents.parquet" in holders(root, KEPT)
     workspace.ingest()
     assert holders(root, NEEDLE) == [] and "documents.parquet" in holders(root, KEPT)
+    note = vault / "Daily" / "2026-09-01.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\n\n# Garden\n\nBought seeds.\n", encoding="utf-8")
+    workspace.ingest()  # the note is read again: the forgotten passage's text is still not kept
+    assert holders(root, NEEDLE) == [] and "documents.parquet" in holders(root, "Bought seeds")

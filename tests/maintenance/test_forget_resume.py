@@ -35,7 +35,7 @@ ENTITY = "person_id:priya_nair"
 PAGE_NEEDLES = ("Rotterdam", "Product manager")  # her note's text, her role: only in her note
 MEMORY_TEXT = "The locker code at the climbing gym is zebra-7731-quokka"
 MEMORY_NEEDLE = "zebra-7731-quokka"
-LEFT_NAMES = (".tmp", ".wal", "forget.journal.json")
+LEFT_NAMES = (".tmp", ".wal", ".shadow", "forget.journal.json")
 DURABLE_TEMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")
 # The graph rebuild passes one point per table; these stand for them all: the first, the ones
 # named in reports of this bug, the last, and the swap.
