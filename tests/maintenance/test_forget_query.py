@@ -9,7 +9,8 @@ from mnemo.cli.main import app
 from tests.support import daily_notes_workspace
 from tests.support.needles import holders
 
-NOTE = "# Lunch\n\nLunch with Bob at the usual noodle place.\n\n# Allotment\n\nThe gate code of the allotment is walrus-3318."
+NOTE = ("# Lunch\n\nLunch with Bob at the usual noodle place.\n\n"
+        "# Allotment\n\nThe gate code of the allotment is walrus-3318.")
 NEEDLE = "walrus-3318"
 KEPT = "usual noodle place"
 

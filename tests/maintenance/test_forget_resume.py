@@ -11,6 +11,7 @@ import shutil
 import signal
 from pathlib import Path
 
+import dagster as dg
 import pytest
 from typer.testing import CliRunner
 
@@ -21,7 +22,7 @@ from mnemo.maintenance.doctor import examine
 from mnemo.stores import faults
 from mnemo.stores.files import NamespaceFiles
 from ontology import load_ontology
-from tests.support import EXAMPLE_VAULT, make_workspace
+from tests.support import EXAMPLE_VAULT, Workspace, make_workspace
 from tests.support.forgetting import clone, kill_forget
 from tests.support.needles import holders, lance_versions_holding
 
@@ -172,3 +173,16 @@ def test_doctor_finds_a_cut_off_forget_and_fix_finishes_it(prepared: Path, tmp_p
     assert entity_left(tmp_path / "ws", config) == []
     assert not (NamespaceFiles(tmp_path / "ws" / "data", "test").root / "forget.journal.json").exists()
     assert os.listdir(tmp_path / "ws" / "data" / "test" / "inbox")  # the memory was not forgotten
+
+
+@pytest.mark.parametrize("finisher", ["ingest", "sleep"])
+def test_ingest_and_sleep_finish_a_cut_off_forget_before_anything_else(prepared: Path, tmp_path: Path,
+                                                                        finisher: str) -> None:
+    root = tmp_path / "ws"
+    config = clone(prepared, root)
+    assert kill_forget(config, {"entity": ENTITY}, "sleep:summaries.json@1:kill") == -signal.SIGKILL
+    if finisher == "ingest":
+        Workspace(root, config, dg.DagsterInstance.ephemeral()).ingest()
+    else:
+        cli(config, "sleep")
+    assert entity_left(root, config) == []
