@@ -9,8 +9,10 @@ import dagster as dg
 
 from mnemo.ingest.live import pending_groups
 from mnemo.ingest.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
+from mnemo.maintenance.forget import ForgetStores, resume_forget
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
+from mnemo.stores.forget_journal import pending_forget
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -32,9 +34,24 @@ def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20, t
     return "\n".join(lines)
 
 
+def finish_cut_off_forget(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
+                          vectors: VectorResource, embedder: EmbedderResource) -> None:
+    """Finish a forget that was cut off before anything is ingested, so nothing it forgets comes back."""
+    namespace = context.partition_key
+    files = mnemo_config.files(namespace)
+    if pending_forget(files.root) is None:
+        return
+    stores = ForgetStores(mnemo_config.load(), files, vectors.store(namespace), graph.store(namespace),
+                          embedder.embedder())
+    if resume_forget(stores) is not None:
+        context.log.warning("finished a forget that was cut off")
+
+
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"})
-def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
+def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
+              vectors: VectorResource, embedder: EmbedderResource) -> dg.MaterializeResult:
     """Notes and conversations scanned incrementally from the namespace's sources."""
+    finish_cut_off_forget(context, mnemo_config, graph, vectors, embedder)
     namespace = context.partition_key
     config = mnemo_config.load()
     result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace), config.writeback.key)

@@ -22,7 +22,7 @@ from mnemo.errors import MnemoError
 from mnemo.ingest.live import make_recallable
 from mnemo.ingest.titled import TitledMemories
 from mnemo.maintenance.expiry import purge_expired, purge_memories
-from mnemo.maintenance.forget import ForgetReport, apply_forget, entity_pages
+from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, entity_pages, resume_forget
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.expiry import visible_scopes
@@ -45,11 +45,23 @@ from mnemo.sources.memories import (
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import VectorStore, sql_quote
 from ontology import Ontology, load_ontology
 
 ENTITY_WAIT = 5.0
 DEFAULT_LIMIT = 10
+
+
+def _forget_request(memory: str | None, entity: str | None, properties: list[str] | None,
+                    relations: list[str] | None) -> dict[str, Any]:
+    """What a forget of one memory or entity asks, as its journal keeps it ({} for the others)."""
+    if memory is not None:
+        return {"memory": memory}
+    if entity is not None:
+        return {"entity": parse_ref(entity).entity_id, "properties": sorted(properties or []),
+                "relations": sorted(relations or [])}
+    return {}
 
 
 def recall_limit(k: int | None, limit: int | None) -> int:
@@ -183,11 +195,16 @@ class MemoryClient:
         """Forget one memory, an entity (or only some of its properties/relations), what a query
         finds, every expired memory (`expired=True`), the memory saved under `title` (in `scope`,
         global by default) or every memory of a scope (`scope=...` alone).
-        A query is a dry run unless `confirm=True`; the others act at once."""
+        A query is a dry run unless `confirm=True`; the others act at once. A forget that was cut
+        off is finished first; when it is this same forget, its report is the answer."""
         clearing = scope is not None and title is None
         if sum(x is not None for x in (memory, entity, query, title)) + expired + clearing != 1:
             raise MnemoError("forget needs exactly one of: a memory id, an entity reference, a query, expired, "
                              "a title, or a scope")
+        request = _forget_request(memory, entity, properties, relations)
+        finished = self.finish_forget()
+        if finished is not None and request and finished.request == request:
+            return finished
         if expired:
             return purge_expired(self.config, self.files, self.vectors, self.graph, self.embedder)
         if title is not None:
@@ -206,10 +223,16 @@ class MemoryClient:
             if not confirm:
                 report.dry_run = True
                 return report
-        apply_forget(self.config, self.files, self.vectors, self.graph, self.embedder, report)
-        if memory is not None:
-            (inbox_dir(self.files.root) / f"{memory}.json").unlink(missing_ok=True)
+        report.request = request
+        apply_forget(self.forget_stores(), report, [memory] if memory is not None else None)
         return report
+
+    def forget_stores(self) -> ForgetStores:
+        return ForgetStores(self.config, self.files, self.vectors, self.graph, self.embedder)
+
+    def finish_forget(self) -> ForgetReport | None:
+        """Finish a forget that was cut off (its journal is left); its report, or None when there was none."""
+        return resume_forget(self.forget_stores())
 
     def _plan_memory(self, memory_id: str) -> ForgetReport:
         found = self.memory(memory_id)
@@ -218,6 +241,8 @@ class MemoryClient:
     def _plan_entity(self, ref: str, properties: list[str] | None, relations: list[str] | None) -> ForgetReport:
         entity = parse_ref(ref).entity_id
         pages = entity_pages(self.graph, entity)
+        if pages is None and entity in Tombstones.load(self.files.root).entities:
+            pages = []  # forgotten before: forgetting it again checks every store once more
         if pages is None:
             raise MnemoError(f"no entity {ref!r} in namespace {self.namespace!r}: nothing was forgotten")
         if properties or relations:

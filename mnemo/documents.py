@@ -4,7 +4,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
@@ -289,3 +289,26 @@ class ManifestEntry:
     size: int
     file_hash: str
     doc_ids: tuple[str, ...]
+
+
+def without_passages(docs: list[Document], passages: list[Chunk]) -> list[Document]:
+    """The documents without the text of these passages (of theirs): each paragraph of a passage
+    leaves the body (and the turn or block that held it), matched word by word (a passage joins
+    the sentences of a long paragraph with single spaces)."""
+    by_doc: dict[str, list[Chunk]] = {}
+    for passage in passages:
+        by_doc.setdefault(passage.doc_id, []).append(passage)
+    return [_cut(d, by_doc[d.id]) if d.id in by_doc else d for d in docs]
+
+
+def _cut(doc: Document, passages: list[Chunk]) -> Document:
+    patterns = [re.compile(r"\s+".join(re.escape(w) for w in part.split()))
+                for passage in passages for part in passage.text.split("\n\n") if part.split()]
+    segments = [replace(s, text=_without(s.text, patterns)) for s in doc.segments]
+    return replace(doc, body=_without(doc.body, patterns), segments=segments)
+
+
+def _without(text: str, patterns: list[re.Pattern[str]]) -> str:
+    for pattern in patterns:
+        text = pattern.sub("", text)
+    return text

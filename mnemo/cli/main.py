@@ -24,6 +24,7 @@ from mnemo.cli.options import (
 from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
+from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
 from mnemo.maintenance.doctor import examine
@@ -105,7 +106,9 @@ def doctor(
     """Check a namespace's stores for what a killed or concurrent run left; --fix repairs it."""
     namespace = namespace_of(namespace, config)
     try:
-        findings = examine(load_config(config).data_dir, namespace, load_ontology(), fix)
+        settings = load_config(config)
+        findings = examine(settings.data_dir, namespace, load_ontology(), fix,
+                           lambda: MemoryClient(namespace, settings).finish_forget())
     except MnemoError as exc:
         fail(str(exc))
     if not findings:

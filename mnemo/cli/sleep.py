@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.client import MemoryClient
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 from mnemo.ingest.pipeline import entity_rows
@@ -21,6 +22,7 @@ from mnemo.sleep.resolve import decide_review, read_review_queue
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import build_embedder
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.forget_journal import pending_forget
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from ontology import load_ontology
@@ -60,6 +62,8 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
         files = NamespaceFiles(settings.data_root(namespace), namespace)
         if not (files.root / "facts").exists():
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
+        if pending_forget(files.root) is not None:  # a forget cut off is finished first: nothing of it comes back
+            MemoryClient(namespace, settings).finish_forget()
         graph, vectors = GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path)
         report = consolidate(files, graph, settings.sleep,
                              datetime.now(UTC), settings.namespace(namespace).self_name, vectors,

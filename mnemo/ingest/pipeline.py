@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.config import GroundingConfig, NamespaceConfig
-from mnemo.documents import Chunk, Document, chunk_document, content_hash
+from mnemo.documents import Chunk, Document, chunk_document, content_hash, without_passages
 from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.grounding import EntityNeighbours, Grounder, salience
 from mnemo.extract.llm_cache import ExtractionCache
@@ -101,7 +101,11 @@ def _build_chunks(files: NamespaceFiles, max_words: int) -> tuple[list[Chunk], C
             continue
         rechunked += 1
         chunks.extend(document_chunks(doc, max_words, blocks))
-    chunks = Tombstones.load(files.root).filter_chunks(chunks)
+    forgotten = Tombstones.load(files.root)
+    hidden = [c for c in chunks if forgotten.hides(c.id, c.doc_id)]
+    if hidden:  # a forgotten passage of a note read again: its text leaves the document too
+        files.write_documents(without_passages(docs, hidden))
+    chunks = forgotten.filter_chunks(chunks)
     files.write_chunks(chunks)
     return chunks, ChunkStats(len(docs), len(chunks), rechunked, len(docs) - rechunked)
 

@@ -129,7 +129,8 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
     # The old file was closed by its last writer (each opens it for one unit of work), so a log
     # left beside it belongs to a writer that died mid-write: it must not be replayed into the new
     # file. It goes first; a cut here leaves the old file as of its last checkpoint.
-    path.with_name(path.name + ".wal").unlink(missing_ok=True)
+    for side in SIDE_FILES:
+        path.with_name(path.name + side).unlink(missing_ok=True)
     os.replace(fresh, path)
     after = path.stat().st_size
     seconds = round(time.perf_counter() - start, 2)
@@ -176,8 +177,11 @@ def fragment_count(table: Any) -> int:
     return int(table.stats()["fragment_stats"]["num_fragments"])
 
 
+SIDE_FILES = (".wal", ".shadow")  # Kùzu's log and its checkpoint's shadow pages, beside the database file
+
+
 def _remove(path: Path) -> None:
-    for part in (path, path.with_name(path.name + ".wal")):
+    for part in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
         part.unlink(missing_ok=True)
 
 

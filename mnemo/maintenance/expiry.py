@@ -6,7 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 from mnemo.config import MnemoConfig
-from mnemo.maintenance.forget import ForgetReport, apply_forget
+from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, resume_forget
 from mnemo.sources.memories import Memory, inbox_dir, memory_doc_ids, read_memory
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
@@ -44,12 +44,12 @@ def purge_expired(config: MnemoConfig, files: NamespaceFiles, vectors: VectorSto
 
 def purge_memories(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
                    embedder: Embedder, memories: list[Memory]) -> ForgetReport:
-    """Forget these memories (a tombstone, then every store) and delete their inbox files."""
+    """Forget these memories (a tombstone, then every store) and delete their inbox files; with none,
+    only a forget that was cut off is finished."""
     report = expiry_report(memories)
+    stores = ForgetStores(config, files, vectors, graph, embedder)
     if memories:
-        apply_forget(config, files, vectors, graph, embedder, report)
-        for memory in memories:
-            (inbox_dir(files.root) / f"{memory.id}.json").unlink(missing_ok=True)
+        apply_forget(stores, report, [m.id for m in memories])
+    else:
+        resume_forget(stores)
     return report
-
-

@@ -10,11 +10,11 @@ left alone and reported.
 from pathlib import Path
 
 from mnemo.config import MnemoConfig
-from mnemo.documents import Document
 from mnemo.errors import MnemoError, WritebackRefused
 from mnemo.sources.logseq_properties import without_properties
 from mnemo.sources.note_layout import BOM, find_block, layout, without_block
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.forget_journal import PageRef
 from mnemo.writeback.frontmatter import Patch
 from mnemo.writeback.journal import Journal, added_blank_line
 from mnemo.writeback.note_files import digest, read_note, run_lock
@@ -27,6 +27,7 @@ from mnemo.writeback.run import (
     apply_plan,
     journal_for,
     new_run_id,
+    sweep_note_folders,
 )
 
 
@@ -66,33 +67,33 @@ def made_frontmatter(journal: Journal, source: str, path: str) -> bool:
     return not added or added[-1].new.lstrip(BOM).startswith("---")
 
 
-def plan_removals(config: MnemoConfig, namespace: str, pages: list[Document]) -> WritebackPlan:
+def plan_removals(config: MnemoConfig, namespace: str, pages: list[PageRef]) -> WritebackPlan:
     """Read each page note and compute the removal of its mnemo block; nothing is written."""
     plan = WritebackPlan()
     journal = journal_for(config, namespace)
     sources = {s.label: s for s in config.namespace(namespace).sources if s.kind in FORMATS}
-    for doc in pages:
-        source = sources.get(doc.source)
-        if source is None or not doc.path.lower().endswith(".md"):
+    for page in pages:
+        source = sources.get(page.source)
+        if source is None or not page.path.lower().endswith(".md"):
             continue
-        file = Path(source.path) / doc.path
+        file = Path(source.path) / page.path
         try:
             data = read_note(file)
             text = data.decode("utf-8")
-            made = made_frontmatter(journal, source.label, doc.path)
-            blank = added_blank_line(journal.added().get((source.label, doc.path)))
+            made = made_frontmatter(journal, source.label, page.path)
+            blank = added_blank_line(journal.added().get((source.label, page.path)))
             patch = block_removal(text, source.kind, config.writeback.key, made, blank)
         except (OSError, UnicodeDecodeError, WritebackRefused) as exc:
-            plan.skipped.append(Skip(doc.path, f"its mnemo block was left in place: {exc}"))
+            plan.skipped.append(Skip(page.path, f"its mnemo block was left in place: {exc}"))
             continue
         if patch is None:
             plan.unchanged += 1
         else:
-            plan.changes.append(NoteChange(source.label, doc.path, file, digest(data), text, patch))
+            plan.changes.append(NoteChange(source.label, page.path, file, digest(data), text, patch))
     return plan
 
 
-def remove_blocks(config: MnemoConfig, namespace: str, pages: list[Document]) -> WritebackReport | None:
+def remove_blocks(config: MnemoConfig, namespace: str, pages: list[PageRef]) -> WritebackReport | None:
     """Take mnemo's block out of each page note, journaled as one write-back run (None: no note had one)."""
     plan = plan_removals(config, namespace, pages)
     if not plan.changes and not plan.skipped:
@@ -100,6 +101,7 @@ def remove_blocks(config: MnemoConfig, namespace: str, pages: list[Document]) ->
     run = new_run_id()
     try:
         with run_lock(NamespaceFiles(config.data_root(namespace), namespace).root):
+            sweep_note_folders(config, namespace)  # what a write-back (or forget) cut off left
             return apply_plan(plan, journal_for(config, namespace), run, op="forget")
     except MnemoError as exc:  # another write-back is running: the blocks stay, and the report says so
         return WritebackReport(run, skipped=[*plan.skipped, *(Skip(c.path, f"its mnemo block was left in place: {exc}")

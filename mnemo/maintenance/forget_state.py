@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from mnemo.config import NamespaceConfig
+from mnemo.documents import without_passages
 from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_run import chunk_hash
 from mnemo.ingest.pipeline import update_facts
@@ -32,33 +33,30 @@ STRUCTURAL, LLM = "facts", "llm_facts"
 LLM_CACHE = "llm"
 
 
-def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology,
-                namespace: NamespaceConfig) -> tuple[set[str], set[str]] | None:
-    """Drop everything `stored` names from the namespace's Parquet state and caches. Returns the
-    entities no longer in the facts (one only a forgotten memory named) and those whose row changed
-    (a property a forgotten memory gave), or None when the facts (what the graph is made of) did
-    not change."""
-    docs = files.read_documents()
-    kept = [d for d in docs if d.id not in stored.docs]
-    if len(kept) != len(docs):
-        files.write_documents(kept)
+def purge_files(files: NamespaceFiles, stored: Tombstones, ontology: Ontology, namespace: NamespaceConfig) -> bool:
+    """Drop everything `stored` names from the namespace's Parquet state and caches: a forgotten
+    document goes, and a forgotten passage leaves its document's text. Returns whether the facts
+    (what the graph is made of) changed. The documents are written before the chunks, whose text
+    says what leaves them, so a run cut off between the two is finished by the next."""
     every = files.read_chunks()
+    docs = files.read_documents()
+    kept = without_passages([d for d in docs if d.id not in stored.docs],
+                            [c for c in every if c.id in stored.chunks])
+    if kept != docs:
+        files.write_documents(kept)
     chunks = stored.filter_chunks(every)
     files.write_chunks(chunks)
-    before, entities = files.folder_stats(STRUCTURAL), _entity_hashes(files)
+    before = files.folder_stats(STRUCTURAL)
     update_facts(files, ontology, namespace)  # as the next ingest would: its cache drops the documents that went
     changed = files.folder_stats(STRUCTURAL) != before
     if (files.root / LLM).is_dir():
         changed = _purge_facts(files, stored, LLM) or changed
     gone = {c.id for c in every} - {c.id for c in chunks}
     _purge_llm_cache(files.root / LLM_CACHE, {chunk_hash(c) for c in chunks}, gone | stored.chunks)
-    if not changed:
-        return None
-    after = _entity_hashes(files)
-    return set(entities) - set(after), {i for i, h in after.items() if entities.get(i, h) != h}
+    return changed
 
 
-def _entity_hashes(files: NamespaceFiles) -> dict[str, str]:
+def entity_hashes(files: NamespaceFiles) -> dict[str, str]:
     """Entity id -> row hash in the structural facts, then the LLM facts (which only add to them)."""
     hashes: dict[str, str] = {}
     for path in (files.root / folder / "Entity.parquet" for folder in (LLM, STRUCTURAL)):

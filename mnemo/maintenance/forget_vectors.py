@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from mnemo.maintenance.compaction import fragment_count
+from mnemo.stores import faults
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, id_filter, sql_quote
 
 FRAGMENT_SHIFT = 32  # a row id is its fragment's id shifted left this far, plus its offset in the fragment
@@ -40,21 +42,37 @@ def forgotten_filter(ids: list[str], docs: list[str]) -> str | None:
     return " OR ".join(f"({p})" for p in parts) or None
 
 
-def purge_rows(store: VectorStore, name: str, where: str | None) -> tuple[int, int]:
+def purge_rows(store: VectorStore, name: str, where: str | None, whole: bool = False) -> tuple[int, int]:
     """Delete the rows `where` selects from table `name` so that no file of it holds them any more.
-    Returns (rows deleted, fragments rewritten)."""
+    `whole`: rewrite every fragment, not only those holding a selected row (after a run that was cut
+    off once it had deleted rows: which fragments held them is no longer known). Returns (rows
+    deleted, fragments rewritten)."""
     table = store.table(name)
-    if table is None or where is None:
+    if table is None or (where is None and not whole):
         return 0, 0
-    fragments = _fragments_of(table, where)
-    if not fragments:
+    fragments = _fragments_of(table, where) if where is not None else set()
+    if not fragments and not whole:
         return 0, 0
-    deleted = table.count_rows(where)
-    table.delete(where)
+    deleted = table.count_rows(where) if where is not None else 0
+    if deleted:
+        faults.point(f"vectors.purge:{name}")
+        table.delete(where)
+    if whole:
+        return deleted, _rewrite_all(table, name)
     for fragment in sorted(fragments):
-        _rewrite_fragment(table, fragment)
-    remove_old_versions(table)
+        _rewrite_fragment(table, fragment, name)
+    remove_old_versions(table, name)
     return deleted, len(fragments)
+
+
+def _rewrite_all(table: Any, name: str) -> int:
+    """Write every row of the table to new fragments, then drop what no longer holds a live row."""
+    count = fragment_count(table)
+    if table.count_rows():
+        faults.point(f"vectors.rewrite:{name}")
+        table.update(where="true", values_sql={"id": "id"})
+    remove_old_versions(table, name)
+    return count
 
 
 def _fragments_of(table: Any, where: str) -> set[int]:
@@ -62,36 +80,41 @@ def _fragments_of(table: Any, where: str) -> set[int]:
     return {row_id >> FRAGMENT_SHIFT for row_id in found.column("_rowid").to_pylist()}
 
 
-def _rewrite_fragment(table: Any, fragment: int) -> None:
+def _rewrite_fragment(table: Any, fragment: int, name: str) -> None:
     """Write the rows left in a fragment to a new one (an update writes the rows it matches anew)."""
     where = f"_rowid >= {fragment << FRAGMENT_SHIFT} AND _rowid < {(fragment + 1) << FRAGMENT_SHIFT}"
     if table.count_rows(where):
+        faults.point(f"vectors.rewrite:{name}")
         table.update(where=where, values_sql={"id": "id"})
 
 
-def remove_old_versions(table: Any) -> None:
+def remove_old_versions(table: Any, name: str) -> None:
     """Compact the table, keep only its latest version and delete the files no version uses, then
     rebuild its text indexes from what it holds now."""
+    faults.point(f"vectors.cleanup:{name}")
     with warnings.catch_warnings():  # LanceDB warns that readers of older versions may fail: intended
         warnings.simplefilter("ignore")
         table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
-        _rebuild_text_indexes(table)
+        _rebuild_text_indexes(table, name)
         table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)  # the old indexes' files too
 
 
-def _rebuild_text_indexes(table: Any) -> None:
+def _rebuild_text_indexes(table: Any, name: str) -> None:
     for index in table.list_indices():
+        faults.point(f"vectors.reindex:{name}")
         if index.index_type == "FTS":
             table.create_fts_index(TEXT_COLUMN, replace=True)
         elif list(index.columns) == ["id"]:
             table.create_scalar_index("id", replace=True)
 
 
-def purge_vectors(store: VectorStore, chunks: list[str], docs: list[str], entities: list[str]) -> VectorPurge:
-    """Purge forgotten chunks (by id or document) and entities from the vector tables."""
+def purge_vectors(store: VectorStore, chunks: list[str], docs: list[str], entities: list[str],
+                  whole: bool = False) -> VectorPurge:
+    """Purge forgotten chunks (by id or document) and entities from the vector tables (`whole`: see
+    `purge_rows`)."""
     report = VectorPurge()
     for name, where in (("chunks", forgotten_filter(chunks, docs)), ("entities", forgotten_filter(entities, []))):
-        rows, fragments = purge_rows(store, name, where)
+        rows, fragments = purge_rows(store, name, where, whole)
         if rows:
             report.rows[name], report.fragments[name] = rows, fragments
     return report

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TypeVar
 
 from mnemo.config import MnemoConfig, SourceConfig
-from mnemo.errors import WritebackRefused
+from mnemo.errors import MnemoError, WritebackRefused
 from mnemo.sources.ignore import in_folders
-from mnemo.stores import durable
+from mnemo.stores import durable, faults
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.forget_journal import FILE as FORGET_JOURNAL
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback.frontmatter import OptedOut, Patch, Value
 from mnemo.writeback.generate import plan_source_pages
@@ -204,8 +205,10 @@ def _write_batch(writes: list[_Write], journal: Journal, report: WritebackReport
             done = _guarded(report, write.path, verb, partial(stage, write.file, write.data, write.expected))
             if done is not None:
                 staged.append((write, done))
+        faults.point("writeback:journal", len(staged))
         journal.append_many([write.entry for write, _ in staged])
         for write, done in staged:
+            faults.point("writeback:note")
             if _guarded(report, write.path, verb, done.commit) is not None:
                 report.written.append(write.path)
     finally:
@@ -292,9 +295,14 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
 def writeback_namespace(
     config: MnemoConfig, namespace: str, ontology: Ontology, *, run: str | None = None, today: str | None = None,
 ) -> tuple[WritebackPlan, WritebackReport]:
-    """Plan the namespace's write-back from its graph and carry it out, one note at a time."""
-    with run_lock(NamespaceFiles(config.data_root(namespace), namespace).root):
-        _sweep(config, namespace)
+    """Plan the namespace's write-back from its graph and carry it out, one note at a time. Refused
+    while a forget that was cut off is unfinished: the graph may still hold what it forgets."""
+    root = NamespaceFiles(config.data_root(namespace), namespace).root
+    if (root / FORGET_JOURNAL).exists():
+        raise MnemoError(f"namespace {namespace!r}: a forget was cut off ({root / FORGET_JOURNAL}); "
+                         "finish it first (`mnemo doctor --fix`, or run the forget again)")
+    with run_lock(root):
+        sweep_note_folders(config, namespace)
         plan = plan_namespace(config, namespace, ontology, today)
         return plan, apply_plan(plan, journal_for(config, namespace), run or new_run_id())
 
@@ -303,10 +311,10 @@ def undo_namespace(config: MnemoConfig, namespace: str, run: str) -> WritebackRe
     """Undo one run of the namespace's write-back (by id or unambiguous prefix)."""
     files = NamespaceFiles(config.data_root(namespace), namespace)
     with run_lock(files.root):
-        _sweep(config, namespace)
+        sweep_note_folders(config, namespace)
         return undo_run(journal_for(config, namespace), run)
 
 
-def _sweep(config: MnemoConfig, namespace: str) -> None:
+def sweep_note_folders(config: MnemoConfig, namespace: str) -> None:
     """Remove what a killed write-back left in the namespace's note folders."""
     sweep_temp_files([s.path for s in config.namespace(namespace).sources if s.kind in FORMATS and s.path.is_dir()])

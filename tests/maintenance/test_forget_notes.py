@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mnemo.config import MnemoConfig, load_config
-from mnemo.documents import Document
 from mnemo.errors import WritebackRefused
+from mnemo.stores.forget_journal import PageRef
 from mnemo.maintenance.forget_notes import block_removal, difference, remove_blocks
 from mnemo.stores.files import NamespaceFiles
 from mnemo.writeback.note_files import run_lock
@@ -55,15 +55,14 @@ def test_difference_is_the_one_replacement_between_two_texts() -> None:
         assert patch is not None and patch.apply(old) == new
 
 
-def _page(workspace_root: Path, text: str) -> tuple[MnemoConfig, Document, Path]:
+def _page(workspace_root: Path, text: str) -> tuple[MnemoConfig, PageRef, Path]:
     vault = workspace_root / "vault"
     (vault / "People").mkdir(parents=True)
     note = vault / "People" / "Dana Kim.md"
     note.write_text(text, encoding="utf-8")
     config = load_config(make_workspace(workspace_root, {"test": [{"kind": "obsidian", "path": str(vault)}]}).config_path)
     label = config.namespace("test").sources[0].label
-    doc = Document(id="doc_dana", namespace="test", source=label, path="People/Dana Kim.md", title="Dana Kim",
-                   kind="note", body="", content_hash="")
+    doc = PageRef(label, "People/Dana Kim.md")
     return config, doc, note
 
 
