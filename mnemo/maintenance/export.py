@@ -33,9 +33,17 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
-from mnemo.config import validate_namespace
+from mnemo.config import ArchivesConfig, validate_namespace
 from mnemo.facts import GraphFacts
-from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
+from mnemo.maintenance.archive_guard import DEFAULT_LIMITS, check_inbox_files, check_written
+from mnemo.maintenance.export_check import (
+    ExportError,
+    check_files,
+    check_import_size,
+    check_tables,
+    file_digests,
+    present_files,
+)
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS, polars_type
@@ -180,15 +188,16 @@ def _load_vectors(folder: Path, store: VectorStore) -> None:
 
 
 def import_namespace(
-    folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0
+    folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0,
+    limits: ArchivesConfig = DEFAULT_LIMITS,
 ) -> ExportInfo:
     """Rebuild a namespace's stores and state from an export folder (replacing it only with
     force): the folder is checked whole, the namespace built aside and swapped in at the end."""
     started = time.perf_counter()
     folder = Path(folder)
     index = read_index(folder)
-    if index["version"] >= 2:
-        check_files(folder, index.get("files"), INDEX)
+    found = check_files(folder, index.get("files"), INDEX) if index["version"] >= 2 else present_files(folder, INDEX)
+    check_import_size(folder, found, limits)
     check_tables(folder, index)
     files = NamespaceFiles(data_dir, str(index["namespace"]))
     _refuse_existing(files, force)
@@ -197,14 +206,13 @@ def import_namespace(
         staging = Path(tempfile.mkdtemp(dir=files.root.parent, prefix=f".{files.namespace}.import."))
         try:
             built = NamespaceFiles(staging, files.namespace)
-            _build(folder, built, ontology)
+            _build(folder, sorted(found), built, ontology)
             if files.root.exists():
                 os.replace(files.root, staging / "replaced")
             os.replace(built.root, files.root)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    return ExportInfo(folder, files.namespace, dict(index["rows"]), size, time.perf_counter() - started)
+    return ExportInfo(folder, files.namespace, dict(index["rows"]), sum(found.values()), time.perf_counter() - started)
 
 
 def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
@@ -213,12 +221,23 @@ def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
             f"namespace {files.namespace!r} already has data in {files.root.parent}; pass --force to replace it")
 
 
-def _build(folder: Path, files: NamespaceFiles, ontology: Ontology) -> None:
+def _build(folder: Path, members: list[str], files: NamespaceFiles, ontology: Ontology) -> None:
     """The namespace's state, graph and vectors from the export, under `files.root`."""
-    if (folder / "state").is_dir():
-        shutil.copytree(folder / "state", files.root)
-    files.root.mkdir(parents=True, exist_ok=True)
+    _copy_state(folder, members, files.root)
     graph = GraphStore(files.graph_path, ontology)
     graph.apply(_read_facts(folder, graph), run_id=IMPORT_RUN_ID)
     files.vectors_path.mkdir(parents=True, exist_ok=True)
     _load_vectors(folder, VectorStore(files.vectors_path))
+
+
+def _copy_state(folder: Path, members: list[str], root: Path) -> None:
+    """The export's `state/` files (checked plain files) copied under `root`, never through a link;
+    what was written is checked again: plain files inside `root`, inbox ids that name their files."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel in members:
+        if rel.startswith("state/"):
+            target = root / rel.removeprefix("state/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / rel, target, follow_symlinks=False)
+    check_written(root)
+    check_inbox_files(root, "state/")
