@@ -118,13 +118,15 @@ def test_a_memory_file_named_for_another_id_is_refused(ingested: Workspace) -> N
 def rewrite_backup(archive: Path, dest: Path, change: dict[str, bytes | None],
                    extra: list[tarfile.TarInfo] = ()) -> Path:  # type: ignore[assignment]
     """A copy of the backup with members' bytes replaced (None: removed), its index relisted, and
-    extra (link or device) members added."""
+    extra (link or device) members added, listed with the size and digest of what they point to."""
     with tarfile.open(archive) as tar:
         members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isreg()}  # type: ignore[union-attr]
     index = json.loads(members.pop("backup.json"))
     for name, data in change.items():
         members.pop(name, None) if data is None else members.__setitem__(name, data)
-    index["files"] = {n.removeprefix("data/"): {"bytes": len(d), "sha256": _sha(d)} for n, d in members.items()}
+    pointed = {info.name: members.get(info.linkname, members.get(f"data/{info.linkname}", b"")) for info in extra}
+    index["files"] = {n.removeprefix("data/"): {"bytes": len(d), "sha256": _sha(d)}
+                      for n, d in (members | pointed).items()}
     with tarfile.open(dest, "w:gz") as tar:
         for name, data in {"backup.json": json.dumps(index).encode(), **members}.items():
             info = tarfile.TarInfo(name)
@@ -207,12 +209,12 @@ def link_member(name: str, kind: bytes, target: str = "") -> tarfile.TarInfo:
 
 @pytest.mark.parametrize(("member", "reason"), [
     (link_member("data/inbox", tarfile.SYMTYPE, "../../other/inbox"), "a link, device or fifo"),
-    (link_member("data/lance", tarfile.SYMTYPE, "manifest.parquet"), "a link, device or fifo"),
+    (link_member("data/extra.parquet", tarfile.SYMTYPE, "manifest.parquet"), "a link, device or fifo"),
     (link_member("data/copy.parquet", tarfile.LNKTYPE, "data/manifest.parquet"), "a link, device or fifo"),
     (link_member("data/null", tarfile.CHRTYPE), "a link, device or fifo"),
     (link_member("data/pipe", tarfile.FIFOTYPE), "a link, device or fifo"),
     (link_member("data/../../escape", tarfile.DIRTYPE), "'..'"),
-    (link_member("/etc/escape", tarfile.DIRTYPE), "not a data file"),
+    (link_member("/etc/escape", tarfile.DIRTYPE), "not allowed"),
     (link_member("data//etc/escape", tarfile.DIRTYPE), "not allowed"),
 ])
 def test_restore_refuses_links_devices_and_names_that_leave(
