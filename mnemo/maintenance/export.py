@@ -170,7 +170,10 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
             raise ExportError(f"{path}: node table {table!r} is unknown to this version of mnemo")
         facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
     known = set(graph._edge_keys())
-    for row in pl.read_parquet(folder / "graph" / "edges.parquet").to_dicts():
+    edges = folder / "graph" / "edges.parquet"
+    if not edges.is_file():
+        raise ExportError(f"{edges}: missing; nothing was imported")
+    for row in pl.read_parquet(edges).to_dicts():
         key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
         if key not in known:
             raise ExportError(f"{folder}: edge table {key[0]} ({key[1]} -> {key[2]}) is not in this ontology")
@@ -225,9 +228,18 @@ def _build(folder: Path, members: list[str], files: NamespaceFiles, ontology: On
     """The namespace's state, graph and vectors from the export, under `files.root`."""
     _copy_state(folder, members, files.root)
     graph = GraphStore(files.graph_path, ontology)
-    graph.apply(_read_facts(folder, graph), run_id=IMPORT_RUN_ID)
+    facts = _read_facts(folder, graph)
+    try:
+        graph.apply(facts, run_id=IMPORT_RUN_ID)
+    except RuntimeError as exc:  # what Kùzu raises for rows it refuses (a null or repeated id)
+        refused = _first_line(exc)
+        raise ExportError(f"{folder / 'graph'}: the graph refused its rows ({refused}); nothing was imported") from None
     files.vectors_path.mkdir(parents=True, exist_ok=True)
     _load_vectors(folder, VectorStore(files.vectors_path))
+
+
+def _first_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
 
 
 def _copy_state(folder: Path, members: list[str], root: Path) -> None:
