@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 from mnemo.config import ArchivesConfig, validate_namespace
 from mnemo.facts import GraphFacts
-from mnemo.maintenance.archive_guard import DEFAULT_LIMITS, check_inbox_files, check_written
+from mnemo.maintenance.archive_guard import DEFAULT_LIMITS, UnsafeArchive, check_inbox_files, check_written
 from mnemo.maintenance.export_check import (
     ExportError,
     check_files,
@@ -56,6 +56,7 @@ VERSION = 2
 READABLE = (1, 2)
 INDEX = "export.json"
 IMPORT_RUN_ID = "import"
+STORES = ("graph.kuzu", "lance")  # what an import builds, never copies from state/
 __all__ = ["ExportError", "ExportInfo", "export_namespace", "import_namespace", "read_index"]
 
 
@@ -97,7 +98,7 @@ def _state_files(root: Path) -> list[Path]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
         and not p.name.endswith(".tmp")
-        and not p.relative_to(root).parts[0].startswith(("graph.kuzu", "lance"))
+        and not p.relative_to(root).parts[0].startswith(STORES)
     ]
 
 
@@ -248,6 +249,8 @@ def _copy_state(folder: Path, members: list[str], root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for rel in members:
         if rel.startswith("state/"):
+            if rel.split("/")[1].startswith(STORES):
+                raise UnsafeArchive(rel, "the import builds the graph and vector stores itself, not from state/")
             target = root / rel.removeprefix("state/")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / rel, target, follow_symlinks=False)

@@ -135,7 +135,10 @@ def add_to_export(folder: Path, member: Member, outside: Path) -> None:
     path = folder / "state" / member.name.strip("/")
     if not path.resolve().is_relative_to((folder / "state").resolve()) or path.exists() or path.is_symlink():
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a file of the export where a folder would go: nothing to add
+        return
     if member.kind == "file":
         path.write_bytes(member.content())
     elif member.kind == "dir":
@@ -148,8 +151,8 @@ def add_to_export(folder: Path, member: Member, outside: Path) -> None:
         os.mkfifo(path)
 
 
-@pytest.mark.slow
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@pytest.mark.slow  # each import builds a graph: about 10 s an example on two busy cores
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(found=st.lists(members, min_size=1, max_size=4))
 def test_import_writes_nothing_outside_the_namespace(export: Path, found: list[Member]) -> None:

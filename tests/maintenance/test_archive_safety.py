@@ -235,6 +235,7 @@ def test_restore_refuses_links_devices_and_names_that_leave(
     assert everything_under(tmp_path) == before
 
 
+@pytest.mark.slow  # a 40 MB archive member, a restore, an export and two CLI runs: over 10 s
 def test_restore_and_import_are_bounded_in_size(ingested: Workspace, tmp_path: Path) -> None:
     archive = backup_namespace(ingested.config.data_dir, "test", tmp_path / "b.tar.gz").path
     bomb = rewrite_backup(archive, tmp_path / "bomb.tar.gz", {"data/padding.bin": bytes(40_000_000)})
@@ -274,6 +275,14 @@ def test_a_malformed_backup_index_is_one_line(tmp_path: Path, index: dict[str, o
     truncated.write_bytes(b"\x1f\x8b\x08\x00" + bytes(20))
     with pytest.raises(BackupError, match="not a readable mnemo backup"):
         restore_namespace(truncated, tmp_path / "data")
+
+
+def test_an_export_whose_state_holds_a_store_is_refused(ingested: Workspace, tmp_path: Path) -> None:
+    folder = exported(ingested, tmp_path / "export")
+    (folder / "state" / "lance").write_text("in the way of the vector store")
+    relist(folder)
+    with pytest.raises(UnsafeArchive, match="state/lance: the import builds the graph and vector stores itself"):
+        import_namespace(folder, tmp_path / "elsewhere", load_ontology())
 
 
 def test_an_export_file_that_is_a_path_to_a_vector_table_is_refused(ingested: Workspace, tmp_path: Path) -> None:
