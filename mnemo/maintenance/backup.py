@@ -97,8 +97,11 @@ def _write_tar(target: Path, root: Path, members: list[Path], index: dict[str, o
         info = tarfile.TarInfo(INDEX)
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-        for path in members:
-            tar.add(path, arcname="data/" + path.relative_to(root).as_posix(), recursive=False)
+        for path in members:  # each a plain file, as restore accepts: never a link member
+            with path.open("rb") as handle:
+                info = tar.gettarinfo(arcname="data/" + path.relative_to(root).as_posix(), fileobj=handle)
+                info.type, info.linkname, info.size = tarfile.REGTYPE, "", os.fstat(handle.fileno()).st_size
+                tar.addfile(info, handle)
 
 
 def read_index(archive: Path) -> dict[str, object]:

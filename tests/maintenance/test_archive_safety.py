@@ -319,3 +319,14 @@ def test_an_export_the_graph_cannot_load_is_one_line(ingested: Workspace, tmp_pa
     result = runner.invoke(app, ["import", str(folder), "--config", str(ingested.config_path), "--force"])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert said(result, message)
+
+
+def test_a_backup_of_hard_linked_files_holds_plain_files_and_restores(ingested: Workspace, tmp_path: Path) -> None:
+    root = ingested.files().root
+    os.link(root / "problems.json", root / "problems-again.json")
+    archive = backup_namespace(ingested.config.data_dir, "test", tmp_path / "b.tar").path
+    with tarfile.open(archive) as tar:
+        assert all(m.isreg() for m in tar.getmembers())
+    restore_namespace(archive, tmp_path / "data")
+    again = tmp_path / "data" / "test" / "problems-again.json"
+    assert again.read_bytes() == (root / "problems.json").read_bytes() and again.stat().st_nlink == 1
