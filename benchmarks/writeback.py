@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 from mnemo.config import SleepConfig  # noqa: E402
 from mnemo.sleep.consolidate import consolidate  # noqa: E402
 from mnemo.writeback.journal_days import format_day, logseq_title_format  # noqa: E402
-from mnemo.writeback.run import journal_for, undo_run, writeback_namespace  # noqa: E402
+from mnemo.writeback.run import journal_for, source_roots, undo_run, writeback_namespace  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 from tests.support import CORPORA, make_workspace  # noqa: E402
 
@@ -174,7 +174,7 @@ def measure(source: Path, kind: str, work: Path) -> dict[str, object]:
     days = day_links(vault, audited, kind)
     related, new = related_new(after)
     missing = unresolved(vault, audited, kind)
-    undo = undo_run(journal_for(config, "test"), report.run)
+    undo = undo_run(journal_for(config, "test"), report.run, source_roots(config, "test"))
     undo_exact = snapshot(vault) == before and not undo.skipped and not (vault / FOLDER).exists()
     notes = len(report.written) + plan.unchanged + plan.opted_out + plan.excluded + len(report.skipped)
     added = sorted(set(after) - set(before))

@@ -122,6 +122,16 @@ class VectorIndexConfig(_Strict):
     kind: Literal["IVF_HNSW_SQ", "IVF_PQ"] = "IVF_HNSW_SQ"
 
 
+class ArchivesConfig(_Strict):
+    """How much `mnemo restore` and `mnemo import` may write: at most `max_ratio` times the
+    archive's (or export folder's) own size, but always up to `min_bytes`, and never more than
+    `max_bytes`; a larger one is refused before anything is unpacked."""
+
+    max_bytes: int = Field(default=100 * 2**30, ge=1)
+    max_ratio: float = Field(default=200.0, gt=0)
+    min_bytes: int = Field(default=2**30, ge=0)
+
+
 class WatchConfig(_Strict):
     """The file-drop sensor: how long a folder must be quiet before a run is requested."""
 
@@ -181,6 +191,7 @@ class MnemoConfig(_Strict):
     grounding: GroundingConfig = GroundingConfig()
     sleep: SleepConfig = SleepConfig()
     vector_index: VectorIndexConfig = VectorIndexConfig()
+    archives: ArchivesConfig = ArchivesConfig()
     shards: dict[str, ShardConfig] = Field(default_factory=dict)
     placement: dict[str, str] = Field(default_factory=dict)  # namespace -> shard, over the hash
     path: Path | None = Field(default=None, exclude=True)

@@ -45,8 +45,10 @@ def restore(
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
-    """Bring a namespace back from a backup archive (checksums are verified first)."""
-    info = attempt(lambda: restore_namespace(archive, load_config(config).data_dir, force=force, wait_seconds=wait))
+    """Bring a namespace back from a backup archive (checksums, names, file kinds and size are checked first)."""
+    settings = attempt(lambda: load_config(config))
+    info = attempt(lambda: restore_namespace(archive, settings.data_dir, force=force, wait_seconds=wait,
+                                             limits=settings.archives))
     console.print(f"restored {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s")
 
 
@@ -71,8 +73,9 @@ def import_(
     config: ConfigOption = None,
 ) -> None:
     """Rebuild a namespace's graph and vector stores from an export folder."""
-    data_dir = attempt(lambda: load_config(config).data_dir)
-    info = attempt(lambda: import_namespace(folder, data_dir, load_ontology(), force=force, wait_seconds=wait))
+    settings = attempt(lambda: load_config(config))
+    info = attempt(lambda: import_namespace(folder, settings.data_dir, load_ontology(), force=force,
+                                            wait_seconds=wait, limits=settings.archives))
     console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
 
 

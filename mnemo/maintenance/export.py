@@ -33,9 +33,17 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 
-from mnemo.config import validate_namespace
+from mnemo.config import ArchivesConfig, validate_namespace
 from mnemo.facts import GraphFacts
-from mnemo.maintenance.export_check import ExportError, check_files, check_tables, file_digests
+from mnemo.maintenance.archive_guard import DEFAULT_LIMITS, UnsafeArchive, check_inbox_files, check_written
+from mnemo.maintenance.export_check import (
+    ExportError,
+    check_files,
+    check_import_size,
+    check_tables,
+    file_digests,
+    present_files,
+)
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS, polars_type
@@ -48,6 +56,7 @@ VERSION = 2
 READABLE = (1, 2)
 INDEX = "export.json"
 IMPORT_RUN_ID = "import"
+STORES = ("graph.kuzu", "lance")  # what an import builds, never copies from state/
 __all__ = ["ExportError", "ExportInfo", "export_namespace", "import_namespace", "read_index"]
 
 
@@ -89,7 +98,7 @@ def _state_files(root: Path) -> list[Path]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
         and not p.name.endswith(".tmp")
-        and not p.relative_to(root).parts[0].startswith(("graph.kuzu", "lance"))
+        and not p.relative_to(root).parts[0].startswith(STORES)
     ]
 
 
@@ -162,7 +171,10 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
             raise ExportError(f"{path}: node table {table!r} is unknown to this version of mnemo")
         facts.nodes[table] = {r["id"]: r for r in pl.read_parquet(path).to_dicts()}
     known = set(graph._edge_keys())
-    for row in pl.read_parquet(folder / "graph" / "edges.parquet").to_dicts():
+    edges = folder / "graph" / "edges.parquet"
+    if not edges.is_file():
+        raise ExportError(f"{edges}: missing; nothing was imported")
+    for row in pl.read_parquet(edges).to_dicts():
         key = (row.pop("table"), row.pop("from_table"), row.pop("to_table"))
         if key not in known:
             raise ExportError(f"{folder}: edge table {key[0]} ({key[1]} -> {key[2]}) is not in this ontology")
@@ -180,15 +192,16 @@ def _load_vectors(folder: Path, store: VectorStore) -> None:
 
 
 def import_namespace(
-    folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0
+    folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0,
+    limits: ArchivesConfig = DEFAULT_LIMITS,
 ) -> ExportInfo:
     """Rebuild a namespace's stores and state from an export folder (replacing it only with
     force): the folder is checked whole, the namespace built aside and swapped in at the end."""
     started = time.perf_counter()
     folder = Path(folder)
     index = read_index(folder)
-    if index["version"] >= 2:
-        check_files(folder, index.get("files"), INDEX)
+    found = check_files(folder, index.get("files"), INDEX) if index["version"] >= 2 else present_files(folder, INDEX)
+    check_import_size(folder, found, limits)
     check_tables(folder, index)
     files = NamespaceFiles(data_dir, str(index["namespace"]))
     _refuse_existing(files, force)
@@ -197,14 +210,13 @@ def import_namespace(
         staging = Path(tempfile.mkdtemp(dir=files.root.parent, prefix=f".{files.namespace}.import."))
         try:
             built = NamespaceFiles(staging, files.namespace)
-            _build(folder, built, ontology)
+            _build(folder, sorted(found), built, ontology)
             if files.root.exists():
                 os.replace(files.root, staging / "replaced")
             os.replace(built.root, files.root)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    return ExportInfo(folder, files.namespace, dict(index["rows"]), size, time.perf_counter() - started)
+    return ExportInfo(folder, files.namespace, dict(index["rows"]), sum(found.values()), time.perf_counter() - started)
 
 
 def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
@@ -213,12 +225,34 @@ def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
             f"namespace {files.namespace!r} already has data in {files.root.parent}; pass --force to replace it")
 
 
-def _build(folder: Path, files: NamespaceFiles, ontology: Ontology) -> None:
+def _build(folder: Path, members: list[str], files: NamespaceFiles, ontology: Ontology) -> None:
     """The namespace's state, graph and vectors from the export, under `files.root`."""
-    if (folder / "state").is_dir():
-        shutil.copytree(folder / "state", files.root)
-    files.root.mkdir(parents=True, exist_ok=True)
+    _copy_state(folder, members, files.root)
     graph = GraphStore(files.graph_path, ontology)
-    graph.apply(_read_facts(folder, graph), run_id=IMPORT_RUN_ID)
+    facts = _read_facts(folder, graph)
+    try:
+        graph.apply(facts, run_id=IMPORT_RUN_ID)
+    except RuntimeError as exc:  # what Kùzu raises for rows it refuses (a null or repeated id)
+        refused = _first_line(exc)
+        raise ExportError(f"{folder / 'graph'}: the graph refused its rows ({refused}); nothing was imported") from None
     files.vectors_path.mkdir(parents=True, exist_ok=True)
     _load_vectors(folder, VectorStore(files.vectors_path))
+
+
+def _first_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def _copy_state(folder: Path, members: list[str], root: Path) -> None:
+    """The export's `state/` files (checked plain files) copied under `root`, never through a link;
+    what was written is checked again: plain files inside `root`, inbox ids that name their files."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel in members:
+        if rel.startswith("state/"):
+            if rel.split("/")[1].startswith(STORES):
+                raise UnsafeArchive(rel, "the import builds the graph and vector stores itself, not from state/")
+            target = root / rel.removeprefix("state/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / rel, target, follow_symlinks=False)
+    check_written(root)
+    check_inbox_files(root, "state/")

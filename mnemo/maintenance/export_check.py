@@ -4,20 +4,26 @@ Every file an export holds is listed in its `export.json` with its size and SHA-
 (format version 2): a file missing, added or changed by even one byte is refused. In every
 version, each Parquet file is read to its last row, the graph's tables must have this
 version's columns, and the graph and vector tables must hold the rows `export.json` counts.
-Every refusal names the file and the problem.
+Every file must be a plain file (no link of either kind, device or fifo) with an allowed name
+(`archive_guard`), and what the import writes is bounded by the configuration's `archives`. Every refusal
+names the file and the problem.
 """
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mnemo.config import ArchivesConfig
 from mnemo.errors import MnemoError
+from mnemo.maintenance.archive_guard import check_size, regular_files
 from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS
 
 EDGE_ENDS = ("table", "from_table", "to_table", "src", "dst")
+_VECTOR_TABLE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}", re.ASCII)
 
 
 class ExportError(MnemoError):
@@ -40,20 +46,44 @@ def file_digests(folder: Path, index_name: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def check_files(folder: Path, listed: object, index_name: str) -> None:
-    """Every file listed, with its size and digest, and nothing else."""
+def check_files(folder: Path, listed: object, index_name: str) -> dict[str, int]:
+    """Every file listed, with its size and digest, and nothing else: plain files only, walked
+    without following links (`regular_files`). The files found, with their sizes."""
     if not isinstance(listed, dict) or not all(isinstance(m, dict) for m in listed.values()):
         raise ExportError(f"{folder / index_name}: its list of files is not readable")
-    present = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} - {index_name}
-    missing, extra = sorted(set(listed) - present), sorted(present - set(listed))
+    found = present_files(folder, index_name)
+    missing, extra = sorted(set(listed) - set(found)), sorted(set(found) - set(listed))
     if missing:
-        raise ExportError(f"{folder / missing[0]}: missing (listed in {index_name}); nothing was imported")
+        raise ExportError(f"{folder / str(missing[0])}: missing (listed in {index_name}); nothing was imported")
     if extra:
         raise ExportError(f"{folder / extra[0]}: not listed in {index_name}; nothing was imported")
     for rel, meta in sorted(listed.items()):
         path = folder / rel
-        if path.stat().st_size != meta.get("bytes") or sha256_of(path) != meta.get("sha256"):
+        if found[rel] != meta.get("bytes") or sha256_of(path) != meta.get("sha256"):
             raise ExportError(f"{path}: damaged (size or checksum differs from {index_name}); nothing was imported")
+    return found
+
+
+def present_files(folder: Path, index_name: str) -> dict[str, int]:
+    """The export's files but its index (relative POSIX path -> size); links and devices refused."""
+    found = regular_files(folder)
+    found.pop(index_name, None)
+    return found
+
+
+def check_import_size(folder: Path, found: dict[str, int], limits: ArchivesConfig) -> None:
+    """What an import writes (state files as they are, Parquet tables as their metadata says they
+    unpack) within `limits` of the export's size, from the Parquet footers, before any table is read."""
+    total = 0
+    for rel, size in found.items():
+        if rel.endswith(".parquet") and not rel.startswith("state/"):
+            try:
+                meta = pq.read_metadata(folder / rel)
+            except (OSError, pa.ArrowException) as exc:
+                raise ExportError(f"{folder / rel}: not a readable Parquet file ({exc}); nothing imported") from None
+            size = max(size, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)))
+        total += size
+    check_size(total, sum(found.values()), limits, folder)
 
 
 def read_table(path: Path) -> pa.Table:
@@ -76,6 +106,8 @@ def check_tables(folder: Path, index: dict[str, Any]) -> None:
         kind, name = path.parent.relative_to(folder).as_posix(), path.stem
         if kind == "graph":
             _check_columns(path, name, table.schema.names)
+        if kind == "vectors" and not _VECTOR_TABLE.fullmatch(name):
+            raise ExportError(f"{path}: {name!r} is not a vector table name (letters, digits, '_' and '-')")
         if kind in ("graph", "vectors"):
             seen.add(f"{kind}/{name}")
             _check_count(path, table.num_rows, rows.get(f"{kind}/{name}"))

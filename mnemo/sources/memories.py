@@ -26,6 +26,11 @@ MEMORY_SOURCE = "memories"  # the name of every namespace's inbox source (`inbox
 GLOBAL = "global"
 _SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
 _TITLED_ID = re.compile(r"mem_[0-9a-f]{16}_[0-9a-f]{8}")
+_MEMORY_ID = re.compile(r"mem_[0-9a-f]{24}|mem_[0-9a-f]{16}_[0-9a-f]{8}")
+
+
+class MemoryFileError(MnemoError, ValueError):
+    """An inbox file that is not a memory mnemo wrote: its id is not a memory id, or not its file's name."""
 
 
 def titled_memory_id(namespace: str, scope: str, slug: str, created: str) -> str:
@@ -41,6 +46,12 @@ def titled_id_glob(scope: str, slug: str) -> str:
 def is_titled(memory_id: str) -> bool:
     """Whether the id is a titled memory's, whose text `save` and `append` may rewrite."""
     return bool(_TITLED_ID.fullmatch(memory_id))
+
+
+def is_memory_id(memory_id: object) -> bool:
+    """Whether the value is a memory id (`mem_` and hex digits, as `new_memory` and
+    `titled_memory_id` make them): the only ids that become an inbox file's name."""
+    return isinstance(memory_id, str) and bool(_MEMORY_ID.fullmatch(memory_id))
 
 
 def check_scope(scope: str) -> str:
@@ -157,6 +168,8 @@ def new_memory(namespace: str, text: str, entities: list[Any] | None = None,
 
 def store_memory(root: Path, memory: Memory) -> Memory:
     """Write the memory to the inbox atomically (status `processing` until made recallable)."""
+    if not is_memory_id(memory.id):
+        raise MemoryFileError(f"invalid memory id {memory.id!r}: not written (a memory id is mem_ and hex digits)")
     memory.status = "processing"
     durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
@@ -170,9 +183,24 @@ def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | No
 
 
 def read_memory(path: Path) -> Memory:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    """The memory in an inbox file; a MemoryFileError (a ValueError) when its id is not a memory
+    id or not the file's name, since the id names the file the memory is written back to."""
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise MemoryFileError(f"{path}: not a memory file (not a JSON object)")
+    check_memory_file_id(path.name, data.get("id"))
     entities = [EntityRef(**e) for e in data.pop("entities", [])]
     return Memory(**{**data, "entities": entities})
+
+
+def check_memory_file_id(file_name: str, memory_id: object) -> str:
+    """The id of the memory in the inbox file `file_name`, when it is a memory id and names the file."""
+    if not is_memory_id(memory_id):
+        raise MemoryFileError(f"{file_name}: invalid memory id {memory_id!r} (a memory id is mem_ and hex digits)")
+    if file_name != f"{memory_id}.json":
+        raise MemoryFileError(f"{file_name}: its memory id {memory_id!r} is not its file's name")
+    return str(memory_id)
 
 
 def memory_doc_id(namespace: str, memory_id: str) -> str:
@@ -209,6 +237,7 @@ def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modif
     memory has expired (it is never ingested, and an ingested one leaves the stores)."""
     try:
         data = json.loads(text)
+        check_memory_file_id(Path(rel_path).name, data.get("id") if isinstance(data, dict) else None)
         memory = Memory(**{**data, "entities": [EntityRef(**e) for e in data.get("entities", [])]})
     except (ValueError, TypeError) as exc:
         raise SourceError(rel_path, f"not a memory file: {exc}") from None

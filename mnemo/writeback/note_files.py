@@ -23,6 +23,15 @@ from mnemo.errors import MnemoError, WritebackRefused
 
 TEMP_SUFFIX = ".mnemo-tmp"
 MAX_NOTE_BYTES = 20 * 1024 * 1024
+
+
+def note_file(root: Path, rel: str) -> Path | None:
+    """The note at `rel` inside the source folder `root`; None when `rel` would leave it (empty,
+    absolute, a `..` part, a backslash): a path read from the graph or the journal, which a
+    restore or import brings in, never names a file elsewhere."""
+    if not rel or "\\" in rel or rel.startswith("/") or ".." in rel.split("/"):
+        return None
+    return Path(root) / rel
 _NAME_CHARS = 60
 # `stage`'s temp names: "." + the note's name (cut to _NAME_CHARS) + "." + mkstemp's 8 random
 # characters + TEMP_SUFFIX. Only names of that exact shape are ever swept.

@@ -32,6 +32,7 @@ from mnemo.writeback.link_names import LinkNames
 from mnemo.writeback.note_files import (
     Staged,
     digest,
+    note_file,
     read_note,
     run_lock,
     stage,
@@ -141,7 +142,10 @@ def _plan_note(
     plan: WritebackPlan, source: SourceConfig, rel: str, values_for: Callable[[str], dict[str, Value]], key: str,
     links: LinkNames, drop_blank: bool = False,
 ) -> None:
-    file = source.path / rel
+    file = note_file(source.path, rel)
+    if file is None:
+        plan.skipped.append(Skip(rel, "its path leaves the source folder; nothing is written"))
+        return
     try:
         data = read_note(file)
         text = data.decode("utf-8")
@@ -239,17 +243,29 @@ def _apply_pages(changes: list[PageChange], journal: Journal, report: WritebackR
         report.skipped += [Skip(path, reason) for path, reason in skipped]
 
 
-def undo_run(journal: Journal, run: str, undo_id: str | None = None) -> WritebackReport:
-    """Restore the notes a run wrote, newest first; a note edited since is left alone."""
+def undo_run(journal: Journal, run: str, roots: dict[str, Path], undo_id: str | None = None) -> WritebackReport:
+    """Restore the notes a run wrote, newest first; a note edited since is left alone, and so is
+    an entry whose file is not its path inside its source's folder (`roots`: label -> folder)."""
     run, entries = journal.entries_of(run)
     report = WritebackReport(undo_id or f"undo-{run}-{uuid.uuid4().hex[:6]}")
     notes = [e for e in reversed(entries) if e.op not in (PAGE_OP, UNDO_OP)]
-    writes = [_guarded(report, e.path, "restore", partial(_undo_write, e, report.run)) for e in notes]
+    writes = [_guarded(report, e.path, "restore", partial(_placed, roots, e, partial(_undo_write, e, report.run)))
+              for e in notes]
     _write_all([w for w in writes if w is not None], journal, report, "restore")
     pages = [e for e in reversed(entries) if e.op == PAGE_OP]
-    changes = [_guarded(report, e.path, "restore", partial(undo_change, e)) for e in pages]
+    changes = [_guarded(report, e.path, "restore", partial(_placed, roots, e, partial(undo_change, e)))
+               for e in pages]
     _apply_pages([c for c in changes if c is not None], journal, report, UNDO_OP)
     return report
+
+
+def _placed(roots: dict[str, Path], entry: JournalEntry, action: Callable[[], T]) -> T:
+    """The action, when the entry's file is its path inside its source's folder."""
+    root = roots.get(entry.source)
+    file = note_file(root, entry.path) if root is not None else None
+    if file is None or Path(entry.file) != file:
+        raise WritebackRefused(f"the journal names {entry.file!r}, not a note of source {entry.source!r}")
+    return action()
 
 
 def _undo_write(entry: JournalEntry, run: str) -> _Write:
@@ -272,6 +288,11 @@ def _undo_write(entry: JournalEntry, run: str) -> _Write:
 
 
 # -- a whole run ----------------------------------------------------------------------
+
+
+def source_roots(config: MnemoConfig, namespace: str) -> dict[str, Path]:
+    """Each source's folder by its label: where an undo may write (`undo_run`)."""
+    return {s.label: s.path for s in config.namespace(namespace).sources}
 
 
 def journal_for(config: MnemoConfig, namespace: str) -> Journal:
@@ -312,7 +333,7 @@ def undo_namespace(config: MnemoConfig, namespace: str, run: str) -> WritebackRe
     files = NamespaceFiles(config.data_root(namespace), namespace)
     with run_lock(files.root):
         sweep_note_folders(config, namespace)
-        return undo_run(journal_for(config, namespace), run)
+        return undo_run(journal_for(config, namespace), run, source_roots(config, namespace))
 
 
 def sweep_note_folders(config: MnemoConfig, namespace: str) -> None:

@@ -28,6 +28,6 @@ def test_undo_through_the_journal_restores_the_bytes(case: tuple[str, str, dict[
         change = NoteChange("vault", "Note.md", note, digest(original), text, patch)
         report = apply_plan(WritebackPlan(changes=[change]), journal, "wb-1")
         assert report.written == ["Note.md"] and note.read_bytes() == patch.apply(text).encode("utf-8")
-        undone = undo_run(journal, "wb-1")
+        undone = undo_run(journal, "wb-1", {"vault": note.parent})
         assert undone.written == ["Note.md"] and note.read_bytes() == original
         assert [e.op for e in journal.entries()] == ["write", "undo"]

@@ -11,7 +11,7 @@ from benchmarks.writeback import snapshot
 from mnemo.maintenance.forget_notes import block_removal, remove_blocks
 from mnemo.writeback.journal import JournalEntry
 from mnemo.writeback.note_files import digest
-from mnemo.writeback.run import journal_for, undo_run, writeback_namespace
+from mnemo.writeback.run import journal_for, source_roots, undo_run, writeback_namespace
 from ontology import load_ontology
 from tests.support import EXAMPLE_VAULT, Workspace, make_workspace
 
@@ -39,7 +39,7 @@ def test_an_old_nested_block_is_converted_journaled_and_undone(tmp_path: Path) -
     assert "\nmnemo-updated: 2026-11-22\n---\n" in converted
     assert converted.replace(converted[converted.index("mnemo-related:"):converted.index("---\n", 4)], "") == (
         old.replace(OLD_BLOCK, ""))
-    undo_run(journal_for(workspace.config, "test"), report.run)
+    undo_run(journal_for(workspace.config, "test"), report.run, source_roots(workspace.config, "test"))
     assert snapshot(vault) == before and note.read_text(encoding="utf-8") == old
 
 
@@ -125,7 +125,7 @@ def test_the_blank_line_an_earlier_version_added_to_a_logseq_page_goes_with_its_
         'mnemo-related-why:: "shares Alpha"\nmnemo-mentioned-in:: [[Mar 8th, 2022]]\nmnemo-mentioned-count:: 1\n'
         'mnemo-mentioned-last:: [[Mar 8th, 2022]]\nmnemo-updated:: "2026-11-22"\n' + original
     )
-    undo_run(journal_for(workspace.config, "test"), report.run)
+    undo_run(journal_for(workspace.config, "test"), report.run, source_roots(workspace.config, "test"))
     assert page.read_text(encoding="utf-8") == OLD_LOGSEQ + original
 
 

@@ -14,7 +14,7 @@ from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sources.scan import GENERATED, file_fingerprint
 from mnemo.writeback.pages import _block_text
-from mnemo.writeback.run import journal_for, undo_run, writeback_namespace
+from mnemo.writeback.run import journal_for, source_roots, undo_run, writeback_namespace
 from ontology import load_ontology
 from tests.support import EXAMPLE_VAULT, Workspace, make_workspace
 
@@ -91,7 +91,7 @@ def test_undo_removes_the_pages_and_the_folder(workspace: Workspace) -> None:
     vault = _vault(workspace)
     before = snapshot(vault)
     _, report = run(workspace)
-    undone = undo_run(journal_for(workspace.config, "test"), report.run)
+    undone = undo_run(journal_for(workspace.config, "test"), report.run, source_roots(workspace.config, "test"))
     assert undone.skipped == [] and sorted(undone.pages) == sorted(report.pages)
     assert snapshot(vault) == before and not (vault / "Mnemo").exists()
 
@@ -106,7 +106,7 @@ def test_a_page_whose_community_is_gone_is_removed_and_undo_brings_it_back(works
     _, second = run(workspace)
     assert "Mnemo/Communities/Kyoto (community).md" in second.pages and not page.exists()
     assert all((vault / p).exists() for p in first.pages if "Kyoto" not in p)
-    undo_run(journal_for(workspace.config, "test"), second.run)
+    undo_run(journal_for(workspace.config, "test"), second.run, source_roots(workspace.config, "test"))
     assert page.read_text(encoding="utf-8") == text
 
 
