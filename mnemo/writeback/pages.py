@@ -17,6 +17,7 @@ from typing import Any
 
 import kuzu
 
+from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.sources.generated import generated_header
 from mnemo.stores.cypher import single
 from mnemo.writeback.insights import NoteRef
@@ -63,7 +64,10 @@ def _rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
 def read_page_facts(conn: kuzu.Connection) -> PageFacts:
     """The communities, week and month summaries and current self profile in the graph."""
     facts = PageFacts()
-    for cid, level, title, summary in _rows(conn, "MATCH (c:Community) RETURN c.id, c.level, c.title, c.summary"):
+    held = {row[1] for row in _rows(conn, "CALL table_info('Community') RETURN *")}
+    cohesive = f"WHERE c.cohesion IS NULL OR c.cohesion >= {COHESION_FLOOR} " if "cohesion" in held else ""
+    cypher = f"MATCH (c:Community) {cohesive}RETURN c.id, c.level, c.title, c.summary"
+    for cid, level, title, summary in _rows(conn, cypher):
         facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or ""})
     for cid, eid in _rows(conn, "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN c.id, e.id"):
         facts.members[cid].append(eid)
