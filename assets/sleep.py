@@ -151,7 +151,10 @@ def _communities(report: SleepReport, files: NamespaceFiles, settings: MnemoConf
     assert stats is not None
     return {"communities": stats.communities, "levels": stats.levels, "modularity": stats.modularity,
             "summarized": stats.summarized, "reused": stats.reused, "abstractions": stats.concepts,
-            "instance_links": stats.instance_links, "llm_failures": stats.llm_failures}
+            "instance_links": stats.instance_links, "llm_failures": stats.llm_failures,
+            "below_cohesion_floor": stats.below_floor,
+            "cohesion": dg.MetadataValue.md(_table(sorted(stats.cohesion, key=lambda c: c["cohesion"]),
+                                                   ["id", "level", "members", "cohesion"]))}
 
 
 def _summaries(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:

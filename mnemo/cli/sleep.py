@@ -86,7 +86,8 @@ def _report_line(report: SleepReport) -> str:
         done.append(f"merged {len(report.dedup.merges)}, review queue {report.dedup.queue_size}")
     if report.communities is not None:
         found = report.communities
-        done.append(f"communities {found.communities} (modularity {found.modularity}), abstractions {found.concepts}")
+        done.append(f"communities {found.communities} (modularity {found.modularity}; {found.below_floor} below the "
+                    f"cohesion floor, not written into notes), abstractions {found.concepts}")
     if report.summaries is not None:
         done.append(f"summaries made {report.summaries.made} / reused {report.summaries.reused}")
     if report.salience is not None:

@@ -5,14 +5,14 @@ or their facts changed."""
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mnemo.documents import content_hash
 from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay
 from mnemo.sleep.text import Sentence, sentences, summarize
-from mnemo.sleep.view import FactsView
+from mnemo.sleep.view import COHESION_FLOOR, FactsView
 
 if TYPE_CHECKING:
     import igraph as ig
@@ -34,6 +34,11 @@ class CommunityStats:
     concepts: int = 0
     instance_links: int = 0
     llm_failures: int = 0
+    cohesion: list[dict[str, Any]] = field(default_factory=list)  # per community: id, title, members, cohesion
+
+    @property
+    def below_floor(self) -> int:
+        return sum(1 for c in self.cohesion if c["cohesion"] < COHESION_FLOOR)
 
 
 def leiden(graph: "ig.Graph") -> tuple[list[list[int]], float]:
@@ -66,7 +71,7 @@ def match_ids(groups: list[frozenset[str]], previous: dict[str, list[str]], leve
 
 def detect(view: FactsView) -> tuple[list[frozenset[str]], list[list[int]], float]:
     """Level-0 communities of entities, level-1 groups of level-0 indices, and the modularity."""
-    graph, ids = view.entity_graph()
+    graph, ids = view.community_graph()
     groups, modularity = leiden(graph)
     level0 = [frozenset(ids[i] for i in g) for g in groups]
     owner = {ids[i]: n for n, g in enumerate(groups) for i in g}
@@ -95,8 +100,23 @@ def _legacy_digest(view: FactsView, members: frozenset[str], parts_of: dict[str,
 
 
 def _central(view: FactsView, members: frozenset[str]) -> list[str]:
-    """The five members with the most mentions and relations: whom a summary is about."""
-    return sorted(members, key=lambda e: (-view.degree(e), e))[:5]
+    """The five members most connected inside the community (then with the most mentions and
+    relations): whom a summary is about. The first names the community."""
+    adjacency = view.adjacency()
+
+    def inside(eid: str) -> float:
+        return sum(w for other, w in adjacency.get(eid, {}).items() if other in members)
+    return sorted(members, key=lambda e: (-round(inside(e), 6), -view.degree(e), e))[:5]
+
+
+def cohesion(view: FactsView, members: frozenset[str], center: str) -> float:
+    """The share of the members within two links of the one the community is named after, over
+    links inside the community: how far the name says what the members are about."""
+    adjacency = view.adjacency()
+    near = {center}
+    for _ in range(2):
+        near |= {other for eid in near for other in adjacency.get(eid, {}) if other in members}
+    return round(len(near) / len(members), 4) if members else 0.0
 
 
 def _inputs(view: FactsView, members: frozenset[str], central: list[str]) -> str:
@@ -181,6 +201,7 @@ def build_communities(
     parts_of: dict[str, list[str]] = {}
     links: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)  # edge key -> ends
     author = writer.model if writer else EXTRACTIVE
+    shown: list[dict[str, Any]] = []
     for level, members, cid, parent in entries:
         central = _central(view, members)
         digest = _inputs(view, members, central)
@@ -196,12 +217,15 @@ def build_communities(
                    "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
                    "member_count": len(members), "sources": cited, "digest": content_hash(digest, wrote)}
             made += 1
+        row = {**row, "cohesion": cohesion(view, members, central[0]) if central else 0.0}
+        shown.append({"id": cid, "level": level, "title": row["title"], "members": len(members),
+                      "cohesion": row["cohesion"]})
         overlay.add_node("Community", row)
         _link(links, row, members, parent)
     for edge_key, ends in links.items():
         overlay.link_all(*edge_key, ends)
     levels = (1 if level0 else 0) + (1 if level1 else 0)
-    return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused)
+    return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused, cohesion=shown)
 
 
 def _link(links: dict[tuple[str, str, str], list[tuple[str, str]]], row: dict[str, Any], members: frozenset[str],

@@ -13,6 +13,16 @@ if TYPE_CHECKING:
     import igraph as ig  # imported when a graph is built: a re-run that reuses Leiden and PageRank never loads it
 
 
+# A community whose name-giver reaches fewer than this share of its members within two links is
+# kept in the graph but not written into notes or pages (its name would not say what it holds).
+COHESION_FLOOR = 0.5
+HUB_SHARE = 0.05  # an entity with neighbours among more than this share of all entities is a hub
+HUB_MIN = 12
+CO_MENTION_LIMIT = 4  # a passage mentioning more entities than this plus one ties each pair less
+LINK_WEIGHT = 0.25  # the least weight that counts as a link when cohesion counts links
+WEIGHTING = "hubs weighed down"  # in the graph digest: a partition made with other weights is not reused
+
+
 def _weight(row: dict[str, Any]) -> int:
     """How many links a REFERS_TO row stands for: the relation counts that many times."""
     return max(1, int(json.loads(row["props"] or "{}").get("weight", 1)))
@@ -27,6 +37,8 @@ class FactsView:
         self._weights: tuple[list[str], dict[tuple[int, int], float]] | None = None
         self._digest: str | None = None
         self._relation_degree: dict[str, int] | None = None
+        self._community: tuple[ig.Graph, list[str]] | None = None
+        self._adjacency: dict[str, dict[str, float]] | None = None
         self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
         self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
         self.notes: dict[str, dict[str, Any]] = facts.nodes["Note"]
@@ -90,7 +102,7 @@ class FactsView:
             relations = sorted(f"{a}\x1f{b}" if a < b else f"{b}\x1f{a}" for a, b in self.relations if a != b)
             together = sorted("\x1f".join(sorted(found)) for members in self.chunk_entities.values()
                               if len(members) > 1 and len(found := members & ids) > 1)
-            self._digest = content_hash(*sorted(entities), "\x1e".join(relations), "\x1e".join(together))
+            self._digest = content_hash(WEIGHTING, *sorted(entities), "\x1e".join(relations), "\x1e".join(together))
         return self._digest
 
     def _entity_weights(self) -> tuple[list[str], dict[tuple[int, int], float]]:
@@ -108,6 +120,55 @@ class FactsView:
                 weights[pair] += 0.5
         self._weights = ids, dict(weights)
         return self._weights
+
+    def community_weights(self) -> tuple[list[str], dict[tuple[int, int], float]]:
+        """The entity graph's weights with hubs weighed down, for community detection. An entity with
+        more neighbours than the hub limit (a share of all entities, at least `HUB_MIN`) -- an index
+        note, a tag page, 'Books' or 'People' -- says little about what its neighbours share, so each
+        of its edges keeps limit / neighbours of its weight; and a passage that mentions many entities
+        (a list of links) ties each pair of them by `CO_MENTION_LIMIT` / (entities - 1) of 0.5."""
+        ids, weights = self._entity_weights()
+        index = {eid: i for i, eid in enumerate(ids)}
+        listed: dict[tuple[int, int], float] = defaultdict(float)
+        for members in self.chunk_entities.values():
+            found = sorted(index[m] for m in members if m in index)
+            if len(found) - 1 > CO_MENTION_LIMIT:
+                for pair in combinations(found, 2):
+                    listed[pair] += 0.5 * (1 - CO_MENTION_LIMIT / (len(found) - 1))
+        count = [0] * len(ids)
+        for a, b in weights:
+            count[a] += 1
+            count[b] += 1
+        limit = max(HUB_MIN, HUB_SHARE * len(ids))
+        damp = [min(1.0, limit / c) if c else 1.0 for c in count]
+        kept = {(a, b): (w - listed.get((a, b), 0.0)) * damp[a] * damp[b] for (a, b), w in weights.items()}
+        return ids, {pair: w for pair, w in kept.items() if w > 1e-9}
+
+    def community_graph(self) -> "tuple[ig.Graph, list[str]]":
+        """`community_weights` as an undirected weighted igraph (built once per view)."""
+        if self._community is None:
+            import igraph as ig
+
+            ids, weights = self.community_weights()
+            edges = sorted(weights)
+            graph = ig.Graph(n=len(ids), edges=edges)
+            graph.es["weight"] = [weights[e] for e in edges]
+            self._community = graph, ids
+        return self._community
+
+    def adjacency(self) -> dict[str, dict[str, float]]:
+        """entity id -> {neighbour id: weight in `community_weights`}, for the edges that weigh at least
+        `LINK_WEIGHT` (built once per view)."""
+        if self._adjacency is None:
+            ids, weights = self.community_weights()
+            adjacency: dict[str, dict[str, float]] = defaultdict(dict)
+            for (a, b), w in weights.items():
+                if w < LINK_WEIGHT:
+                    continue
+                adjacency[ids[a]][ids[b]] = w
+                adjacency[ids[b]][ids[a]] = w
+            self._adjacency = adjacency
+        return self._adjacency
 
     def degree(self, eid: str) -> int:
         if self._relation_degree is None:

@@ -22,7 +22,14 @@ from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.facts import GraphFacts
 from mnemo.stores import faults
 from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches, _scalar
-from mnemo.stores.graph_schema import EDGE_PROPS, EDGE_TYPES, NODE_SCHEMAS, STRUCTURAL_EDGES, polars_type
+from mnemo.stores.graph_schema import (
+    EDGE_PROPS,
+    EDGE_TYPES,
+    GROWN_COLUMNS,
+    NODE_SCHEMAS,
+    STRUCTURAL_EDGES,
+    polars_type,
+)
 from mnemo.stores.locks import namespace_lock, writer
 from ontology import Ontology
 
@@ -216,6 +223,11 @@ class GraphStore:
             if table not in present:
                 cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
                 conn.execute(f"CREATE NODE TABLE IF NOT EXISTS {table}({cols}, PRIMARY KEY (id))")
+            elif table in GROWN_COLUMNS:  # a table made before a column was added
+                held = {row[1] for row in _rows(conn, f"CALL table_info('{table}') RETURN *")}
+                for name in GROWN_COLUMNS[table]:
+                    if name not in held:
+                        conn.execute(f"ALTER TABLE {table} ADD IF NOT EXISTS {name} {columns[name]}")
         props = ", ".join(f"{name} {EDGE_TYPES.get(name, 'STRING')}" for name in EDGE_PROPS)
         for table, pairs in self.edge_tables.items():
             if table not in present:
@@ -280,9 +292,12 @@ class GraphStore:
         def in_order(
             rows: list[dict[str, Any]],
         ) -> list[dict[str, Any]]:  # one column order: Kùzu refuses a list of mixed structs
-            return [{c: row[c] for c in columns} for row in rows]
+            return [{c: row.get(c) for c in columns} for row in rows]
 
-        assignments = ", ".join(f"n.{c} = row.{c}" for c in columns if c != "id")
+        def value(c: str) -> str:  # a column null in every row of a batch reaches Kùzu typed as a string
+            return f"CAST(row.{c} AS DOUBLE)" if columns[c] == "DOUBLE" else f"row.{c}"
+
+        assignments = ", ".join(f"n.{c} = {value(c)}" for c in columns if c != "id")
         for start in range(0, len(changed), BATCH):
             conn.execute(
                 f"UNWIND $rows AS row MATCH (n:{table} {{id: row.id}}) SET {assignments}",
@@ -291,12 +306,12 @@ class GraphStore:
         new = [row for i, row in desired.items() if i not in current]
         faults.point(f"graph.copy_nodes:{table}", len(new))
         if 0 < len(new) <= FEW_NODES:  # a COPY into a filled table costs ~0.1-0.4 s however few the rows
-            fields = ", ".join(f"{c}: row.{c}" for c in columns)
+            fields = ", ".join(f"{c}: {value(c)}" for c in columns)
             conn.execute(f"UNWIND $rows AS row CREATE (n:{table} {{{fields}}})", {"rows": in_order(new)})
         elif new:
             schema = {c: polars_type(t) for c, t in NODE_SCHEMAS[table].items()}
             frame = pl.DataFrame(  # noqa: F841 (Kùzu reads `frame` from this scope by name)
-                [{c: row[c] for c in schema} for row in new], schema=schema)
+                [{c: row.get(c) for c in schema} for row in new], schema=schema)
             conn.execute(f"COPY {table} FROM frame")
         stats.deleted[table] = len(stale)
         stats.updated[table] = len(changed)

@@ -72,6 +72,7 @@ NODE_SCHEMAS: dict[str, dict[str, str]] = {
         "sources": "STRING[]",
         "digest": "STRING",
         "h": "STRING",
+        "cohesion": "DOUBLE",
     },
     "Summary": {
         "id": "STRING",
@@ -136,6 +137,11 @@ STRUCTURAL_EDGES: dict[str, tuple[tuple[str, str], ...]] = {
     "PROMOTED_TO": (("Chunk", "Entity"),),
     "PORTRAYS": (("SelfProfile", "Entity"),),
 }
+
+
+# Columns added to a node table after graphs were made with it: a graph that lacks one gets it
+# (null in its old rows) when it is opened for writing.
+GROWN_COLUMNS = {"Community": ("cohesion",)}
 
 
 EDGE_TYPES = {"span_start": "INT64", "span_end": "INT64"}

@@ -14,6 +14,7 @@ from typing import Any
 
 import kuzu
 
+from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.stores.cypher import ordered_rows
 from mnemo.stores.graph import GraphStore
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
@@ -285,6 +286,7 @@ def _communities(
         return {}
     level = "c.level" if "level" in have else "0"
     summary = "c.summary" if "summary" in have else "''"
+    cohesive = f"WHERE c.cohesion IS NULL OR c.cohesion >= {COHESION_FLOOR}" if "cohesion" in have else ""
     found: dict[str, tuple[int, str, str, str]] = {}
     for table, kind in tables.items():
         if kind != "REL":
@@ -293,7 +295,8 @@ def _communities(
         if ("Entity", "Community") not in ends:
             continue
         for entity, lvl, title, text, cid in ordered_rows(
-            conn, f"MATCH (e:Entity)-[:{table}]->(c:Community) RETURN e.id, {level}, c.title, {summary}, c.id"
+            conn,
+            f"MATCH (e:Entity)-[:{table}]->(c:Community) {cohesive} RETURN e.id, {level}, c.title, {summary}, c.id",
         ):
             candidate = (int(lvl or 0), title or "", text or "", cid)
             if entity not in found or candidate < found[entity]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import kuzu
 
+from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.sources.generated import generated_header
 from mnemo.stores.cypher import ordered_rows
 from mnemo.writeback.insights import NoteRef
@@ -58,9 +59,12 @@ class PageFacts:
 
 def read_page_facts(conn: kuzu.Connection, key: str = "mnemo") -> PageFacts:
     """The communities, week and month summaries, the notes written each month and the current self
-    profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own)."""
+    profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own).
+    Communities below the cohesion floor are left out."""
     facts = PageFacts(written=read_written(conn, key))
-    cypher = "MATCH (c:Community) RETURN c.id, c.level, c.title, c.summary"
+    held = {row[1] for row in ordered_rows(conn, "CALL table_info('Community') RETURN *")}
+    cohesive = f"WHERE c.cohesion IS NULL OR c.cohesion >= {COHESION_FLOOR} " if "cohesion" in held else ""
+    cypher = f"MATCH (c:Community) {cohesive}RETURN c.id, c.level, c.title, c.summary"
     for cid, level, title, summary in ordered_rows(conn, cypher):
         facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or ""})
     for cid, eid in ordered_rows(conn, "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN c.id, e.id"):

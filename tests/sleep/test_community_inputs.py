@@ -66,7 +66,7 @@ def test_a_kept_summary_is_the_one_made_again_after_any_chunk_change() -> None:
         fresh, _ = _build(facts, Overlay())
         assert overlay.to_json() == fresh.to_json(), f"step {step}: the kept summary differs from one made again"
         kept, remade = kept + (made == 0), remade + (made == 1)
-    assert kept >= 12 and remade >= 12  # both ways were taken: changed chunks no sentence comes from, and sources
+    assert kept >= 10 and remade >= 10  # both ways were taken: changed chunks no sentence comes from, and sources
 
 
 def test_only_the_chunks_summary_sentences_can_come_from_make_it_again() -> None:

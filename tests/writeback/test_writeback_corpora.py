@@ -12,7 +12,7 @@ from tests.support import corpus
 
 
 @pytest.mark.parametrize("name, kind, least", [
-    ("obsidian-kepano", "obsidian", 25), ("obsidian-ideaverse", "obsidian", 10), ("logseq-docs", "logseq", 230),
+    ("obsidian-kepano", "obsidian", 25), ("obsidian-ideaverse", "obsidian", 10), ("logseq-docs", "logseq", 150),
 ])
 def test_full_writeback_on_a_real_vault(tmp_path: Path, name: str, kind: str, least: int) -> None:
     figures = measure(corpus(name), kind, tmp_path)
