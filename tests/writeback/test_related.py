@@ -1,4 +1,4 @@
-"""Related notes that a note does not link yet, with their reasons; what a note already links; where
+"""Related notes that a note does not link yet, with their evidence; what a note already links; where
 its subject was mentioned. Pure functions over small hand-made neighbourhoods."""
 
 from mnemo.writeback.link_names import own_links
@@ -19,13 +19,17 @@ def _space() -> Neighbourhood:
     return space
 
 
-def test_linked_notes_are_left_out_and_each_related_note_says_why() -> None:
+def test_linked_notes_are_left_out_and_a_relation_between_subjects_counts_most() -> None:
     space = _space()
     found = related_notes(space, "a", {"a", "b", "c", "d", "hub"}, space.by_neighbour(), 8)
-    assert [(r.note_id, r.why) for r in found] == [
-        ("d", "Alice knows Bob; shares Index"),
-        ("c", "shares Project X, Index"),
-    ]
+    assert [r.note_id for r in found] == ["d", "c"]
+    assert found[0].evidence > 2 > found[1].evidence > 0
+
+
+def test_only_notes_whose_evidence_reaches_the_threshold() -> None:
+    space = _space()
+    found = related_notes(space, "a", {"a", "b", "c", "d", "hub"}, space.by_neighbour(), 8, min_evidence=2.0)
+    assert [r.note_id for r in found] == ["d"]
 
 
 def test_only_eligible_notes_and_at_most_the_limit() -> None:
