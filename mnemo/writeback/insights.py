@@ -16,6 +16,7 @@ import kuzu
 
 from mnemo.stores.cypher import single
 from mnemo.stores.graph import GraphStore
+from mnemo.writeback.language import looks_english
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
 from mnemo.writeback.named import named_notes
 from mnemo.writeback.related import MIN_EVIDENCE, Neighbourhood, related_notes, verb
@@ -168,8 +169,11 @@ def _mentions(graph: _Graph) -> Mentions:
     return found
 
 
-def _summary(graph: _Graph, about: list[str]) -> str | None:
-    """A one-line summary of an entity note: what the graph states about its subject."""
+def _summary(graph: _Graph, about: list[str], text: str, english: bool) -> str | None:
+    """A one-line summary of an entity note: what the graph states about its subject, in the relations'
+    English names, so only for a note written in English (`english`: the vault, for a short note)."""
+    if not about or not looks_english(text, english):
+        return None
     facts = []
     for entity in about:
         for a, table, b in graph.relations.get(entity, ()):
@@ -206,6 +210,7 @@ def read_insights(
         if note.kind != "journal":
             by_source[note.source].add(note.id)
     insights = []
+    english = looks_english(" ".join(graph.texts.values()))  # for a note too short to tell
     for note in sorted(graph.notes.values(), key=lambda n: (n.source, n.path)):
         about = graph.pages.get(note.id, [])
         counted = [(e, c) for e, c in graph.mentions.get(note.id, Counter()).items() if e not in about]
@@ -215,7 +220,7 @@ def read_insights(
         insights.append(NoteInsight(
             note, _entity_refs(graph, about), _entity_names(graph, top),
             tuple(graph.notes[r.note_id] for r in related), community[1] if community else None,
-            summary or (_summary(graph, about) if about else None), salience,
+            summary or _summary(graph, about, graph.texts.get(note.id, ''), english), salience,
             tuple(r.evidence for r in related), mentioned.of(note.id, about, max_mentioned_in),
             community[0] if community else None,
         ))

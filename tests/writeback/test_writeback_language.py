@@ -20,11 +20,13 @@ NOTES = {
     "Cursos/Física Básica.md": "Mecânica e ondas. Exercícios de Cálculo I ajudam. Listas em [[Livros]].\n#curso",
     "Pessoas/Ana Souza.md": "Professora do departamento de matemática.\n",
     "Livros.md": "Livros que quero ler: Stewart, Boldrini, Halliday.\n",
+    "Livros/Cálculo volume 1.md": '---\nauthor: "[[James Stewart]]"\n---\nO livro-texto de [[Cálculo I]], com muitos exercícios.\n',
+    "Pessoas/James Stewart.md": "Autor de livros de cálculo muito usados nas universidades brasileiras.\n",
     "Diário/2025-03-10.md": "Hoje estudei [[Álgebra Linear]] e falei com a [[Ana Souza]] sobre a prova.\n",
     "Diário/2025-03-11.md": "Revisei [[Física Básica]] na biblioteca.\n",
 }
 ENGLISH_TEMPLATE = {"shares", "mentions", "this", "note", "and", "more", "works", "with", "the", "of", "related",
-                    "it", "chat", "knows", "part"}
+                    "it", "chat", "knows", "part", "by", "created", "author"}
 
 
 def _mnemo_values(text: str) -> dict[str, object]:
