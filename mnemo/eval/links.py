@@ -147,13 +147,13 @@ def format_links_table(report: dict[str, Any]) -> str:
     lines = [
         f"Link prediction on {report['vault']}: {report['hidden_pairs']} of {report['linked_pairs']} linked pairs"
         f" hidden, {report['hidden_links']} hidden links to find, {report['notes']} notes",
-        f"{'system':<22} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
+        f"{'system':<26} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
     ]
     rows = [(name, row) for name, row in report["systems"].items()]
     rows[0] = (f"mnemo (>= {report['min_evidence']})", rows[0][1])
     rows += [(f"  evidence >= {row['min_evidence']}", row) for row in report["sweep"]]
     for name, row in rows:
-        lines.append(f"{name:<22} {row[recall]:>9.3f} {row['precision']:>9.3f} {row['written']:>8} "
+        lines.append(f"{name:<26} {row[recall]:>9.3f} {row['precision']:>9.3f} {row['written']:>8} "
                      f"{row['notes written']:>6}")
     lines.append(f"best threshold here (recall, precision >= baseline): {report['best_min_evidence']}")
     return "\n".join(lines)

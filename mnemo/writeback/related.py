@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 _RELATION_WEIGHT = 2.0
 _SUBJECT_WEIGHT = 1.5
 NAMED_WEIGHT = 1.0
-MIN_EVIDENCE = 0.05  # one neighbour shared by more than 20 notes is not enough on its own
+MIN_EVIDENCE = 0.2  # chosen on logseq-docs by `mnemo eval links` (docs/EVALUATION.md)
 _MAX_SHARING = 200
 
 
