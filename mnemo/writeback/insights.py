@@ -149,11 +149,18 @@ def _neighbourhood(graph: _Graph, titles_named: bool = True) -> Neighbourhood:
         space.neighbours[note] = graph.links.get(note, set()) | (set(graph.mentions.get(note, ())) - own)
         space.subjects[note] = sorted(own)
     if titles_named:
-        space.named = named_notes(graph.texts, {i: n.title for i, n in graph.notes.items() if n.kind != "journal"})
+        said = {i: f"{graph.texts.get(i, '')}\n{_property_words(n.properties)}" for i, n in graph.notes.items()}
+        space.named = named_notes(said, {i: n.title for i, n in graph.notes.items() if n.kind != "journal"})
         for note, others in space.named.items():
             for other in others:
                 space.named_by.setdefault(other, set()).add(note)
     return space
+
+
+def _property_words(properties: dict[str, Any]) -> str:
+    """The words of a note's own property values (`categories: Books`), mnemo's own left out."""
+    values = [v for k, v in properties.items() if not str(k).startswith("mnemo")]
+    return " ".join(str(i) for v in values for i in (v if isinstance(v, list) else [v]))
 
 
 def _mentions(graph: _Graph) -> Mentions:
