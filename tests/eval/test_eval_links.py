@@ -78,7 +78,7 @@ def test_eval_links_runs_end_to_end_on_a_tiny_vault(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["linked_pairs"] == 8 and report["hidden_pairs"] == 2 and report["notes"] == len(TINY)
-    assert set(report["systems"]) == {"mnemo", "embedding baseline"}
+    assert set(report["systems"]) == {"mnemo", "embedding baseline", "mnemo, titles not counted"}
     for row in [*report["systems"].values(), *report["sweep"]]:
         assert 0 <= row["recall@5"] <= 1 and 0 <= row["precision"] <= 1
     assert report["systems"]["embedding baseline"]["written"] > 0
