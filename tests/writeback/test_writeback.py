@@ -81,8 +81,9 @@ def test_full_writeback_touches_only_mnemo_blocks_and_is_quiet_after(workspace: 
     assert "person_id:" not in alice and "mnemo:" not in alice and "salience" not in alice
 
     stamps = mtimes(vault)
+    nothing_new = plan.unchanged  # notes with nothing to write get no properties at all
     plan, report = run(workspace, "2026-12-01")
-    assert report.written == [] and plan.unchanged == len(changed)
+    assert report.written == [] and plan.unchanged == len(changed) + nothing_new
     assert mtimes(vault) == stamps and snapshot(vault) == after
 
 
@@ -162,7 +163,7 @@ def test_read_only_notes_and_folders_are_reported_and_the_run_goes_on(workspace:
 def test_a_folder_the_system_refuses_is_reported_and_the_run_goes_on(workspace: Workspace, vault: Path) -> None:
     """A real permission error from the OS (an immutable folder refuses even root)."""
     long_name = vault / "Inbox" / ("Long " * 48 + ".md")
-    long_name.write_text("Met [[Alice Chen]] about [[Project Heron]].\n", encoding="utf-8")
+    long_name.write_text("Met [[Alice Chen]] about [[Project Heron]]; she lent me Thinking in Systems.\n", encoding="utf-8")
     workspace.ingest()
     folder = vault / "Places"
     if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
