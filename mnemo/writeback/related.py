@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 _RELATION_WEIGHT = 2.0
 _SUBJECT_WEIGHT = 1.5
 NAMED_WEIGHT = 1.0
-MIN_EVIDENCE = 0.2  # chosen on logseq-docs by `mnemo eval links` (docs/EVALUATION.md)
+MIN_EVIDENCE = 0.1  # chosen on logseq-docs by `mnemo eval links` (docs/EVALUATION.md)
 _MAX_SHARING = 200
 
 
