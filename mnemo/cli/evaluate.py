@@ -1,4 +1,5 @@
-"""`mnemo eval locomo` and `mnemo eval notes`: recall quality measured from the command line."""
+"""`mnemo eval locomo`, `mnemo eval notes` and `mnemo eval links`: recall quality and related notes
+measured from the command line."""
 
 import json
 from collections.abc import Callable
@@ -90,3 +91,22 @@ def eval_notes(
         fail(f"unknown --kind {kind!r}: use obsidian or logseq")
     _report(config, json_out, format_notes_table, lambda embedder: evaluate_notes(
         qa, vault, kind, embedder, load_ontology(), after_sleep=after_sleep, progress=_progress))  # type: ignore[arg-type]
+
+
+@eval_app.command("links")
+def eval_links(
+    vault: Annotated[Path, typer.Option("--vault", help="The vault or graph folder (read, never written).")],
+    kind: Annotated[str, typer.Option("--kind", help="obsidian or logseq.")],
+    seed: Annotated[int, typer.Option("--seed", help="Which links are hidden.")] = 0,
+    json_out: JsonOutOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Related notes as link prediction: hide 20 % of the vault's links, then recall@5 and precision of
+    mnemo's related notes against nearest notes by embedding."""
+    from mnemo.eval.links import evaluate_links, format_links_table
+    from ontology import load_ontology
+
+    if kind not in ("obsidian", "logseq"):
+        fail(f"unknown --kind {kind!r}: use obsidian or logseq")
+    _report(config, json_out, format_links_table, lambda embedder: evaluate_links(
+        vault, kind, embedder, load_ontology(), seed=seed, progress=_progress))  # type: ignore[arg-type]

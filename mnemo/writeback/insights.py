@@ -1,7 +1,7 @@
 """What mnemo knows about each note, read from the namespace's graph.
 
 For every note that exists: the entities it is about (its PAGE_OF entities), the entities
-its passages mention, the notes related to it that it does not link yet, with why (related.py),
+its passages mention, the notes related to it that it does not link yet (related.py),
 the journal days and chats that mention its subject (mentioned.py), a one-line summary of what
 the graph states about its subject, and — when sleep mode has put them in the graph — its
 community and a salience score. Whatever the graph does not hold is left out.
@@ -17,8 +17,10 @@ import kuzu
 from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.stores.cypher import ordered_rows
 from mnemo.stores.graph import GraphStore
+from mnemo.writeback.language import looks_english
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
-from mnemo.writeback.related import Neighbourhood, related_notes, verb
+from mnemo.writeback.named import named_notes
+from mnemo.writeback.related import MIN_EVIDENCE, Neighbourhood, related_notes, verb
 
 _SUMMARY_CHARS = 240
 _SUMMARY_FACTS = 3
@@ -44,7 +46,7 @@ class NoteInsight:
     community: str | None = None
     summary: str | None = None
     salience: float | None = None
-    related_why: tuple[str, ...] = ()
+    related_evidence: tuple[float, ...] = ()
     mentioned: Mentioned = Mentioned((), 0, None)
     community_id: str | None = None
 
@@ -69,6 +71,7 @@ class _Graph:
     relations: dict[str, list[tuple[str, str, str]]]
     chats: list[tuple[str, str, str]]  # (entity, chat title, day)
     stated: list[tuple[str, str, str]]  # (note, entity, entity) of each relation
+    texts: dict[str, str]  # note id -> its passages' text
 
 
 def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
@@ -97,7 +100,11 @@ def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
             links[a].add(b)
             links[b].add(a)
     relations, stated = _relations(conn, store)
-    return _Graph(notes, days, entities, pages, mentions, links, out_links, relations, _chats(conn), stated)
+    texts: dict[str, list[str]] = defaultdict(list)
+    for note, text in _rows(conn, "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.present RETURN n.id, c.text"):
+        texts[note].append(text or "")
+    return _Graph(notes, days, entities, pages, mentions, links, out_links, relations, _chats(conn), stated,
+                  {note: "\n".join(parts) for note, parts in texts.items()})
 
 
 def _relations(
@@ -124,7 +131,7 @@ def _chats(conn: kuzu.Connection) -> list[tuple[str, str, str]]:
     return [(e, title or "a chat", (start or "")[:10]) for e, title, start in ordered_rows(conn, cypher) if start]
 
 
-def _neighbourhood(graph: _Graph) -> Neighbourhood:
+def _neighbourhood(graph: _Graph, titles_named: bool = True) -> Neighbourhood:
     names = {i: n.title for i, n in graph.notes.items()}
     names.update({e: v[1] for e, v in graph.entities.items() if v[1]})
     space = Neighbourhood(names, graph.links, relations=graph.relations)
@@ -139,7 +146,19 @@ def _neighbourhood(graph: _Graph) -> Neighbourhood:
         own = set(graph.pages.get(note, ()))
         space.neighbours[note] = graph.links.get(note, set()) | (set(graph.mentions.get(note, ())) - own)
         space.subjects[note] = sorted(own)
+    if titles_named:
+        said = {i: f"{graph.texts.get(i, '')}\n{_property_words(n.properties)}" for i, n in graph.notes.items()}
+        space.named = named_notes(said, {i: n.title for i, n in graph.notes.items() if n.kind != "journal"})
+        for note, others in space.named.items():
+            for other in others:
+                space.named_by.setdefault(other, set()).add(note)
     return space
+
+
+def _property_words(properties: dict[str, Any]) -> str:
+    """The words of a note's own property values (`categories: Books`), mnemo's own left out."""
+    values = [v for k, v in properties.items() if not str(k).startswith("mnemo")]
+    return " ".join(str(i) for v in values for i in (v if isinstance(v, list) else [v]))
 
 
 def _mentions(graph: _Graph) -> Mentions:
@@ -155,8 +174,11 @@ def _mentions(graph: _Graph) -> Mentions:
     return found
 
 
-def _summary(graph: _Graph, about: list[str]) -> str | None:
-    """A one-line summary of an entity note: what the graph states about its subject."""
+def _summary(graph: _Graph, about: list[str], text: str, english: bool) -> str | None:
+    """A one-line summary of an entity note: what the graph states about its subject, in the relations'
+    English names, so only for a note written in English (`english`: the vault, for a short note)."""
+    if not about or not looks_english(text, english):
+        return None
     facts = []
     for entity in about:
         for a, table, b in graph.relations.get(entity, ()):
@@ -178,12 +200,14 @@ def _entity_refs(graph: _Graph, ids: list[str]) -> tuple[str, ...]:
 
 def read_insights(
     store: GraphStore, max_related: int = 8, max_mentions: int = 12, max_mentioned_in: int = 10,
+    min_evidence: float = MIN_EVIDENCE, titles_named: bool = True,
 ) -> list[NoteInsight]:
-    """One NoteInsight per existing note of the namespace, in path order."""
+    """One NoteInsight per existing note of the namespace, in path order. `titles_named`: whether a
+    note naming another's title counts as evidence that they are related (an evaluation turns it off)."""
     with store.connect(read_only=True, wait_seconds=30) as conn:
         graph = _load(conn, store)
         sleep = _SleepFacts.read(conn)
-    space = _neighbourhood(graph)
+    space = _neighbourhood(graph, titles_named)
     sharing = space.by_neighbour()
     mentioned = _mentions(graph)
     by_source: dict[str, set[str]] = defaultdict(set)
@@ -191,17 +215,18 @@ def read_insights(
         if note.kind != "journal":
             by_source[note.source].add(note.id)
     insights = []
+    english = looks_english(" ".join(graph.texts.values()))  # for a note too short to tell
     for note in sorted(graph.notes.values(), key=lambda n: (n.source, n.path)):
         about = graph.pages.get(note.id, [])
         counted = [(e, c) for e, c in graph.mentions.get(note.id, Counter()).items() if e not in about]
         top = [e for e, _ in sorted(counted, key=lambda ec: (-ec[1], ec[0]))[:max_mentions]]
-        related = related_notes(space, note.id, by_source[note.source], sharing, max_related)
+        related = related_notes(space, note.id, by_source[note.source], sharing, max_related, min_evidence)
         community, summary, salience = sleep.for_note(note.id, about, [e for e, _ in counted])
         insights.append(NoteInsight(
             note, _entity_refs(graph, about), _entity_names(graph, top),
             tuple(graph.notes[r.note_id] for r in related), community[1] if community else None,
-            summary or (_summary(graph, about) if about else None), salience,
-            tuple(r.why for r in related), mentioned.of(note.id, about, max_mentioned_in),
+            summary or _summary(graph, about, graph.texts.get(note.id, ''), english), salience,
+            tuple(r.evidence for r in related), mentioned.of(note.id, about, max_mentioned_in),
             community[0] if community else None,
         ))
     return insights

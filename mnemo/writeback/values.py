@@ -20,14 +20,13 @@ def note_values(
     community_pages: dict[str, str] | None = None, linked: set[str] | None = None, limit: int = 8,
 ) -> dict[str, Value]:
     """What is written for one note, in a fixed key order. Only what the note does not already say:
-    related notes it does not link (and why), where its subject was mentioned, its community's page,
+    related notes it does not link, where its subject was mentioned, its community's page,
     a summary of its subject. No internal ids or scores; the day the insights last changed."""
     values: dict[str, Value] = {}
-    named = [(n, why) for r, why in zip(insight.related, _whys(insight), strict=True) if (n := links.name(r))]
-    related = [(f"[[{n}]]", why) for n, why in named if not _linked(n, linked or set())][:limit]
+    named = [n for r in insight.related if (n := links.name(r))]
+    related = [f"[[{n}]]" for n in named if not _linked(n, linked or set())][:limit]
     if related:
-        values["related"] = [link for link, _ in related]
-        values["related-why"] = [why for _, why in related]
+        values["related"] = related
     places = [_place(p, links, notes or {}) for p in insight.mentioned.places]
     if insight.mentioned.count and insight.mentioned.last:
         values["mentioned-in"] = places
@@ -63,10 +62,6 @@ class ValuesFor:
 def _linked(name: str, linked: set[str]) -> bool:
     lower = name.lower()
     return lower in linked or lower.rsplit("/", 1)[-1] in linked
-
-
-def _whys(insight: NoteInsight) -> tuple[str, ...]:
-    return insight.related_why or tuple("" for _ in insight.related)
 
 
 def _place(place: Place, links: LinkNames, notes: dict[str, NoteRef]) -> str:

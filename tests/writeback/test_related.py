@@ -1,4 +1,4 @@
-"""Related notes that a note does not link yet, with their reasons; what a note already links; where
+"""Related notes that a note does not link yet, with their evidence; what a note already links; where
 its subject was mentioned. Pure functions over small hand-made neighbourhoods."""
 
 from mnemo.writeback.link_names import own_links
@@ -19,13 +19,17 @@ def _space() -> Neighbourhood:
     return space
 
 
-def test_linked_notes_are_left_out_and_each_related_note_says_why() -> None:
+def test_linked_notes_are_left_out_and_a_relation_between_subjects_counts_most() -> None:
     space = _space()
     found = related_notes(space, "a", {"a", "b", "c", "d", "hub"}, space.by_neighbour(), 8)
-    assert [(r.note_id, r.why) for r in found] == [
-        ("d", "Alice knows Bob; shares Index"),
-        ("c", "shares Project X, Index"),
-    ]
+    assert [r.note_id for r in found] == ["d", "c"]
+    assert found[0].evidence > 2 > found[1].evidence > 0
+
+
+def test_only_notes_whose_evidence_reaches_the_threshold() -> None:
+    space = _space()
+    found = related_notes(space, "a", {"a", "b", "c", "d", "hub"}, space.by_neighbour(), 8, min_evidence=2.0)
+    assert [r.note_id for r in found] == ["d"]
 
 
 def test_only_eligible_notes_and_at_most_the_limit() -> None:
@@ -63,3 +67,27 @@ def test_mentions_newest_first_counted_once_without_the_note_itself() -> None:
     mentioned = found.of("n", ["e"], 2)
     assert mentioned.places == (day2, chat) and mentioned.count == 3 and mentioned.last == "2024-03-01"
     assert found.of("j1", [], 5).count == 0
+
+
+def test_a_title_named_in_plain_words_counts_the_less_the_more_notes_name_it() -> None:
+    from mnemo.writeback.named import named_notes
+
+    titles = {"r": "Regatta", "b": "Boat", "d": "2025-03-10", "x": "Cálculo I"}
+    texts = {"a": "The REGATTA is in May; a boat race.", "c": "Exercícios de cálculo i ajudam, e o barco.",
+             "r": "Regatta: the spring race with the boat."}
+    assert named_notes(texts, titles) == {"a": {"r", "b"}, "c": {"x"}, "r": {"b"}}
+    space = Neighbourhood({}, {})
+    space.named = named_notes(texts, titles)
+    for note, others in space.named.items():
+        for other in others:
+            space.named_by.setdefault(other, set()).add(note)
+    found = {r.note_id: r.evidence for r in related_notes(space, "a", {"r", "b"}, {}, 8)}
+    assert found["r"] == 1.0 and round(found["b"], 3) == round(1 / 2 ** 0.5, 3)  # Boat is named by two notes
+
+
+def test_english_is_told_by_its_function_words() -> None:
+    from mnemo.writeback.language import looks_english
+
+    assert looks_english("Kevin Kelly is the author of a book that was written for the people of the internet")
+    assert not looks_english("Aulas de cálculo com a professora Ana, matrizes e vetores, listas de exercícios")
+    assert looks_english("Out of Control", short=True) and not looks_english("Out of Control")
