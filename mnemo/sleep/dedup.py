@@ -211,8 +211,14 @@ def _name_words(name: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=_NAMES_KEPT)
 def _exact_keys(name: str) -> frozenset[str]:
-    """Spellings that are the same name, not merely a related one: full and last path segment."""
-    return frozenset(k for part in {name, name.rsplit("/", 1)[-1]} if (k := " ".join(sorted(_name_words(part)))))
+    """Spellings that are the same name, not merely a related one: full and last path segment, its words
+    in any order but its numbers in theirs ('Exercise 1, part 2' is not 'Exercise 2, part 1')."""
+    return frozenset(k for part in {name, name.rsplit("/", 1)[-1]} if (k := _words_any_order(_name_words(part))))
+
+
+def _words_any_order(words: tuple[str, ...]) -> str:
+    numbers = " ".join(w for w in words if w.isdigit())
+    return " ".join(sorted(words)) + (f" #{numbers}" if numbers else "")
 
 
 def _name_similarity(a: EntityRecord, b: EntityRecord) -> tuple[float, str]:

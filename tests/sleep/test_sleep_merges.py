@@ -150,6 +150,8 @@ def test_two_notes_and_a_topic_into_a_narrower_name_never_merge() -> None:
                               _note("Sistemas operacionais", display_names=frozenset({"Sistema operacional"})))
     assert review_at <= two_os_notes.score < merge_at  # the same name but for number: the owner decides
     assert score_pair(_implied("Sistema operacional"), _note("Sistemas operacionais")).score >= merge_at
+    swapped = score_pair(_note("Ejercicio 1 tema 2 topología"), _note("Ejercicio 2 tema 1 topología"))
+    assert swapped.score < review_at  # the same words, numbers swapped: two exercises
     shown = score_pair(_implied("Filters"), _note("Views", display_names=frozenset({"Filters"})))
     assert review_at <= shown.score < merge_at and "wikilink display text" in shown.reasons
     people = frozenset({"person_a", "project_b"})
