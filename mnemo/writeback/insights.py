@@ -101,7 +101,7 @@ def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
             links[b].add(a)
     relations, stated = _relations(conn, store)
     texts: dict[str, list[str]] = defaultdict(list)
-    for note, text in _rows(conn, "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.present RETURN n.id, c.text"):
+    for note, text in ordered_rows(conn, "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.present RETURN n.id, c.text"):
         texts[note].append(text or "")
     return _Graph(notes, days, entities, pages, mentions, links, out_links, relations, _chats(conn), stated,
                   {note: "\n".join(parts) for note, parts in texts.items()})
