@@ -28,6 +28,16 @@ def _weight(row: dict[str, Any]) -> int:
     return max(1, int(json.loads(row["props"] or "{}").get("weight", 1)))
 
 
+def _weighted_graph(vertices: int, weights: dict[tuple[int, int], float]) -> "ig.Graph":
+    """An undirected igraph with the given edge weights, edges in sorted order."""
+    import igraph as ig
+
+    edges = sorted(weights)
+    graph = ig.Graph(n=vertices, edges=edges)
+    graph.es["weight"] = [weights[e] for e in edges]
+    return graph
+
+
 class FactsView:
     """Entities, their relations, mentions, pages and chunks, indexed for the sleep steps."""
 
@@ -83,13 +93,8 @@ class FactsView:
         """An undirected weighted graph of entities: relations weigh 1, co-mentions in a chunk 0.5
         (built once per view)."""
         if self._graph is None:
-            import igraph as ig
-
             ids, weights = self._entity_weights()
-            edges = sorted(weights)
-            graph = ig.Graph(n=len(ids), edges=edges)
-            graph.es["weight"] = [weights[e] for e in edges]
-            self._graph = graph, ids
+            self._graph = _weighted_graph(len(ids), weights), ids
         return self._graph
 
     def graph_digest(self) -> str:
@@ -147,13 +152,8 @@ class FactsView:
     def community_graph(self) -> "tuple[ig.Graph, list[str]]":
         """`community_weights` as an undirected weighted igraph (built once per view)."""
         if self._community is None:
-            import igraph as ig
-
             ids, weights = self.community_weights()
-            edges = sorted(weights)
-            graph = ig.Graph(n=len(ids), edges=edges)
-            graph.es["weight"] = [weights[e] for e in edges]
-            self._community = graph, ids
+            self._community = _weighted_graph(len(ids), weights), ids
         return self._community
 
     def adjacency(self) -> dict[str, dict[str, float]]:
