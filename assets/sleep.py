@@ -153,8 +153,8 @@ def _communities(report: SleepReport, files: NamespaceFiles, settings: MnemoConf
             "summarized": stats.summarized, "reused": stats.reused, "abstractions": stats.concepts,
             "instance_links": stats.instance_links, "llm_failures": stats.llm_failures,
             "below_cohesion_floor": stats.below_floor,
-            "cohesion": dg.MetadataValue.md(_table(sorted(stats.cohesion, key=lambda c: c["cohesion"]),
-                                                   ["id", "level", "members", "cohesion"]))}
+            "cohesion": dg.MetadataValue.json([{k: c[k] for k in ("id", "level", "members", "cohesion")}
+                                               for c in sorted(stats.cohesion, key=lambda c: c["cohesion"])])}
 
 
 def _summaries(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:

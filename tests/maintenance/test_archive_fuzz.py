@@ -101,7 +101,7 @@ def hostile_backup(path: Path, found: list[Member]) -> None:
             tar.addfile(info, io.BytesIO(data) if data is not None else None)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(found=st.lists(members, min_size=1, max_size=6))
 def test_restore_writes_nothing_outside_the_namespace(found: list[Member]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -139,6 +139,8 @@ def add_to_export(folder: Path, member: Member, outside: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:  # a file of the export where a folder would go: nothing to add
         return
+    if path.exists() or path.is_symlink():  # a name ending in '..' or '.' names a folder just made
+        return
     if member.kind == "file":
         path.write_bytes(member.content())
     elif member.kind == "dir":
@@ -152,7 +154,7 @@ def add_to_export(folder: Path, member: Member, outside: Path) -> None:
 
 
 @pytest.mark.slow  # each import builds a graph: about 10 s an example on two busy cores
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(found=st.lists(members, min_size=1, max_size=4))
 def test_import_writes_nothing_outside_the_namespace(export: Path, found: list[Member]) -> None:

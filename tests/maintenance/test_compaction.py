@@ -117,7 +117,8 @@ def test_the_sleep_job_reports_the_store_compaction(workspace: Workspace) -> Non
     made = {e.step_materialization_data.materialization.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
     assert made == {"store_compaction"}  # compaction alone runs no sleep step
     rebuilt = workspace.metadata(result, "store_compaction")
-    assert rebuilt["graph_rebuilt"] is True and rebuilt["graph_after_mb"] <= rebuilt["graph_mb"]
+    # a graph with nothing to reclaim is rebuilt to its size, give or take Kùzu's page rounding
+    assert rebuilt["graph_rebuilt"] is True and rebuilt["graph_after_mb"] <= rebuilt["graph_mb"] * 1.01
     assert sync_graph(files, workspace.graph()).writes == 0
 
 
