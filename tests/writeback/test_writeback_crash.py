@@ -44,10 +44,11 @@ def add_generated_notes(vault: Path, count: int = 100) -> None:
 
 
 
-def start_run(workspace: Workspace) -> subprocess.Popen[str]:
+def start_run(workspace: Workspace, fault: str | None = None) -> subprocess.Popen[str]:
+    env = {**os.environ, "MNEMO_FAULT": fault} if fault else None
     process = subprocess.Popen(
         [sys.executable, "-c", RUNNER, str(workspace.config_path), DAY],
-        stdout=subprocess.PIPE, text=True, cwd=REPO,
+        stdout=subprocess.PIPE, text=True, cwd=REPO, env=env,
     )
     assert process.stdout is not None and process.stdout.readline().strip() == "start"
     return process
@@ -69,12 +70,15 @@ def test_killed_runs_leave_every_note_old_or_new(workspace: Workspace, vault: Pa
 
     rng = random.Random(int(os.environ.get("MNEMO_CRASH_SEED", "7")))
     partial_runs = 0
-    for _ in range(KILLS):
+    for kill in range(KILLS):
         for path, data in old.items():
             (vault / path).write_bytes(data)
-        process = start_run(workspace)
-        time.sleep(rng.uniform(0, window))
-        process.send_signal(signal.SIGKILL)
+        if kill == 0:  # killed by itself before its n-th note's rename: surely in the middle of the writes
+            process = start_run(workspace, f"writeback:note@{rng.randint(2, len(plan.changes) - 1)}:kill")
+        else:  # killed from outside at any moment of the run
+            process = start_run(workspace)
+            time.sleep(rng.uniform(0, window))
+            process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
         now = snapshot(vault)
         assert set(now) == set(old)
