@@ -5,7 +5,9 @@ question file (JSON lines: `question`, `gold` note paths relative to the vault, 
 through eager recall; the returned items are reduced to the distinct notes they come from, in
 order (a summary item counts for no note), and scored by hit@k (a gold note among the first k
 distinct notes) and MRR. A BM25 ranking over whole notes (title and body, the text recall
-indexes) is scored in the same run as the baseline. With `after_sleep`, sleep mode then
+indexes) is scored in the same run as the baseline. Gold coverage@10 is the share of a question's
+gold notes among the first 10 distinct notes (questions that need several notes are scored on all
+of them), averaged over the questions. With `after_sleep`, sleep mode then
 consolidates the namespace and every question is asked again (`mnemo after sleep`); the
 questions asked before sleep are taken out of the access log first, so sleep learns nothing from
 the evaluation itself.
@@ -36,6 +38,7 @@ from ontology import Ontology
 VaultKind = Literal["obsidian", "logseq"]
 KS = (1, 5, 10)
 DEPTH = 10  # items asked of recall, notes taken from BM25
+COVERAGE_DEPTH = 10
 
 
 @dataclass(frozen=True)
@@ -48,13 +51,15 @@ class NoteQuestion:
 
 @dataclass
 class NoteScores:
-    """Per system, per question: (kind, rank of the first gold note or 0, distinct notes returned)."""
+    """Per system, per question: (kind, rank of the first gold note or 0, distinct notes returned,
+    share of the gold notes among the first COVERAGE_DEPTH notes)."""
 
-    values: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+    values: dict[str, list[tuple[str, int, int, float]]] = field(default_factory=dict)
 
     def add(self, system: str, question: NoteQuestion, notes: list[str]) -> None:
         rank = next((n for n, path in enumerate(notes, 1) if path in question.gold), 0)
-        self.values.setdefault(system, []).append((question.kind, rank, len(notes)))
+        covered = len(set(notes[:COVERAGE_DEPTH]) & set(question.gold)) / len(set(question.gold))
+        self.values.setdefault(system, []).append((question.kind, rank, len(notes), covered))
 
 
 def load_questions(path: Path) -> list[NoteQuestion]:
@@ -183,19 +188,21 @@ def unreadable(qa_path: Path, vault: Path, questions: list[NoteQuestion], files:
             for q in questions if not any(g in read for g in q.gold)}
 
 
-def _figures(rows: list[tuple[str, int, int]]) -> dict[str, float]:
+def _figures(rows: list[tuple[str, int, int, float]]) -> dict[str, float]:
     n = len(rows) or 1
-    out = {f"hit@{k}": round(sum(1 for _, r, _ in rows if 0 < r <= k) / n, 4) for k in KS}
-    out["MRR"] = round(sum(1 / r for _, r, _ in rows if r) / n, 4)
-    out["notes"] = round(sum(c for _, _, c in rows) / n, 2)
+    out = {f"hit@{k}": round(sum(1 for _, r, _, _ in rows if 0 < r <= k) / n, 4) for k in KS}
+    out["MRR"] = round(sum(1 / r for _, r, _, _ in rows if r) / n, 4)
+    out[f"coverage@{COVERAGE_DEPTH}"] = round(sum(c for *_, c in rows) / n, 4)
+    out["notes"] = round(sum(c for _, _, c, _ in rows) / n, 2)
     return out
 
 
 def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[str, Any]:
-    """The report: per system, overall and per question kind hit@k, MRR and distinct notes per answer."""
+    """The report: per system, overall and per question kind hit@k, MRR, gold coverage and distinct
+    notes per answer."""
     systems = {}
     for system, rows in scores.values.items():
-        kinds = sorted({kind for kind, _, _ in rows})
+        kinds = sorted({row[0] for row in rows})
         systems[system] = {"overall": _figures(rows),
                            "by_kind": {kind: {**_figures([r for r in rows if r[0] == kind]),
                                               "questions": sum(1 for r in rows if r[0] == kind)} for kind in kinds}}
@@ -205,7 +212,7 @@ def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[s
 
 def format_notes_table(report: dict[str, Any]) -> str:
     """The report as a plain-text table (one row per system and question kind)."""
-    head = ["hit@1", "hit@5", "hit@10", "MRR", "notes"]
+    head = ["hit@1", "hit@5", "hit@10", "MRR", f"coverage@{COVERAGE_DEPTH}", "notes"]
     lines = [
         f"Note recall on {report['vault']} — {report['questions']} questions"
         f" (notes: distinct notes in {report['depth']} items)"
@@ -215,7 +222,8 @@ def format_notes_table(report: dict[str, Any]) -> str:
             f"{len(report['unreadable'])} questions have gold notes the source could not read (scored as misses): "
             + ", ".join(report["unreadable"])
         )
-    lines.append(f"{'system':<18} {'kind':<10} {'n':>3} " + " ".join(f"{h:>6}" for h in head))
+    labels = [h.replace("coverage", "cov") for h in head]
+    lines.append(f"{'system':<18} {'kind':<10} {'n':>3} " + " ".join(f"{h:>6}" for h in labels))
     for name, figures in report["systems"].items():
         rows = [("all", report["questions"], figures["overall"])]
         rows += [(kind, row["questions"], row) for kind, row in figures["by_kind"].items()]

@@ -116,3 +116,15 @@ def test_the_consolidation_sets_name_only_notes_that_exist_and_cover_three_kinds
         for q in questions:
             kinds[q.kind] = kinds.get(q.kind, 0) + 1
     assert set(kinds) == {"period", "theme", "multi"} and min(kinds.values()) >= 20
+
+
+def test_coverage_counts_every_gold_note_of_a_question_among_the_first_ten():
+    from mnemo.eval.notes import NoteQuestion, NoteScores, summarize_notes
+
+    scores = NoteScores()
+    two = NoteQuestion("q1", "which two?", ("a.md", "b.md"), "multi")
+    scores.add("mnemo", two, ["x.md", "a.md"] + [f"n{i}.md" for i in range(8)] + ["b.md"])  # b.md is 11th
+    scores.add("mnemo", NoteQuestion("q2", "which one?", ("c.md",), "fact"), ["c.md"])
+    figures = summarize_notes(scores, "v", after_sleep=False)["systems"]["mnemo"]
+    assert figures["by_kind"]["multi"]["coverage@10"] == 0.5 and figures["by_kind"]["multi"]["hit@1"] == 0.0
+    assert figures["overall"]["coverage@10"] == 0.75 and figures["by_kind"]["fact"]["coverage@10"] == 1.0
