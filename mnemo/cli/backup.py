@@ -8,9 +8,6 @@ from rich.console import Console
 
 from mnemo.cli.options import ConfigOption, NamespaceOption, attempt, namespace_of
 from mnemo.config import load_config
-from mnemo.maintenance.backup import backup_namespace, restore_namespace
-from mnemo.maintenance.export import export_namespace, import_namespace
-from ontology import load_ontology
 
 console = Console()
 WaitOption = Annotated[
@@ -31,6 +28,8 @@ def backup(
     config: ConfigOption = None,
 ) -> None:
     """Write a consistent archive of a namespace: graph, vectors, manifest, documents, logs."""
+    from mnemo.maintenance.backup import backup_namespace  # the stores load when the command runs
+
     namespace = namespace_of(namespace, config)
     root = attempt(lambda: load_config(config).data_root(namespace))
     info = attempt(lambda: backup_namespace(root, namespace, dest, wait_seconds=wait))
@@ -46,6 +45,8 @@ def restore(
     config: ConfigOption = None,
 ) -> None:
     """Bring a namespace back from a backup archive (checksums, names, file kinds and size are checked first)."""
+    from mnemo.maintenance.backup import restore_namespace
+
     settings = attempt(lambda: load_config(config))
     info = attempt(lambda: restore_namespace(archive, settings.data_dir, force=force, wait_seconds=wait,
                                              limits=settings.archives))
@@ -59,6 +60,9 @@ def export(
     config: ConfigOption = None,
 ) -> None:
     """Write a namespace as portable Parquet files (graph nodes and edges, vectors, state)."""
+    from mnemo.maintenance.export import export_namespace
+    from ontology import load_ontology
+
     namespace = namespace_of(namespace, config)
     data_dir = attempt(lambda: load_config(config).data_root(namespace))
     info = attempt(lambda: export_namespace(data_dir, namespace, load_ontology(), dest, wait_seconds=wait))
@@ -73,6 +77,9 @@ def import_(
     config: ConfigOption = None,
 ) -> None:
     """Rebuild a namespace's graph and vector stores from an export folder."""
+    from mnemo.maintenance.export import import_namespace
+    from ontology import load_ontology
+
     settings = attempt(lambda: load_config(config))
     info = attempt(lambda: import_namespace(folder, settings.data_dir, load_ontology(), force=force,
                                             wait_seconds=wait, limits=settings.archives))

@@ -9,12 +9,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.config import MnemoConfig
-from mnemo.extract.llm_cache import ExtractionCache
-from mnemo.stores.files import NamespaceFiles
 
 
 def extraction_state(settings: MnemoConfig, namespace: str) -> dict[str, Any]:
     """Cached answers per (model, ontology version, prompt version) and the pending chunks."""
+    from mnemo.extract.llm_cache import ExtractionCache  # polars loads with the command, not with --help
+    from mnemo.stores.files import NamespaceFiles
+
     cache = ExtractionCache(NamespaceFiles(settings.data_root(namespace), namespace).root / "llm")
     versions = Counter((e.model, e.ontology_version, e.prompt_version) for e in cache.entries.values())
     return {

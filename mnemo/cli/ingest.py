@@ -15,7 +15,6 @@ from mnemo.cli.instance import dagster_home
 from mnemo.cli.options import ConfigOption, JsonOption, fail, print_json
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
-from mnemo.stores.files import NamespaceFiles
 
 if TYPE_CHECKING:
     from jobs.launch import IngestOutcome, StepEvent
@@ -76,6 +75,8 @@ def _summary(outcomes: list["IngestOutcome"]) -> Table:
 
 
 def _problems(settings: MnemoConfig, outcomes: list["IngestOutcome"]) -> dict[str, list[dict[str, Any]]]:
+    from mnemo.stores.files import NamespaceFiles  # polars loads after the run, not with --help
+
     return {o.namespace: NamespaceFiles(settings.data_root(o.namespace), o.namespace).read_problems() for o in outcomes}
 
 

@@ -24,15 +24,8 @@ from mnemo.cli.options import (
 from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
-from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
-from mnemo.maintenance.doctor import examine
-from mnemo.sources.memories import pending_memories
-from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore
-from ontology import load_ontology
 
 app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True)
 console = Console()
@@ -56,6 +49,12 @@ def status(
     config: ConfigOption = None,
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
+    from mnemo.sources.memories import pending_memories  # the stores load here, not with --help
+    from mnemo.stores.files import NamespaceFiles
+    from mnemo.stores.graph import GraphStore
+    from mnemo.stores.vectors import VectorStore
+    from ontology import load_ontology
+
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
@@ -104,6 +103,10 @@ def doctor(
     config: ConfigOption = None,
 ) -> None:
     """Check a namespace's stores for what a killed or concurrent run left; --fix repairs it."""
+    from mnemo.client import MemoryClient
+    from mnemo.maintenance.doctor import examine
+    from ontology import load_ontology
+
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)

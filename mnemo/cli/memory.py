@@ -1,7 +1,7 @@
 """The memory commands of `mnemo`: recall, remember, forget and entity."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -9,16 +9,20 @@ from rich.markup import escape
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
-from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
+
+if TYPE_CHECKING:
+    from mnemo.client import MemoryClient
 
 console = Console()
 
 
 
 
-def _client(namespace: str, config: Path | None) -> MemoryClient:
+def _client(namespace: str, config: Path | None) -> "MemoryClient":
+    from mnemo.client import MemoryClient  # the stores and embedders load with the client, not with --help
+
     try:
         return MemoryClient(namespace, config)
     except MnemoError as exc:

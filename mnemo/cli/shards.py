@@ -10,7 +10,6 @@ from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_json
 from mnemo.config import MnemoConfig, load_config
-from mnemo.maintenance.shard_move import move_namespace
 from mnemo.serve.api_keys import KeyStore
 
 console = Console()
@@ -64,6 +63,8 @@ def shard_move(
 ) -> None:
     """Move a namespace to another shard: back it up on its shard, restore it on SHARD, move its
     API keys, write `placement:` in the config file, remove the old folder (its archive is kept)."""
+    from mnemo.maintenance.shard_move import move_namespace  # the stores load when a move runs
+
     settings = attempt(lambda: load_config(config))
     info = attempt(lambda: move_namespace(settings, namespace, shard, partial(_move_keys, namespace), wait))
     kept = f"; archive kept at {info.archive}" if info.archive else " (it had no data yet)"

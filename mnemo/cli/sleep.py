@@ -3,36 +3,29 @@
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
-from mnemo.client import MemoryClient
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.ingest.pipeline import entity_rows
-from mnemo.maintenance.compaction import Compaction, compact_stores
-from mnemo.sleep.abstractive import writer_for
-from mnemo.sleep.consolidate import SleepReport, consolidate
-from mnemo.sleep.merges import MergeLog, canonical_entities, sync_graph
-from mnemo.sleep.resolve import decide_review, read_review_queue
-from mnemo.sleep.store import SleepFiles
-from mnemo.stores.embedders import build_embedder
-from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.forget_journal import pending_forget
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore
-from ontology import load_ontology
+
+if TYPE_CHECKING:  # the stores (Kùzu, LanceDB, polars) load when a command runs, not with --help
+    from mnemo.maintenance.compaction import Compaction
+    from mnemo.sleep.consolidate import SleepReport
+    from mnemo.stores.files import NamespaceFiles
 
 console = Console()
 review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pairs.", no_args_is_help=True)
 
 
 
-def _files(config: Path | None, namespace: str) -> NamespaceFiles:
+def _files(config: Path | None, namespace: str) -> "NamespaceFiles":
+    from mnemo.stores.files import NamespaceFiles
+
     return NamespaceFiles(load_config(config).data_root(namespace), namespace)
 
 
@@ -45,8 +38,12 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
     return table
 
 
-def _resync(files: NamespaceFiles) -> int:
+def _resync(files: "NamespaceFiles") -> int:
     """Bring the graph in line with the merge log (waits briefly for the graph lock)."""
+    from mnemo.sleep.merges import sync_graph
+    from mnemo.stores.graph import GraphStore
+    from ontology import load_ontology
+
     if not files.graph_path.exists():
         return 0
     return sync_graph(files, GraphStore(files.graph_path, load_ontology())).writes
@@ -56,6 +53,19 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
           as_json: JsonOption = False) -> None:
     """Run sleep mode now: dedup, communities, summaries, salience, self profile; then compact the
     graph and vector stores if they have grown enough since their last compaction."""
+    from mnemo.client import MemoryClient
+    from mnemo.ingest.pipeline import entity_rows
+    from mnemo.maintenance.compaction import compact_stores
+    from mnemo.sleep.abstractive import writer_for
+    from mnemo.sleep.consolidate import consolidate
+    from mnemo.sleep.merges import canonical_entities
+    from mnemo.stores.embedders import build_embedder
+    from mnemo.stores.files import NamespaceFiles
+    from mnemo.stores.forget_journal import pending_forget
+    from mnemo.stores.graph import GraphStore
+    from mnemo.stores.vectors import VectorStore
+    from ontology import load_ontology
+
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
@@ -79,7 +89,7 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
     )
 
 
-def _report_line(report: SleepReport) -> str:
+def _report_line(report: "SleepReport") -> str:
     """What each step that ran did, and the graph writes."""
     done = []
     if report.dedup is not None:
@@ -95,7 +105,7 @@ def _report_line(report: SleepReport) -> str:
     return ", ".join([*done, f"graph writes {report.graph_writes}"])
 
 
-def _compaction_line(done: Compaction) -> str:
+def _compaction_line(done: "Compaction") -> str:
     mb = 1024 * 1024
     graph = (
         f"graph rebuilt: {done.size / mb:.1f} MB -> {done.size_after / mb:.1f} MB in {done.seconds:.1f} s"
@@ -111,6 +121,11 @@ def _compaction_line(done: Compaction) -> str:
 def compact(namespace: NamespaceOption = None, config: ConfigOption = None,
             as_json: JsonOption = False) -> None:
     """Rebuild the graph from the memory files and compact the vector tables, now (waits for running writers)."""
+    from mnemo.maintenance.compaction import compact_stores
+    from mnemo.stores.graph import GraphStore
+    from mnemo.stores.vectors import VectorStore
+    from ontology import load_ontology
+
     namespace = namespace_of(namespace, config)
     try:
         files = _files(config, namespace)
@@ -124,6 +139,9 @@ def compact(namespace: NamespaceOption = None, config: ConfigOption = None,
 
 def merges(namespace: NamespaceOption = None, config: ConfigOption = None, as_json: JsonOption = False) -> None:
     """List the active merges (newest last) with their ids for `mnemo unmerge`."""
+    from mnemo.sleep.merges import MergeLog
+    from mnemo.sleep.store import SleepFiles
+
     namespace = namespace_of(namespace, config)
     try:
         active = MergeLog(SleepFiles(_files(config, namespace).root)).active()
@@ -145,6 +163,9 @@ def unmerge(
     config: ConfigOption = None,
 ) -> None:
     """Undo a merge: the entities are separate again, exactly as extracted, and stay apart."""
+    from mnemo.sleep.merges import MergeLog
+    from mnemo.sleep.store import SleepFiles
+
     namespace = namespace_of(namespace, config)
     try:
         files = _files(config, namespace)
@@ -162,6 +183,9 @@ def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
                 show_all: Annotated[bool, typer.Option("--all", help="Also show decided items.")] = False,
                 as_json: JsonOption = False) -> None:
     """Show the pairs waiting for a decision."""
+    from mnemo.sleep.resolve import read_review_queue
+    from mnemo.sleep.store import SleepFiles
+
     namespace = namespace_of(namespace, config)
     try:
         queue = read_review_queue(SleepFiles(_files(config, namespace).root))
@@ -177,6 +201,8 @@ def review_list(namespace: NamespaceOption = None, config: ConfigOption = None,
 
 
 def _decide(item_id: str, namespace: str, config: Path | None, accept: bool) -> None:
+    from mnemo.sleep.resolve import decide_review
+
     try:
         files = _files(config, namespace)
         item = decide_review(files, item_id, accept)

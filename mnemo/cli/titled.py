@@ -5,7 +5,7 @@ A room (`get_memory(id, room)`, `get_all(room)`, `clear(room)` in the Python cli
 """
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -14,8 +14,10 @@ from rich.table import Table
 
 from mnemo.cli.memory import seconds
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, attempt, namespace_of, print_json
-from mnemo.client import MemoryClient
 from mnemo.sources.memories import Memory
+
+if TYPE_CHECKING:
+    from mnemo.client import MemoryClient
 
 console = Console()
 Title = Annotated[str, typer.Argument(help="The memory's title (unique, by its slug, within the scope).")]
@@ -26,7 +28,9 @@ ExpiresAt = Annotated[
 ]
 
 
-def _client(namespace: str | None, config: Path | None) -> MemoryClient:
+def _client(namespace: str | None, config: Path | None) -> "MemoryClient":
+    from mnemo.client import MemoryClient  # the stores load with the client, not with --help
+
     return attempt(lambda: MemoryClient(namespace_of(namespace, config), config))
 
 

@@ -2,7 +2,7 @@
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -11,23 +11,17 @@ from rich.markup import escape
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MnemoError
-from mnemo.writeback.review import Review, page_verb, review
-from mnemo.writeback.run import (
-    WritebackPlan,
-    WritebackReport,
-    journal_for,
-    plan_namespace,
-    undo_namespace,
-    writeback_namespace,
-)
-from ontology import load_ontology
+
+if TYPE_CHECKING:  # the write-back (Kùzu, polars) loads when the command runs, not with --help
+    from mnemo.writeback.review import Review
+    from mnemo.writeback.run import WritebackPlan, WritebackReport
 
 console = Console()
 ITEMS_SHOWN = 3  # of a list property, in an example
 SKIPS_SHOWN = 10
 
 
-def _print_review(found: Review, namespace: str) -> None:
+def _print_review(found: "Review", namespace: str) -> None:
     console.print(f"[bold]Write-back of {escape(namespace)}, dry run[/]: nothing is written.")
     console.print(
         f"{found.notes} notes to change, {found.unchanged} unchanged, {found.opted_out} opted out, "
@@ -72,8 +66,10 @@ def _print_skips(skipped: list[tuple[str, str]]) -> None:
         console.print(f"[yellow]… and {len(skipped) - SKIPS_SHOWN} more skipped (--json lists them all)[/]")
 
 
-def _print_diff(plan: WritebackPlan) -> None:
+def _print_diff(plan: "WritebackPlan") -> None:
     """Every note's unified diff, then one line per generated page."""
+    from mnemo.writeback.review import page_verb
+
     for change in plan.changes:
         console.out(change.diff(), end="", highlight=False)
     for page in plan.page_changes:
@@ -82,6 +78,10 @@ def _print_diff(plan: WritebackPlan) -> None:
 
 
 def _dry_run(settings: MnemoConfig, namespace: str, diff: bool, as_json: bool) -> None:
+    from mnemo.writeback.review import review
+    from mnemo.writeback.run import plan_namespace
+    from ontology import load_ontology
+
     plan = plan_namespace(settings, namespace, load_ontology())
     found = review(plan, settings.writeback.key)
     if as_json:
@@ -103,12 +103,15 @@ def undo_command(run: str, namespace: str, config: Path | None) -> str:
     return shlex.join(words)
 
 
-def _print_report(report: WritebackReport, verb: str) -> None:
+def _print_report(report: "WritebackReport", verb: str) -> None:
     console.print(f"run [bold]{report.run}[/]: {len(report.written)} notes {verb}, {len(report.skipped)} skipped")
     _print_skips([(s.path, s.reason) for s in report.skipped])
 
 
 def _write(settings: MnemoConfig, namespace: str, config: Path | None, as_json: bool) -> None:
+    from mnemo.writeback.run import writeback_namespace
+    from ontology import load_ontology
+
     plan, report = writeback_namespace(settings, namespace, load_ontology())
     undo = undo_command(report.run, namespace, config) if report.written or report.pages else None
     if as_json:
@@ -140,6 +143,8 @@ def writeback(
     config: ConfigOption = None,
 ) -> None:
     """Write what mnemo learned into each note as mnemo-* properties (nothing else in the note changes)."""
+    from mnemo.writeback.run import journal_for, undo_namespace
+
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
