@@ -9,6 +9,7 @@ import dagster as dg
 
 from mnemo.ingest.live import pending_groups
 from mnemo.ingest.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
+from mnemo.ingest.progress import every_few_seconds
 from mnemo.maintenance.forget import ForgetStores, resume_forget
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
@@ -101,7 +102,8 @@ def chunk_vectors(
     model = embedder.embedder()
     files = mnemo_config.files(namespace)
     late = pending_groups(files.root, namespace, mnemo_config.load().chunking.max_words)
-    stats = vectors.store(namespace).sync_groups("chunks", chunk_groups(files.read_chunks()), model, late=late)
+    stats = vectors.store(namespace).sync_groups("chunks", chunk_groups(files.read_chunks()), model, late=late,
+                                                 progress=every_few_seconds(context.log.info))
     context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
     return dg.MaterializeResult(metadata={
         "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,

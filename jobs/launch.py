@@ -11,20 +11,25 @@ from pathlib import Path
 import dagster as dg
 
 from jobs import namespace_tags
+from mnemo.ingest.progress import parse_progress
 
 POLL_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
 class StepEvent:
-    """A step of a run starting, succeeding or failing."""
+    """A step of a run starting, succeeding or failing; a check passing or failing; or how far the
+    embedding step is (`kind` "embedding", status "progress": `done` passages of `total`)."""
 
     namespace: str
-    step: str
-    status: str  # "started" | "succeeded" | "failed"
-    steps: int  # how many steps the run has
+    step: str  # an asset's step, or for a check "asset: check"
+    status: str  # "started" | "succeeded" | "failed" | "passed" (a check) | "progress"
+    steps: int  # how many asset steps the run has (its checks apart)
     seconds: float | None = None
     message: str = ""
+    kind: str = "step"  # "step" | "check" | "embedding"
+    done: int = 0
+    total: int = 0
 
 
 @dataclass
@@ -42,11 +47,11 @@ class IngestOutcome:
 class _Watcher(threading.Thread):
     """Reads a run's event log while the run goes on and reports each step's start and end."""
 
-    def __init__(self, instance: dg.DagsterInstance, run_id: str, namespace: str, steps: int,
+    def __init__(self, instance: dg.DagsterInstance, run_id: str, namespace: str, checks: set[str], steps: int,
                  report: Callable[[StepEvent], None]) -> None:
         super().__init__(daemon=True, name=f"watch-{run_id[:8]}")
         self.instance, self.run_id, self.namespace, self.report = instance, run_id, namespace, report
-        self.steps = steps
+        self.checks, self.steps = checks, steps
         self.done = threading.Event()
         self.cursor: str | None = None
         self.started: dict[str, float] = {}
@@ -64,9 +69,14 @@ class _Watcher(threading.Thread):
 
     def _handle(self, entry: dg.EventLogEntry) -> None:
         event = entry.dagster_event
-        if event is None or event.step_key is None:
+        if event is None:
+            self._progress(entry)
             return
-        if event.is_step_start:
+        if event.step_key is None:
+            return
+        if event.step_key in self.checks:
+            self._check(event)
+        elif event.is_step_start:
             self.started[event.step_key] = entry.timestamp
             self.report(StepEvent(self.namespace, event.step_key, "started", self.steps))
         elif event.is_step_success or event.is_step_failure:
@@ -75,6 +85,24 @@ class _Watcher(threading.Thread):
             message = event.step_failure_data.error.message.strip() if event.is_step_failure and \
                 event.step_failure_data.error else ""
             self.report(StepEvent(self.namespace, event.step_key, status, self.steps, seconds, message))
+
+    def _progress(self, entry: dg.EventLogEntry) -> None:
+        found = parse_progress(entry.user_message) if entry.step_key else None
+        if found is not None and entry.step_key:
+            self.report(StepEvent(self.namespace, entry.step_key, "progress", self.steps, kind="embedding",
+                                  done=found[0], total=found[1]))
+
+    def _check(self, event: dg.DagsterEvent) -> None:
+        """A check's verdict (or its step failing), told as a check, not as a step of the run."""
+        if event.event_type_value == "ASSET_CHECK_EVALUATION":
+            verdict = event.asset_check_evaluation_data
+            name = f"{verdict.asset_key.to_user_string()}: {verdict.check_name}"
+            status = "passed" if verdict.passed else "failed"
+            self.report(StepEvent(self.namespace, name, status, self.steps, kind="check"))
+        elif event.is_step_failure and event.step_key:
+            error = event.step_failure_data.error
+            self.report(StepEvent(self.namespace, event.step_key, "failed", self.steps, kind="check",
+                                  message=error.message.strip() if error else ""))
 
 
 def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, object]]:
@@ -87,10 +115,13 @@ def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, object]]
 
 
 def ingest_namespace(job: dg.JobDefinition, instance: dg.DagsterInstance, namespace: str,
-                     report: Callable[[StepEvent], None]) -> IngestOutcome:
-    """One run of the ingest job for `namespace`, recorded in `instance`, its steps reported live."""
+                     report: Callable[[StepEvent], None], checks: set[str] | None = None) -> IngestOutcome:
+    """One run of the ingest job for `namespace`, recorded in `instance`, its steps reported live;
+    `checks` are the step keys of its asset checks (reported as checks)."""
     run_id = str(uuid.uuid4())
-    watcher = _Watcher(instance, run_id, namespace, len(job.graph.nodes), report)
+    checks = checks or set()
+    steps = len([node for node in job.graph.nodes if node.name not in checks])
+    watcher = _Watcher(instance, run_id, namespace, checks, steps, report)
     watcher.start()
     try:
         result = job.execute_in_process(
@@ -115,11 +146,13 @@ def ingest(namespaces: list[str], config_path: Path, report: Callable[[StepEvent
     instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions("namespace"))
     instance.add_dynamic_partitions("namespace", [ns for ns in namespaces if ns not in known])
-    job = build_defs(default_resources(str(config_path))).resolve_job_def("ingest_job")
+    defs = build_defs(default_resources(str(config_path)))
+    job = defs.resolve_job_def("ingest_job")
+    checks = {check.node_def.name for check in defs.asset_checks or []}
     outcomes = []
     for namespace in namespaces:
         started = time.monotonic()
-        outcome = ingest_namespace(job, instance, namespace, report)
+        outcome = ingest_namespace(job, instance, namespace, report, checks)
         outcome.metadata["run"] = {"seconds": round(time.monotonic() - started, 1)}
         outcomes.append(outcome)
         if not outcome.success:

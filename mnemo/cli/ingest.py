@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from mnemo.cli.ingest_progress import run_progress
 from mnemo.cli.instance import dagster_home
 from mnemo.cli.options import ConfigOption, JsonOption, fail, print_json
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
 
 if TYPE_CHECKING:
-    from jobs.launch import IngestOutcome, StepEvent
+    from jobs.launch import IngestOutcome
 
 console = Console()
 SHOWN_PROBLEMS = 10
@@ -31,26 +31,6 @@ SUMMARY = [
     ("relations", "extractions", "relations"), ("problem files", "documents", "problems"),
     ("seconds", "run", "seconds"),
 ]
-
-
-class StepProgress:
-    """A bar per namespace, advanced by the run's step events; a line per finished step."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.tasks: dict[str, TaskID] = {}
-
-    def __call__(self, event: "StepEvent") -> None:
-        task = self.tasks.get(event.namespace)
-        if task is None:
-            task = self.tasks[event.namespace] = self.progress.add_task(event.namespace, total=event.steps)
-        if event.status == "started":
-            self.progress.update(task, description=f"{event.namespace}: {event.step}")
-            return
-        mark = "[green]done[/]" if event.status == "succeeded" else "[bold red]failed[/]"
-        why = f": {escape(event.message)}" if event.message else ""
-        self.progress.console.print(f"{event.namespace} {event.step} {mark} in {event.seconds or 0:.1f} s{why}")
-        self.progress.advance(task)
 
 
 def _namespaces(settings: MnemoConfig, named: list[str] | None, path: Path) -> list[str]:
@@ -92,10 +72,9 @@ def _print_problems(problems: dict[str, list[dict[str, Any]]]) -> None:
 def _run(wanted: list[str], path: Path, as_json: bool) -> list["IngestOutcome"]:
     from jobs.launch import ingest as run_ingest  # Dagster is loaded only by the commands that run it
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     dagster_home(path)
-    with Progress(*columns, console=Console(stderr=True) if as_json else console, disable=as_json) as progress:
-        return run_ingest(wanted, path, StepProgress(progress))
+    with run_progress(console, shown=not as_json) as report:
+        return run_ingest(wanted, path, report)
 
 
 def ingest(namespaces: NamespacesArgument = None, as_json: JsonOption = False, config: ConfigOption = None) -> None:

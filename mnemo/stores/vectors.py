@@ -24,6 +24,7 @@ from mnemo.documents import content_hash
 from mnemo.runtime import keep_out_of_collections
 from mnemo.runtime_imports import defer_package_init
 from mnemo.stores import faults
+from mnemo.stores.embed_progress import CountingEmbedder, Report
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, writer
@@ -151,7 +152,7 @@ class VectorStore:
     @writer(lambda store: store.path.parent)
     def sync_groups(
         self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str = "doc_id", batch: int = EMBED_BATCH,
-        late: "LateGroups | None" = None,
+        late: "LateGroups | None" = None, progress: Report | None = None,
     ) -> SyncStats:
         """`sync` of the groups' rows, following what changed. While the table is as the last
         `sync_groups` left it (the same version, committed at the same time) and the embedder is the
@@ -162,16 +163,17 @@ class VectorStore:
         A table left unreadable is rebuilt; one holding more rows than the groups (two writers at
         once) is reconciled row by row. `late`, given the groups' keys, names more groups to keep,
         asked once the table is locked: rows written since the caller made its groups (`put_groups`);
-        a late group with the key of one of `groups` replaces it (it was rewritten since)."""
+        a late group with the key of one of `groups` replaces it (it was rewritten since).
+        `progress` is told (embedded, to embed) as the passages are encoded."""
         with write_lock(self.path, name):
             self._repair_unreadable(name)
             if late is not None:
                 fresher = late({g.key for g in groups})
                 replaced = {g.key for g in fresher}
                 groups = [g for g in groups if g.key not in replaced] + fresher
-            stats = self._sync_groups(name, groups, embedder, column, batch)
+            stats = self._sync_groups(name, groups, embedder, column, batch, progress)
             if reconcile_count(self.table(name), self.path, name, stats.total):
-                stats = self._sync_groups(name, groups, embedder, column, batch)
+                stats = self._sync_groups(name, groups, embedder, column, batch, progress)
             return stats
 
     @writer(lambda store: store.path.parent)
@@ -201,7 +203,8 @@ class VectorStore:
             return stats
 
     def _sync_groups(
-        self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str, batch: int
+        self, name: str, groups: list["RowGroup"], embedder: Embedder, column: str, batch: int,
+        progress: Report | None = None,
     ) -> SyncStats:
         table = self.table(name)
         record = self.path / f"{name}.groups.json"
@@ -214,7 +217,8 @@ class VectorStore:
         else:
             current = _current(table, f"{column} IN ({', '.join(sql_quote(k) for k in keys)})") if keys else {}
         stats = self._sync_rows(
-            name, table, [row for group in changed for row in group.rows()], current, embedder, batch
+            name, table, [row for group in changed for row in group.rows()], current, embedder, batch,
+            progress=progress,
         )
         stats.total = sum(g.size for g in groups)
         written = self.table(name)
@@ -228,7 +232,7 @@ class VectorStore:
 
     def _sync_rows(
         self, name: str, table: Any | None, rows: list[dict[str, Any]], current: dict[str, tuple[str, str]],
-        embedder: Embedder, batch: int, ann: bool = True,
+        embedder: Embedder, batch: int, ann: bool = True, progress: Report | None = None,
     ) -> SyncStats:
         """Make the table's `current` rows (id -> hashes: all of them, or those of the groups being
         synced) the given `rows`; with `ann`, build or retrain the ANN index when it is due."""
@@ -252,8 +256,9 @@ class VectorStore:
         if table is not None and doomed:
             for start in range(0, len(doomed), 1000):
                 table.delete(id_filter(doomed[start:start + 1000]))
+        encoder = embedder if progress is None else CountingEmbedder(embedder, len(to_embed), progress)
         for part, calls in embedding_windows(to_embed, batch):
-            vectors = encode_window(embedder, part, calls)
+            vectors = encode_window(encoder, part, calls)
             faults.point(f"vectors.upsert:{name}")
             table = self._upsert(name, table, part, vectors, new=not any(r["id"] in current for r in part))
         if to_update and table is not None:
