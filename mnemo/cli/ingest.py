@@ -73,7 +73,7 @@ def _run(wanted: list[str], path: Path, as_json: bool) -> list["IngestOutcome"]:
     from jobs.launch import ingest as run_ingest  # Dagster is loaded only by the commands that run it
 
     dagster_home(path)
-    with run_progress(console, shown=not as_json) as report:
+    with run_progress(Console(stderr=True) if as_json else console) as report:  # --json: progress on stderr
         return run_ingest(wanted, path, report)
 
 

@@ -130,17 +130,17 @@ class LogLines:
 
 
 @contextmanager
-def run_progress(console: Console, shown: bool) -> Iterator[Callable[["StepEvent"], None]]:
-    """What to report a run's events to: bars on a terminal, timestamped lines elsewhere, nothing
-    when not `shown` (`--json`)."""
-    if shown and not console.is_terminal:
+def run_progress(console: Console) -> Iterator[Callable[["StepEvent"], None]]:
+    """What to report a run's events to: bars when `console` is a terminal, timestamped lines
+    otherwise."""
+    if not console.is_terminal:
         lines = LogLines(lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True))
         with _ticking(lines):
             yield lines
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
                TimeElapsedColumn())
-    with Progress(*columns, console=console, disable=not shown) as progress:
+    with Progress(*columns, console=console) as progress:
         yield TerminalProgress(progress)
 
 
