@@ -7,7 +7,7 @@ import dagster as dg
 from assets.ingest import namespaces
 from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
-from mnemo.sources.watch import watch
+from mnemo.sources.watch import Snapshots, watch
 from mnemo.stores.files import NamespaceFiles
 from resources import MnemoConfigResource
 
@@ -25,8 +25,11 @@ def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCon
     except ConfigError as exc:
         return dg.SkipReason(str(exc))
     known = set(context.instance.get_dynamic_partitions(namespaces.name))
-    result = watch(config, context.cursor, known, now=time.time(),
-                   ingested=lambda ns: NamespaceFiles(config.data_root(ns), ns).read_manifest())
+    def files(namespace: str) -> NamespaceFiles:
+        return NamespaceFiles(config.data_root(namespace), namespace)
+
+    result = watch(config, context.cursor, known, now=time.time(), snapshots=Snapshots(lambda ns: files(ns).root),
+                   ingested=lambda ns: files(ns).read_manifest())
     requests = [
         namespace_run(run.namespace, run.run_key,
                       {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary})

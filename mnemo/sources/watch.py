@@ -1,8 +1,11 @@
 """File-drop watching: what the sensor needs, with no Dagster in it.
 
-A namespace's watched paths are its sources' folders (or files). A snapshot maps each
-file's path to (mtime_ns, size, digest); the digest is computed only when mtime or size
-changed since the last snapshot. The fingerprint hashes (path, digest) pairs, so touching
+A namespace's watched files are those its sources' scan reads (a Logseq graph's pages and
+journals, an Obsidian vault's notes: not attachments, not the tools' own folders). A snapshot maps
+each file's path to (mtime_ns, size, digest); the digest is computed only when mtime or size
+changed since the last snapshot. The snapshot is kept in a file of the namespace's folder
+(`SNAPSHOT_FILE`); the sensor's cursor holds only its digest and the debounce state.
+The fingerprint hashes (path, digest) pairs, so touching
 a file without changing it requests nothing (nor does a write-back that only changed a
 note's mnemo lines), while an edit, a new file, a deletion or a rename does. Editor temp files
 and tool folders are ignored.
@@ -19,7 +22,7 @@ is a change, and is ingested once it has settled, rather than becoming the start
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,8 +32,10 @@ from mnemo.documents import ManifestEntry
 from mnemo.sources.ignore import is_ignored
 from mnemo.sources.scan import GENERATED, PreparedSource, file_fingerprint, prepare_source
 from mnemo.sources.walk import walk_files
+from mnemo.stores.durable import write_text
 
-CURSOR_VERSION = 1
+CURSOR_VERSION = 2
+SNAPSHOT_FILE = "watched_files.json"  # in the namespace's folder
 _READ_BLOCK = 1024 * 1024
 
 
@@ -144,24 +149,59 @@ def diff(old: dict[str, list[Any]], new: dict[str, list[Any]]) -> Changes:
 
 
 def watched_paths(config: MnemoConfig, namespace: str) -> list[Path]:
-    return [source.path for source in config.namespace(namespace).sources]
+    """Every file the namespace's sources' scan reads (editor temp files aside)."""
+    return [Path(path) for source in config.namespace(namespace).sources for path in _read_by(source)]
 
 
-def load_cursor(text: str | None) -> dict[str, NamespaceWatch]:
-    """The cursor's per-namespace state; an unreadable or old cursor starts afresh."""
+def _read_by(source: SourceConfig) -> Iterator[str]:
+    prepared = prepare_source(source)
+    if isinstance(prepared, PreparedSource):
+        for relative, path, _ in walk_files(source.path, prepared.suffixes, prepared.excludes, []):
+            if not is_ignored(relative):
+                yield path
+
+
+@dataclass(frozen=True)
+class Snapshots:
+    """Each namespace's last snapshot, in a file of its folder (`folder(namespace)`)."""
+
+    folder: Callable[[str], Path]
+
+    def load(self, namespace: str, digest: str) -> dict[str, list[Any]]:
+        """The snapshot the cursor's `digest` names; empty when the file is gone or is another's."""
+        try:
+            files = json.loads((self.folder(namespace) / SNAPSHOT_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return files if isinstance(files, dict) and fingerprint(files) == digest else {}
+
+    def save(self, namespace: str, files: dict[str, list[Any]]) -> None:
+        write_text(self.folder(namespace) / SNAPSHOT_FILE, json.dumps(files, sort_keys=True), "watch.snapshot")
+
+
+def load_cursor(text: str | None) -> dict[str, tuple[NamespaceWatch, str]]:
+    """The cursor's per-namespace state (its files still to be loaded) and its snapshot's digest;
+    an unreadable or old cursor starts afresh."""
     try:
         data = json.loads(text or "{}")
     except json.JSONDecodeError:
         return {}
     if not isinstance(data, dict) or data.get("version") != CURSOR_VERSION:
         return {}
-    return {ns: NamespaceWatch(**state) for ns, state in data.get("namespaces", {}).items()}
+    found = {}
+    for ns, state in data.get("namespaces", {}).items():
+        digest = state.pop("files")
+        state.pop("watched", None)
+        found[ns] = NamespaceWatch(**state), digest
+    return found
 
 
 def dump_cursor(states: dict[str, NamespaceWatch]) -> str:
-    return json.dumps(
-        {"version": CURSOR_VERSION, "namespaces": {ns: asdict(s) for ns, s in sorted(states.items())}}, sort_keys=True
-    )
+    """The debounce state per namespace, its snapshot by digest and size only (the files are in
+    the namespace's `SNAPSHOT_FILE`)."""
+    kept = {ns: {**asdict(s), "files": fingerprint(s.files), "watched": len(s.files)}
+            for ns, s in sorted(states.items())}
+    return json.dumps({"version": CURSOR_VERSION, "namespaces": kept}, sort_keys=True)
 
 
 def step(
@@ -221,22 +261,28 @@ def since_ingest(config: MnemoConfig, namespace: str, files: dict[str, list[Any]
     return NamespaceWatch(baseline, requested=fingerprint(baseline), pending=fingerprint(files), pending_since=newest)
 
 
-def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: float,
+def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: float, snapshots: Snapshots,
           ingested: Ingested | None = None) -> WatchResult:
     """One evaluation over every configured namespace that already has a partition. With
     `ingested` (namespace -> its manifest), a namespace's first look starts from what its last
     ingest read (see `since_ingest`); without it, from the files as they are."""
-    states = load_cursor(cursor)
+    states: dict[str, NamespaceWatch] = {}
     result = WatchResult()
+    for namespace, (kept, digest) in load_cursor(cursor).items():
+        kept.files = snapshots.load(namespace, digest)
+        states[namespace] = kept
     for namespace in sorted(config.namespaces):
         if namespace not in partitions:
             continue
         old = states.get(namespace)
-        files = snapshot(watched_paths(config, namespace), old.files if old else {}, config.writeback.key)
+        loaded = old.files if old else None
+        files = snapshot(watched_paths(config, namespace), loaded or {}, config.writeback.key)
         if old is None and ingested is not None:
             old = since_ingest(config, namespace, files, ingested(namespace))
         state, run = step(old, files, now, config.watch.settle_seconds)
         states[namespace] = state
+        if state.files != loaded:
+            snapshots.save(namespace, state.files)
         if run and old is not None:
             # The sequence number keeps a return to an earlier state (an undone edit) from
             # reusing that state's run key, which Dagster would skip.

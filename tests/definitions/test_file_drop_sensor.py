@@ -12,7 +12,7 @@ import yaml
 
 from jobs import NAMESPACE_TAG
 from mnemo.ingest.pipeline import scan_documents
-from mnemo.sources.watch import NamespaceWatch, fingerprint, step
+from mnemo.sources.watch import SNAPSHOT_FILE, NamespaceWatch, fingerprint, step
 from mnemo.stores.files import NamespaceFiles
 from resources import MnemoConfigResource
 from sensors.file_drop import file_drop_sensor
@@ -122,9 +122,49 @@ def test_cursor_survives_a_restart(harness: Harness) -> None:
     _write(harness.notes / "Carla.md", "# Carla\nRuns marathons.\n")
     (request,) = restarted.evaluate()
     assert request.tags["mnemo/changes"] == "1 changed"
-    state = json.loads(restarted.cursor)["namespaces"]["me"]["files"]
-    assert {Path(p).name for p in state} == {"Alice.md", "Carla.md"}
-    assert all(len(v) == 3 and isinstance(v[0], int) for v in state.values())  # path -> mtime_ns, size, hash
+    kept = json.loads((harness.config.parent / "data" / "me" / SNAPSHOT_FILE).read_text(encoding="utf-8"))
+    assert {Path(p).name for p in kept} == {"Alice.md", "Carla.md"}
+    assert all(len(v) == 3 and isinstance(v[0], int) for v in kept.values())  # path -> mtime_ns, size, hash
+
+
+def test_the_cursor_holds_a_digest_not_every_files_hash(harness: Harness) -> None:
+    for n in range(200):
+        _write(harness.notes / f"Note {n:03}.md", f"# Note {n}\n")
+    assert len(harness.evaluate()) == 1
+    assert harness.cursor is not None and len(harness.cursor) < 400, len(harness.cursor)
+    state = json.loads(harness.cursor)["namespaces"]["me"]
+    assert state["watched"] == 201 and state["files"] == state["requested"]
+    assert "Note 000" not in harness.cursor
+
+
+def test_attachments_and_logseq_tool_files_start_no_run(tmp_path: Path) -> None:
+    graph = tmp_path / "graph"
+    for folder in ("pages", "journals", "assets", "logseq/version-files", "logseq/bak", "draws"):
+        (graph / folder).mkdir(parents=True)
+    _write(graph / "logseq" / "config.edn", "{}")
+    _write(graph / "pages" / "Kayak.md", "- a heron-blue kayak\n")
+    config = tmp_path / "mnemo.yaml"
+    config.write_text(yaml.safe_dump({"data_dir": str(tmp_path / "data"), "watch": {"settle_seconds": 0},
+                                      "namespaces": {"me": {"sources": [{"kind": "logseq", "path": str(graph)}]}}}))
+    h = Harness.__new__(Harness)
+    h.config, h.cursor, h.instance = config, None, dg.DagsterInstance.ephemeral()
+    h.instance.add_dynamic_partitions("namespace", ["me"])
+    assert h.evaluate() == []
+    (graph / "assets" / "image_1700000000.png").write_bytes(b"\x89PNG pasted")
+    _write(graph / "logseq" / "version-files" / "Kayak.md", "- an old version\n")
+    _write(graph / "logseq" / "custom.css", "body {}")
+    _write(graph / "draws" / "sketch.excalidraw", "{}")
+    assert h.evaluate() == []
+    _write(graph / "journals" / "2026_11_29.md", "- paddled to the island\n")
+    (request,) = h.evaluate()
+    assert request.tags["mnemo/changes"] == "1 new"
+
+
+def test_an_obsidian_attachment_starts_no_run(harness: Harness) -> None:
+    (harness.notes / "attachments").mkdir()
+    (harness.notes / "attachments" / "Pasted image.png").write_bytes(b"\x89PNG")
+    (harness.notes / "paper.pdf").write_bytes(b"%PDF-1.4")
+    assert harness.evaluate() == []
 
 
 def test_a_burst_of_saves_yields_one_run(tmp_path: Path) -> None:
