@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from rich.markup import escape
 
 from mnemo.cli.instance import REPO, dagster_home
 from mnemo.cli.options import ConfigOption, fail
+from mnemo.cli.up_log import UpLog
 from mnemo.config import load_config, resolve_config_path
 from mnemo.errors import MnemoError
 
@@ -41,12 +43,17 @@ LOCATION = "definitions"
 @dataclass
 class Children:
     """The webserver and the daemon, each the leader of its own process group (so whatever it
-    starts — code servers, runs — is stopped with it)."""
+    starts — code servers, runs — is stopped with it). Their output is read line by line and
+    shown as `UpLog` says (with `verbose`, all of it)."""
 
+    verbose: bool = False
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> None:
-        self.processes[name] = subprocess.Popen(argv, env=env, cwd=REPO, start_new_session=True)
+        child = subprocess.Popen(argv, env=env, cwd=REPO, start_new_session=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.processes[name] = child
+        threading.Thread(target=_relay, args=(child, UpLog(self.verbose)), daemon=True, name=f"log-{name}").start()
 
     def exited(self) -> tuple[str, int] | None:
         for name, child in self.processes.items():
@@ -67,6 +74,20 @@ class Children:
                 child.wait()
         for child in self.processes.values():
             _signal_group(child.pid, signal.SIGKILL)  # what the leaders left behind
+
+
+_PRINTING = threading.Lock()
+
+
+def _relay(child: subprocess.Popen[bytes], shown: UpLog) -> None:
+    """Each line of a child's output (and of what it starts) that `shown` keeps, to stdout."""
+    assert child.stdout is not None
+    for raw in child.stdout:
+        line = shown(raw.decode("utf-8", errors="replace"))
+        if line is not None:
+            with _PRINTING:
+                sys.stdout.write(line + "\n")
+                sys.stdout.flush()
 
 
 def _signal_group(pgid: int, signum: signal.Signals) -> None:
@@ -158,6 +179,9 @@ def up(
     config: ConfigOption = None,
     host: Annotated[str, typer.Option(help="Address the UI listens on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port the UI listens on.")] = 3000,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", help="Every log line of Dagster's processes, not only runs, sensor requests, warnings and errors.",
+    )] = False,
 ) -> None:
     """Run mnemo's code server, Dagster's webserver and daemon (UI, sensors, nightly schedule) until stopped."""
     path = resolve_config_path(config)
@@ -167,7 +191,7 @@ def up(
         fail(str(exc))
     env = _environment(path)
     _prepare_instance(env)
-    children = Children()
+    children = Children(verbose)
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         raise KeyboardInterrupt  # ends the wait below; the children are stopped in `finally`

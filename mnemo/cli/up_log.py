@@ -1,0 +1,61 @@
+"""What `mnemo up` prints of its children's logs. By default, one line per run started and
+finished and per run a sensor requested, and every warning or error (with the lines that follow
+it, such as a traceback); `--verbose` passes every line on. Colour codes never reach a pipe or a
+file. The lines read are Dagster's log format: `<date> <time> <zone> - <logger> - <LEVEL> - <message>`,
+a run's events being `<job> - <run id> - <pid> - [<step> - ]<EVENT_TYPE> - <text>`."""
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+COLOUR = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+RECORD = re.compile(
+    r"^(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (?:[+-]\d{4} )?- (?P<logger>\S+) - (?P<level>[A-Z]+) - (?P<message>.*)$"
+)
+RUN_EVENT = re.compile(
+    r"^(?P<job>\S+) - (?P<run>[0-9a-f-]{36}) - (?:\S+ - )*?(?P<event>RUN_START|RUN_SUCCESS|RUN_FAILURE) - "
+)
+SENSOR_RUN = re.compile(r"^Completed launch of run (?P<run>[0-9a-f-]{36}) for (?P<sensor>\S+)$")
+SHOWN_LEVELS = {"WARNING", "ERROR", "CRITICAL"}
+
+
+def plain(line: str) -> str:
+    """The line without terminal colour codes."""
+    return COLOUR.sub("", line)
+
+
+@dataclass
+class UpLog:
+    """Turns the children's output, a line at a time, into what `mnemo up` shows (None: nothing)."""
+
+    verbose: bool = False
+    started: dict[str, datetime] = field(default_factory=dict)  # run id -> when it started
+    showing: bool = True  # whether the record the next unheaded line belongs to is shown
+
+    def __call__(self, line: str) -> str | None:
+        line = plain(line.rstrip("\n"))
+        if self.verbose:
+            return line
+        record = RECORD.match(line)
+        if record is None:
+            return line if self.showing and line.strip() else None
+        said = self._summary(record["at"], record["message"])
+        self.showing = said is None and record["level"] in SHOWN_LEVELS
+        return said if said is not None else (line if self.showing else None)
+
+    def _summary(self, at: str, message: str) -> str | None:
+        """One line for a run starting or ending, or a sensor's run request; None for other records."""
+        event = RUN_EVENT.match(message)
+        if event is not None:
+            run, when = event["run"], datetime.strptime(at, "%Y-%m-%d %H:%M:%S")
+            if event["event"] == "RUN_START":
+                self.started[run] = when
+                return f"{at} run {run[:8]} of {event['job']} started"
+            since = self.started.pop(run, None)
+            took = f" in {(when - since).total_seconds():.0f} s" if since else ""
+            verdict = "succeeded" if event["event"] == "RUN_SUCCESS" else "FAILED (see the run in the UI)"
+            return f"{at} run {run[:8]} of {event['job']} {verdict}{took}"
+        request = SENSOR_RUN.match(message)
+        if request is not None:
+            return f"{at} {request['sensor']} requested run {request['run'][:8]}"
+        return None
