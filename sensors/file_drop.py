@@ -29,7 +29,8 @@ def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCon
         return NamespaceFiles(config.data_root(namespace), namespace)
 
     result = watch(config, context.cursor, known, now=time.time(), snapshots=Snapshots(lambda ns: files(ns).root),
-                   ingested=lambda ns: files(ns).read_manifest())
+                   ingested=lambda ns: files(ns).read_manifest(),
+                   refused=lambda ns: {p["path"] for p in files(ns).read_problems() if p.get("skipped")})
     requests = [
         namespace_run(run.namespace, run.run_key,
                       {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary})

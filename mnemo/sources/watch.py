@@ -235,22 +235,25 @@ def _readable(source: SourceConfig) -> dict[str, int]:
 
 
 def since_ingest(config: MnemoConfig, namespace: str, files: dict[str, list[Any]],
-                 ingested: list[ManifestEntry]) -> NamespaceWatch | None:
+                 ingested: list[ManifestEntry], refused: set[str] = frozenset()) -> NamespaceWatch | None:
     """A first look's state when the files differ from what the last ingest read: the files as
     that ingest saw them, with the change pending since the newest changed file's time (so a
     change that has already settled is ingested at once). None when nothing changed, or when
-    the namespace was never ingested (its first ingest is the namespaces sensor's)."""
+    the namespace was never ingested (its first ingest is the namespaces sensor's). `refused`:
+    the paths (in their source) the last ingest read and skipped, such as Org-mode pages; they
+    are no change."""
     if not ingested:
         return None
     sources = {s.label: s for s in config.namespace(namespace).sources}
+    skipped = {str(s.path / path) for s in sources.values() if not s.path.is_file() for path in refused}
     seen: dict[str, ManifestEntry] = {}
     for entry in ingested:
         if entry.source in sources:
             root = sources[entry.source].path
             seen[str(root if root.is_file() else root / entry.path)] = entry
     readable = {p: t for s in sources.values() for p, t in _readable(s).items()}
-    baseline = {p: state for p, state in files.items() if p not in readable or p in seen}
-    unread = [p for p in readable if p in files and p not in seen and files[p][2] != GENERATED]
+    baseline = {p: state for p, state in files.items() if p not in readable or p in seen or p in skipped}
+    unread = [p for p in readable if p in files and p not in seen and p not in skipped and files[p][2] != GENERATED]
     for path, entry in seen.items():
         if path not in files or files[path][:2] != [entry.mtime_ns, entry.size]:
             baseline[path] = [entry.mtime_ns, entry.size, f"ingested:{entry.file_hash}"]
@@ -262,10 +265,11 @@ def since_ingest(config: MnemoConfig, namespace: str, files: dict[str, list[Any]
 
 
 def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: float, snapshots: Snapshots,
-          ingested: Ingested | None = None) -> WatchResult:
+          ingested: Ingested | None = None, refused: Callable[[str], set[str]] | None = None) -> WatchResult:
     """One evaluation over every configured namespace that already has a partition. With
     `ingested` (namespace -> its manifest), a namespace's first look starts from what its last
-    ingest read (see `since_ingest`); without it, from the files as they are."""
+    ingest read (see `since_ingest`, with the files it skipped from `refused`); without it, from the
+    files as they are."""
     states: dict[str, NamespaceWatch] = {}
     result = WatchResult()
     for namespace, (kept, digest) in load_cursor(cursor).items():
@@ -278,7 +282,7 @@ def watch(config: MnemoConfig, cursor: str | None, partitions: set[str], now: fl
         loaded = old.files if old else None
         files = snapshot(watched_paths(config, namespace), loaded or {}, config.writeback.key)
         if old is None and ingested is not None:
-            old = since_ingest(config, namespace, files, ingested(namespace))
+            old = since_ingest(config, namespace, files, ingested(namespace), refused(namespace) if refused else set())
         state, run = step(old, files, now, config.watch.settle_seconds)
         states[namespace] = state
         if state.files != loaded:

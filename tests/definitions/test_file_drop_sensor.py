@@ -137,7 +137,8 @@ def test_the_cursor_holds_a_digest_not_every_files_hash(harness: Harness) -> Non
     assert "Note 000" not in harness.cursor
 
 
-def test_attachments_and_logseq_tool_files_start_no_run(tmp_path: Path) -> None:
+def _logseq(tmp_path: Path) -> tuple[Harness, Path]:
+    """A harness whose namespace reads one Logseq graph (pages/Kayak.md in it)."""
     graph = tmp_path / "graph"
     for folder in ("pages", "journals", "assets", "logseq/version-files", "logseq/bak", "draws"):
         (graph / folder).mkdir(parents=True)
@@ -149,6 +150,11 @@ def test_attachments_and_logseq_tool_files_start_no_run(tmp_path: Path) -> None:
     h = Harness.__new__(Harness)
     h.config, h.cursor, h.instance = config, None, dg.DagsterInstance.ephemeral()
     h.instance.add_dynamic_partitions("namespace", ["me"])
+    return h, graph
+
+
+def test_attachments_and_logseq_tool_files_start_no_run(tmp_path: Path) -> None:
+    h, graph = _logseq(tmp_path)
     assert h.evaluate() == []
     (graph / "assets" / "image_1700000000.png").write_bytes(b"\x89PNG pasted")
     _write(graph / "logseq" / "version-files" / "Kayak.md", "- an old version\n")
@@ -244,3 +250,11 @@ def test_first_look_waits_for_a_recent_change_to_settle(tmp_path: Path) -> None:
     time.sleep(0.5)
     (request,) = h.evaluate()
     assert request.tags["mnemo/changes"] == "1 new"
+
+
+def test_first_look_after_an_ingest_that_skipped_a_file_requests_nothing(tmp_path: Path) -> None:
+    h, graph = _logseq(tmp_path)
+    _write(graph / "pages" / "Changelog.org", "* read by the scan, skipped, never in the manifest\n")
+    _scanned(h)
+    assert [p["path"] for p in NamespaceFiles(tmp_path / "data", "me").read_problems()] == ["pages/Changelog.org"]
+    assert h.evaluate() == []  # `mnemo up` started on an ingested graph: nothing to ingest again
