@@ -9,11 +9,13 @@ import numpy as np
 from mnemo.stores.embedders import Embedder
 
 Report = Callable[[int, int], None]  # (passages embedded, passages to embed)
+COUNT_EVERY = 64  # texts: an encode call of more is made in parts this size, each counted (a sync's calls are 512)
 
 
 @dataclass
 class CountingEmbedder:
-    """An embedder that reports, after each encode call, how many of `total` texts it has encoded."""
+    """An embedder that reports how many of `total` texts it has encoded, every `COUNT_EVERY` texts
+    (the texts of a call are encoded in parts, in their order: the same vectors)."""
 
     inner: Embedder
     total: int
@@ -25,10 +27,13 @@ class CountingEmbedder:
         self.report(0, self.total)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        vectors = self.inner.encode(texts)
-        self.done += len(texts)
-        self.report(self.done, self.total)
-        return vectors
+        parts = []
+        for start in range(0, len(texts), COUNT_EVERY):
+            part = texts[start:start + COUNT_EVERY]
+            parts.append(np.asarray(self.inner.encode(part)))
+            self.done += len(part)
+            self.report(self.done, self.total)
+        return np.concatenate(parts) if parts else np.asarray(self.inner.encode(texts))
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
         return self.inner.encode_query(texts)
