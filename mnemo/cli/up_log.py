@@ -1,8 +1,9 @@
 """What `mnemo up` prints of its children's logs. By default, one line per run started and
-finished and per run a sensor requested, and every warning or error (with the lines that follow
-it, such as a traceback); `--verbose` passes every line on. Colour codes never reach a pipe or a
-file. The lines read are Dagster's log format: `<date> <time> <zone> - <logger> - <LEVEL> - <message>`,
-a run's events being `<job> - <run id> - <pid> - [<step> - ]<EVENT_TYPE> - <text>`."""
+finished and per run a sensor requested, what the sensors themselves log, and every warning or
+error (with the lines that follow it, such as a traceback); `--verbose` passes every line on.
+Colour codes are never passed on. The lines read are Dagster's log format: `<date> <time> <zone>
+- <logger> - <LEVEL> - <message>`, a run's events being `<job> - <run id> - <pid> - [<step> -
+]<EVENT_TYPE> - <text>`."""
 
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ RECORD = re.compile(
 RUN_EVENT = re.compile(
     r"^(?P<job>\S+) - (?P<run>[0-9a-f-]{36}) - (?:\S+ - )*?(?P<event>RUN_START|RUN_SUCCESS|RUN_FAILURE) - "
 )
+SENSOR_SAYS = re.compile(r"^__repository__ - (?P<sensor>\S+) - (?P<message>.*)$")  # a sensor's own log line
 SENSOR_RUN = re.compile(r"^Completed launch of run (?P<run>[0-9a-f-]{36}) for (?P<sensor>\S+)$")
 SHOWN_LEVELS = {"WARNING", "ERROR", "CRITICAL"}
 
@@ -58,4 +60,5 @@ class UpLog:
         request = SENSOR_RUN.match(message)
         if request is not None:
             return f"{at} {request['sensor']} requested run {request['run'][:8]}"
-        return None
+        said = SENSOR_SAYS.match(message)  # such as what changed, before the file-drop sensor's request
+        return f"{at} {said['sensor']}: {said['message']}" if said is not None else None

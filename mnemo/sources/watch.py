@@ -22,7 +22,7 @@ is a change, and is ingested once it has settled, rather than becoming the start
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,7 +235,7 @@ def _readable(source: SourceConfig) -> dict[str, int]:
 
 
 def since_ingest(config: MnemoConfig, namespace: str, files: dict[str, list[Any]],
-                 ingested: list[ManifestEntry], refused: set[str] = frozenset()) -> NamespaceWatch | None:
+                 ingested: list[ManifestEntry], refused: Collection[str] = ()) -> NamespaceWatch | None:
     """A first look's state when the files differ from what the last ingest read: the files as
     that ingest saw them, with the change pending since the newest changed file's time (so a
     change that has already settled is ingested at once). None when nothing changed, or when

@@ -8,6 +8,7 @@ AT = "2026-11-29 00:52:14 +0000"
 DAEMON = [
     f"{AT} - dagster.daemon.SensorDaemon - INFO - Checking for new runs for sensor: file_drop_sensor",
     f"{AT} - dagster.daemon.SensorDaemon - INFO - Sensor file_drop_sensor skipped: no watched file changed",
+    f"{AT} - dagster - INFO - __repository__ - file_drop_sensor - me: 1 new",
     f"{AT} - dagster.daemon.SensorDaemon - INFO - Creating new run for file_drop_sensor",
     f"{AT} - dagster.daemon.SensorDaemon - INFO - Launching run for file_drop_sensor",
     f"{AT} - dagster.daemon.SensorDaemon - INFO - Completed launch of run {RUN} for file_drop_sensor",
@@ -32,6 +33,7 @@ def test_at_rest_the_sensors_checks_say_nothing() -> None:
 
 def test_a_sensor_request_and_its_run_are_a_line_each() -> None:
     assert _shown(DAEMON + RUN_LINES) == [
+        "2026-11-29 00:52:14 file_drop_sensor: me: 1 new",
         f"2026-11-29 00:52:14 file_drop_sensor requested run {RUN[:8]}",
         f"2026-11-29 00:52:14 run {RUN[:8]} of ingest_job started",
         f"2026-11-29 00:52:20 +0000 - dagster - WARNING - ingest_job - {RUN} - documents - Journal/x.md: empty file",
