@@ -56,3 +56,11 @@ def test_an_error_keeps_its_traceback_and_a_failed_run_says_so() -> None:
 def test_verbose_shows_every_line_without_colour_codes() -> None:
     shown = _shown(DAEMON + RUN_LINES, verbose=True)
     assert len(shown) == len(DAEMON + RUN_LINES) and not any("\x1b" in line for line in shown)
+
+
+def test_a_run_shows_its_first_warnings_and_counts_the_rest() -> None:
+    skipped = [f"{AT} - dagster - ERROR - ingest_job - {RUN} - documents - journals/2020_05_{n}.org: skipped"
+               for n in range(10, 30)]
+    shown = _shown([RUN_LINES[0], *skipped, RUN_LINES[-1]])
+    assert shown[1:4] == skipped[:3] and len(shown) == 5
+    assert shown[-1] == f"2026-11-29 00:53:01 run {RUN[:8]} of ingest_job succeeded in 47 s; 17 more warnings and errors in the UI"
