@@ -14,10 +14,10 @@ from rich.table import Table
 
 from mnemo.cli.memory import seconds
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, attempt, namespace_of, print_json
-from mnemo.sources.memories import Memory
 
 if TYPE_CHECKING:
     from mnemo.client import MemoryClient
+    from mnemo.sources.memories import Memory
 
 console = Console()
 Title = Annotated[str, typer.Argument(help="The memory's title (unique, by its slug, within the scope).")]
@@ -38,14 +38,14 @@ def _ttl(ttl: str | None) -> float | None:
     return None if ttl is None else attempt(lambda: seconds(ttl))
 
 
-def describe(memory: Memory) -> str:
+def describe(memory: "Memory") -> str:
     """One line about a memory: id, title, scope, status and expiry."""
     title = f" [bold]{escape(memory.title)}[/]" if memory.title else ""
     expiry = f", expires {memory.expires_at}" if memory.expires_at else ""
     return f"{memory.id}{title} ({memory.scope}, {memory.status}{expiry})"
 
 
-def _show(memory: Memory, as_json: bool, verb: str = "") -> None:
+def _show(memory: "Memory", as_json: bool, verb: str = "") -> None:
     if as_json:
         print_json(memory.to_dict())
         return
