@@ -10,11 +10,11 @@ from rich.table import Table
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.namespaces import configured_namespace
 from mnemo.serve.api_keys import KeyStore
 
 console = Console()
 keys_app = typer.Typer(help="API keys for `mnemo serve`: one namespace each, stored hashed.", no_args_is_help=True)
-
 
 
 def mcp(namespace: NamespaceOption = None, config: ConfigOption = None,
@@ -64,6 +64,7 @@ def keys_create(
 ) -> None:
     """Create a key for NAMESPACE; the key is printed once and only its hash is kept."""
     try:
+        configured_namespace(load_config(config), namespace)
         key, token = _store(config).create(namespace, label)
     except MnemoError as exc:
         fail(str(exc))

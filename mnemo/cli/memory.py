@@ -11,11 +11,10 @@ from rich.table import Table
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
+from mnemo.namespaces import check_ingested
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
 
 console = Console()
-
-
 
 
 def _client(namespace: str, config: Path | None) -> MemoryClient:
@@ -65,9 +64,13 @@ def recall(
     namespace = namespace_of(namespace, config)
     if mode not in ("eager", "deliberate"):
         fail(f"unknown mode {mode!r}: use eager or deliberate")
+    if not query.strip():
+        fail("the query is empty")
     _check_window(since, until)
+    client = _client(namespace, config)
     try:
-        result = _client(namespace, config).recall(
+        check_ingested(client.files.root, namespace, _passages(client))  # before recall opens (and makes) a store
+        result = client.recall(
             query, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,  # type: ignore[arg-type]
             project=project, session=session,
         )
@@ -79,7 +82,7 @@ def recall(
     if result.degraded:
         console.print(f"[yellow]note:[/] {result.degraded}")
     if not result.items:
-        console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r} (has it been ingested?).")
+        console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r}.")
         return
     table = Table(title=f"recall: {query}", show_lines=True)
     for column, justify in (("score", "right"), ("similarity", "right"), ("why", "left"), ("where", "left"),
@@ -92,6 +95,11 @@ def recall(
     console.print(table)
     if result.grounding:
         console.print("grounding: " + " ".join(result.grounding))
+
+
+def _passages(client: MemoryClient) -> int:
+    """How many passages the namespace holds (0 with no vectors folder, which counting would make)."""
+    return client.vectors.count("chunks") if client.files.vectors_path.is_dir() else 0
 
 
 def _visibility(metadata: dict[str, object]) -> str:
