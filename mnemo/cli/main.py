@@ -20,6 +20,7 @@ from mnemo.cli.options import (
     print_json,
     refuse_undecodable_arguments,
 )
+from mnemo.cli.order import NewcomerOrder
 from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
@@ -33,7 +34,8 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from ontology import load_ontology
 
-app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True)
+app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True,
+                  cls=NewcomerOrder)
 console = Console()
 DEGRADED_EXIT = 3  # `mnemo status`: the namespace answers, but a store could not be read
 app.command()(writeback)

@@ -21,7 +21,7 @@ NamespaceOption = Annotated[
     str | None,
     typer.Option(
         "--namespace", "-n",
-        help="Whose memory to use (default: the configuration's default_namespace, or its only namespace).",
+        help="Whose memory to use, one mnemo.yaml lists (default: its default_namespace, or its only namespace).",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
