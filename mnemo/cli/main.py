@@ -73,7 +73,7 @@ def status(
     except MnemoError as exc:
         fail(str(exc))
     rows = [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities),
-            ("problem files", len(problems)), ("pending memories", pending)]
+            ("problem files", len({p["path"] for p in problems})), ("pending memories", pending)]
     if as_json:
         print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
                     "degraded": list(vectors.problems.values())})
