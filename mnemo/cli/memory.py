@@ -6,9 +6,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.tables import fitting_table
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.namespaces import check_ingested
@@ -84,15 +84,13 @@ def recall(
     if not result.items:
         console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r}.")
         return
-    table = Table(title=f"recall: {query}", show_lines=True)
-    for column, justify in (("score", "right"), ("similarity", "right"), ("why", "left"), ("where", "left"),
-                            ("memory", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    rows = []
     for item in result.items:
         where = " › ".join(p for p in (item.path, item.heading, _visibility(item.metadata)) if p)
         similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
-        table.add_row(f"{item.score:.4f}", similarity, ", ".join(item.reasons), where, item.text[:300])
-    console.print(table)
+        rows.append([f"{item.score:.4f}", similarity, ", ".join(item.reasons), where, item.text[:300]])
+    console.print(fitting_table(f"recall: {query}", ["score", "similarity", "why", "where", "memory"], rows,
+                                right=("score", "similarity"), show_lines=True))
     if result.grounding:
         console.print("grounding: " + " ".join(result.grounding))
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.tables import fitting_table
 from mnemo.client import MemoryClient
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
@@ -31,18 +32,12 @@ console = Console()
 review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pairs.", no_args_is_help=True)
 
 
-
 def _files(config: Path | None, namespace: str) -> NamespaceFiles:
     return NamespaceFiles(load_config(config).data_root(namespace), namespace)
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return fitting_table(title, columns, rows, whole=("merge id", "id"))
 
 
 def _resync(files: NamespaceFiles) -> int:
