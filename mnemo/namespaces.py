@@ -25,7 +25,7 @@ def unknown_message(config: MnemoConfig, name: str) -> str:
     if not names:
         return f"namespace {name!r} is not configured: {where} lists none (add your notes with `mnemo init PATH`)"
     guess = closest(name, names)
-    hint = f"did you mean {guess!r}?" if guess else f"to add it: `mnemo init PATH --namespace {name}`"
+    hint = f"did you mean {guess!r}?" if guess else f"to add it: `mnemo init PATH --name {name}`"
     return f"namespace {name!r} is not in {where} (configured: {', '.join(names)}): {hint}"
 
 

@@ -65,7 +65,7 @@ def test_ingest_and_keys_refuse_an_unknown_namespace(two: Workspace) -> None:
 
 def test_an_unlike_name_is_refused_with_how_to_add_it(two: Workspace) -> None:
     code, out = _run(two, "remember", "x", "--namespace", "zzzzzzzz")
-    assert code == 2 and "did you mean" not in out and "mnemo init PATH --namespace zzzzzzzz" in out
+    assert code == 2 and "did you mean" not in out and "mnemo init PATH --name zzzzzzzz" in out
 
 
 def test_the_client_and_the_mcp_server_refuse_an_unknown_namespace(two: Workspace) -> None:
