@@ -90,7 +90,7 @@ def recall(
         similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
         rows.append([f"{item.score:.4f}", similarity, ", ".join(item.reasons), where, item.text[:300]])
     console.print(fitting_table(f"recall: {query}", ["score", "similarity", "why", "where", "memory"], rows,
-                                right=("score", "similarity"), show_lines=True))
+                                whole=("score", "similarity"), right=("score", "similarity"), show_lines=True))
     if result.grounding:
         console.print("grounding: " + " ".join(result.grounding))
 

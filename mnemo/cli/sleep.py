@@ -37,7 +37,7 @@ def _files(config: Path | None, namespace: str) -> NamespaceFiles:
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
-    return fitting_table(title, columns, rows, whole=("merge id", "id"))
+    return fitting_table(title, columns, rows, whole=("merge id", "id", "score", "status"))
 
 
 def _resync(files: NamespaceFiles) -> int:

@@ -97,8 +97,9 @@ def list_memories(
         print_json([m.to_dict() for m in found])
         return
     rows = [[m.id, m.title or "", m.scope, m.status, m.expires_at or "", escape(m.text[:120])] for m in found]
-    console.print(fitting_table(f"memories{f' of {scope}' if scope else ''}",
-                                ["id", "title", "scope", "status", "expires", "text"], rows, whole=("id",)))
+    columns = ["id", "title", "scope", "status", "expires", "text"]
+    console.print(fitting_table(f"memories{f' of {scope}' if scope else ''}", columns, rows,
+                                whole=("id", "scope", "status")))
 
 
 def get_memory(memory_id: Annotated[str, typer.Argument(help="A memory id.")], namespace: NamespaceOption = None,
