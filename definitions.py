@@ -5,7 +5,7 @@ import dagster as dg
 from assets.checks import ingest_checks
 from assets.extraction import extraction_assets
 from assets.ingest import ingest_assets
-from assets.sleep import sleep_assets
+from assets.sleep import sleep_assets_for
 from assets.writeback import writeback_assets
 from jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job, sleep_writeback_job
 from mnemo.runtime import keep_out_of_collections
@@ -32,7 +32,7 @@ def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> d
     resources = resources if resources is not None else default_resources()
     settings = _settings(resources)
     return dg.Definitions(
-        assets=[*ingest_assets, *extraction_assets, *writeback_assets, *sleep_assets],
+        assets=[*ingest_assets, *extraction_assets, *writeback_assets, *sleep_assets_for(settings)],
         asset_checks=ingest_checks,
         jobs=[ingest_job, reextraction_job, sleep_mode_job, sleep_writeback_job],
         schedules=[nightly_schedule_for(settings.sleep, writeback=settings.writeback.nightly)],

@@ -13,6 +13,7 @@ from mnemo.ingest.progress import every_few_seconds
 from mnemo.maintenance.forget import ForgetStores, resume_forget
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
+from mnemo.sources.walk import Problem
 from mnemo.stores.forget_journal import pending_forget
 from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
@@ -48,6 +49,17 @@ def finish_cut_off_forget(context: dg.AssetExecutionContext, mnemo_config: Mnemo
         context.log.warning("finished a forget that was cut off")
 
 
+def _log_problems(context: dg.AssetExecutionContext, problems: list[Problem]) -> None:
+    """A line per problem file; the empty files (often many, and harmless) in one warning naming them all."""
+    empty = [p.path for p in problems if p.reason == EMPTY_FILE]
+    if empty:
+        context.log.warning(f"{len(empty)} empty files, nothing to ingest: {', '.join(empty)}")
+    for problem in problems:
+        if problem.reason != EMPTY_FILE:
+            log = context.log.error if problem.fatal else context.log.warning
+            log(f"{problem.path}: {problem.reason}" + (" (skipped)" if problem.fatal else " (kept)"))
+
+
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"})
 def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
               vectors: VectorResource, embedder: EmbedderResource) -> dg.MaterializeResult:
@@ -56,10 +68,7 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
     namespace = context.partition_key
     config = mnemo_config.load()
     result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace), config.writeback.key)
-    for problem in result.problems:
-        log = context.log.error if problem.fatal else context.log.warning
-        kept = "" if problem.reason.startswith(EMPTY_FILE) else " (kept)"
-        log(f"{problem.path}: {problem.reason}" + (" (skipped)" if problem.fatal else kept))
+    _log_problems(context, result.problems)
     problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
     return dg.MaterializeResult(metadata={
         "documents": len(result.documents),
@@ -72,7 +81,7 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
         "by_kind": dg.MetadataValue.json(dict(Counter(d.kind for d in result.documents))),
         "turns": sum(1 for d in result.documents for s in d.segments if s.kind == "turn"),
         "blocks": sum(1 for d in result.documents for s in d.segments if s.kind == "block"),
-        "problems": len(problems),
+        "problems": len({p.path for p in result.problems}),  # files with a problem
         "problem_files": dg.MetadataValue.md(_table(problems, ["path", "reason", "skipped"])),
         "preview": dg.MetadataValue.md(_table([d.__dict__ for d in result.documents], ["id", "kind", "source"], 10)),
     })

@@ -44,7 +44,7 @@ def _spec(key: str, deps: list[Any], kinds: set[str], description: str) -> dg.As
 SPECS = {  # sleep step -> the asset it materializes
     "dedup": _spec("entity_merges", [entity_graph], {"kuzu", "lancedb"},
                    "Duplicate entities merged (logged, undoable) or queued for review."),
-    "communities": _spec("entity_communities", ["entity_merges"], {"kuzu", "openai"},
+    "communities": _spec("entity_communities", ["entity_merges"], {"kuzu", "python"},
                          "Communities of entities (Leiden, two levels) with stable ids and cited summaries; abstractions with an LLM."),
     "summaries": _spec("episodic_summaries", ["entity_merges"], {"kuzu"},
                        "Day, week and month summaries of episodic memory; only changed periods are re-made."),
@@ -182,3 +182,16 @@ METADATA: dict[str, Callable[[SleepReport, NamespaceFiles, MnemoConfig], dict[st
 }
 
 sleep_assets = [sleep_mode]
+LLM_KIND = "openai"  # the kind an asset that calls the configured LLM shows (an OpenAI-compatible endpoint)
+
+
+def sleep_assets_for(settings: MnemoConfig) -> list[dg.AssetsDefinition]:
+    """The sleep assets; `entity_communities` shows the LLM's kind only when mnemo.yaml configures
+    an LLM for sleep mode (it writes the communities' abstractions then)."""
+    if settings.llm is None or not settings.sleep.llm:
+        return sleep_assets
+    communities = SPECS["communities"].key
+    return dg.map_asset_specs(
+        lambda spec: spec.replace_attributes(kinds={*spec.kinds, LLM_KIND}) if spec.key == communities else spec,
+        sleep_assets,
+    )

@@ -5,10 +5,11 @@ exists, list, append by title; get_memory, get_all, clear by room (a room is a s
     client.remember("Had lunch with person_id:alice_chen at Café Lusitano")
     client.recall("Who did I have lunch with?").text
 
-Every call is scoped to one namespace; a namespace needs no setup (the first `remember`
-creates its folder). Remembered text is written durably to the namespace's inbox and is
-recallable by the next recall, in any process; the ingest job (started by the inbox sensor)
-adds its entities and relations to the graph.
+Every call is scoped to one namespace, one that mnemo.yaml lists (any other name is refused
+with UnknownNamespace; the first `remember` creates a configured namespace's folder).
+Remembered text is written durably to the namespace's inbox and is recallable by the next
+recall, in any process; the ingest job (started by the inbox sensor) adds its entities and
+relations to the graph.
 """
 
 import builtins
@@ -23,6 +24,7 @@ from mnemo.ingest.live import make_recallable
 from mnemo.ingest.titled import TitledMemories
 from mnemo.maintenance.expiry import purge_expired, purge_memories
 from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, entity_pages, resume_forget
+from mnemo.namespaces import configured_namespace
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.expiry import visible_scopes
@@ -80,8 +82,9 @@ class MemoryClient:
     def __init__(self, namespace: str, config: MnemoConfig | str | Path | None = None, *,
                  embedder: Embedder | None = None, ontology: Ontology | None = None,
                  settings: RecallSettings | None = None) -> None:
-        self.namespace = validate_namespace(namespace)
+        validate_namespace(namespace)
         self.config = config if isinstance(config, MnemoConfig) else load_config(config)
+        self.namespace = configured_namespace(self.config, namespace)
         self.config.check_holds(self.namespace)
         self.files = NamespaceFiles(self.config.data_root(self.namespace), self.namespace)
         self.ontology = ontology or load_ontology()

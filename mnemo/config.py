@@ -327,7 +327,8 @@ def load_config(explicit: str | Path | None = None) -> MnemoConfig:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(
-            f"{path}: configuration file not found (set {CONFIG_ENV} or pass --config)"
+            f"{path}: configuration file not found: make one with `mnemo init PATH` (your vault, graph or "
+            f"chat export), or point to yours with --config or ${CONFIG_ENV}"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration ({exc})") from None

@@ -9,6 +9,18 @@ class ConfigError(MnemoError):
     """The configuration file is missing, unreadable or invalid."""
 
 
+class UnknownNamespace(ConfigError):
+    """A namespace the configuration does not list: refused before anything is read or created."""
+
+    def __init__(self, message: str, namespace: str) -> None:
+        super().__init__(message)
+        self.namespace = namespace
+
+
+class NotIngested(MnemoError):
+    """A configured namespace that holds nothing yet: no ingest has run and nothing was remembered."""
+
+
 class SourceError(MnemoError):
     """One source file could not be read or parsed; the run goes on without it."""
 

@@ -31,6 +31,10 @@ the code, then run `.venv/bin/python scripts/cli_reference.py`.
 
 Every command that reads memory accepts `--config PATH` (default: `$MNEMO_CONFIG`, else
 `./mnemo.yaml`) and exits non-zero with a message naming the problem on bad input.
+`--namespace` takes only a namespace `mnemo.yaml` lists: another name exits 2 naming the
+configured ones and the closest match, and creates nothing. Tables fold long cells onto more
+lines rather than cut them; `--json` prints the complete data. `mnemo --help` lists the
+commands in the order a newcomer uses them (init, ingest, recall, ...); this page, by name.
 """
 
 

@@ -5,16 +5,16 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.tables import fitting_table
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.namespaces import configured_namespace
 from mnemo.serve.api_keys import KeyStore
 
 console = Console()
 keys_app = typer.Typer(help="API keys for `mnemo serve`: one namespace each, stored hashed.", no_args_is_help=True)
-
 
 
 def mcp(namespace: NamespaceOption = None, config: ConfigOption = None,
@@ -64,6 +64,7 @@ def keys_create(
 ) -> None:
     """Create a key for NAMESPACE; the key is printed once and only its hash is kept."""
     try:
+        configured_namespace(load_config(config), namespace)
         key, token = _store(config).create(namespace, label)
     except MnemoError as exc:
         fail(str(exc))
@@ -78,12 +79,8 @@ def keys_list(config: ConfigOption = None, as_json: JsonOption = False) -> None:
         print_json([{"id": k.id, "namespace": k.namespace, "label": k.label, "created": k.created}
                     for k in _store(config).keys()])
         return
-    table = Table(title="API keys")
-    for column in ("id", "namespace", "label", "created"):
-        table.add_column(column)
-    for key in _store(config).keys():
-        table.add_row(key.id, key.namespace, key.label, key.created)
-    console.print(table)
+    rows = [[key.id, key.namespace, key.label, key.created] for key in _store(config).keys()]
+    console.print(fitting_table("API keys", ["id", "namespace", "label", "created"], rows, whole=("id",)))
 
 
 @keys_app.command("revoke")

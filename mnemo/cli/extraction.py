@@ -6,8 +6,8 @@ from collections import Counter
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
+from mnemo.cli.tables import fitting_table
 from mnemo.config import MnemoConfig
 
 
@@ -38,12 +38,8 @@ def print_extraction_state(state: dict[str, Any], as_json: bool, console: Consol
         return
     configured = f"model {state['model']!r}" if state["configured"] else "no llm configured (structural only)"
     console.print(f"namespace [bold]{state['namespace']}[/]: {configured}")
-    table = Table(title="cached LLM answers")
-    for column in ("model", "ontology version", "prompt version", "answers"):
-        table.add_column(column)
-    for row in state["cached"]:
-        table.add_row(row["model"], row["ontology_version"], row["prompt_version"], str(row["answers"]))
-    console.print(table)
+    rows = [[r["model"], r["ontology_version"], r["prompt_version"], str(r["answers"])] for r in state["cached"]]
+    console.print(fitting_table("cached LLM answers", ["model", "ontology version", "prompt version", "answers"], rows))
     console.print(f"{len(state['pending'])} pending chunks, {state['dropped_items']} invalid items dropped")
     for item in state["pending"]:
         console.print(f"[yellow]{item['path']}[/] {item['chunk_id']}: {item['reason']}")

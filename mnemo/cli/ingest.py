@@ -12,9 +12,10 @@ from rich.table import Table
 
 from mnemo.cli.ingest_progress import run_progress
 from mnemo.cli.instance import dagster_home
-from mnemo.cli.options import ConfigOption, JsonOption, fail, print_json
+from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_json
 from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
+from mnemo.namespaces import configured_namespace
 
 if TYPE_CHECKING:
     from jobs.launch import IngestOutcome
@@ -37,9 +38,8 @@ def _namespaces(settings: MnemoConfig, named: list[str] | None, path: Path) -> l
     wanted = list(named or sorted(settings.namespaces))
     if not wanted:
         fail(f"{path} configures no namespace: add your notes with `mnemo init PATH`")
-    unknown = [n for n in wanted if n not in settings.namespaces]
-    if unknown:
-        fail(f"not in {path}: {', '.join(unknown)} (configured: {', '.join(sorted(settings.namespaces))})")
+    for name in wanted:
+        attempt(lambda: configured_namespace(settings, name))  # noqa: B023 - called at once
     return wanted
 
 

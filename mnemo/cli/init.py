@@ -27,6 +27,8 @@ ChatgptOption = Annotated[
     list[Path] | None, typer.Option("--chatgpt", help="A ChatGPT export: conversations.json, the .zip, or its folder.")]
 ClaudeOption = Annotated[
     list[Path] | None, typer.Option("--claude", help="A Claude export: conversations.json, the .zip, or its folder.")]
+InboxOption = Annotated[Path | None, typer.Option(
+    "--inbox", help="A folder to drop exports and notes into later (made when missing); each is ingested as it lands.")]
 NameOption = Annotated[str | None, typer.Option("--name", help=f"The namespace to write (default: {DEFAULT_NAME!r}).")]
 SelfOption = Annotated[
     str | None, typer.Option("--self", help="Your name as your notes write it (the memory's own person).")]
@@ -50,10 +52,12 @@ def _surveyed(name: str, named: list[tuple[str, Path]]) -> list[Survey]:
     """Each source scanned as ingest would; a missing path or one with nothing readable stops init."""
     found = []
     for kind, path in named:
+        if kind == "inbox":
+            path.expanduser().mkdir(parents=True, exist_ok=True)  # an inbox may start empty
         if not path.exists():
             fail(f"{path}: no such file or folder")
         result = survey(name, SourceConfig(kind=kind, path=path.expanduser().resolve()))  # type: ignore[arg-type]
-        if not result.documents:
+        if not result.documents and kind != "inbox":
             why = f": {result.skipped[0].path}: {result.skipped[0].reason}" if result.skipped else ""
             fail(f"{path}: nothing mnemo can read here as a source of kind {kind}{why}")
         found.append(result)
@@ -79,14 +83,16 @@ def init(
     logseq: LogseqOption = None,
     chatgpt: ChatgptOption = None,
     claude: ClaudeOption = None,
+    inbox: InboxOption = None,
     name: NameOption = None,
     self_name: SelfOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Write (or extend) mnemo.yaml for your own vaults and chat exports, and say what they hold."""
-    named = _named(paths, {"obsidian": obsidian, "logseq": logseq, "chatgpt": chatgpt, "claude": claude})
+    named = _named(paths, {"obsidian": obsidian, "logseq": logseq, "chatgpt": chatgpt, "claude": claude,
+                           "inbox": [inbox] if inbox else None})
     if not named:
-        fail("name at least one source: a path, or --obsidian/--logseq/--chatgpt/--claude PATH")
+        fail("name at least one source: a path, or --obsidian/--logseq/--chatgpt/--claude/--inbox PATH")
     namespace = name or DEFAULT_NAME
     try:
         validate_namespace(namespace)

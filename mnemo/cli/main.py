@@ -1,6 +1,5 @@
 """The `mnemo` command."""
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -21,13 +20,15 @@ from mnemo.cli.options import (
     print_json,
     refuse_undecodable_arguments,
 )
+from mnemo.cli.order import NewcomerOrder
 from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
-from mnemo.config import MnemoConfig, load_config, resolve_config_path
+from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MnemoError
 
-app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True)
+app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True,
+                  cls=NewcomerOrder)
 console = Console()
 DEGRADED_EXIT = 3  # `mnemo status`: the namespace answers, but a store could not be read
 app.command()(writeback)
@@ -60,7 +61,7 @@ def status(
         settings = load_config(config)
         files = NamespaceFiles(settings.data_root(namespace), namespace)
         if not files.root.is_dir():
-            _no_data(settings, namespace, config, as_json)
+            _no_data(settings, namespace, as_json)
             return
         counts = GraphStore(files.graph_path, load_ontology()).counts()
         vectors = VectorStore(files.vectors_path)
@@ -71,7 +72,7 @@ def status(
     except MnemoError as exc:
         fail(str(exc))
     rows = [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities),
-            ("problem files", len(problems)), ("pending memories", pending)]
+            ("problem files", len({p["path"] for p in problems})), ("pending memories", pending)]
     if as_json:
         print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
                     "degraded": list(vectors.problems.values())})
@@ -124,16 +125,12 @@ def doctor(
         raise typer.Exit(code=1)
 
 
-def _no_data(settings: MnemoConfig, namespace: str, config: Path | None, as_json: bool) -> None:
-    """A namespace with no folder yet: not configured is an error; configured, nothing ingested yet."""
-    if namespace not in settings.namespaces:
-        known = ", ".join(sorted(settings.namespaces)) or "none"
-        fail(f"namespace {namespace!r} is not in {resolve_config_path(config)} (configured: {known}) "
-              f"and has no data in {settings.data_dir}")
+def _no_data(settings: MnemoConfig, namespace: str, as_json: bool) -> None:
+    """A configured namespace with no folder yet: nothing ingested yet."""
     if as_json:
         print_json({"namespace": namespace, "ingested": False, "counts": {}, "problems": [], "degraded": []})
         return
-    console.print(f"namespace {namespace!r} has no data yet in {settings.data_dir}: run the ingest job")
+    console.print(f"namespace {namespace!r} has no data yet in {settings.data_dir}: run `mnemo ingest`")
 
 
 @app.command()

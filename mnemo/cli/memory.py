@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.tables import fitting_table
 from mnemo.errors import MnemoError
+from mnemo.namespaces import check_ingested
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
 
 if TYPE_CHECKING:
@@ -69,9 +70,13 @@ def recall(
     namespace = namespace_of(namespace, config)
     if mode not in ("eager", "deliberate"):
         fail(f"unknown mode {mode!r}: use eager or deliberate")
+    if not query.strip():
+        fail("the query is empty")
     _check_window(since, until)
+    client = _client(namespace, config)
     try:
-        result = _client(namespace, config).recall(
+        check_ingested(client.files.root, namespace, _passages(client))  # before recall opens (and makes) a store
+        result = client.recall(
             query, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,  # type: ignore[arg-type]
             project=project, session=session,
         )
@@ -83,19 +88,22 @@ def recall(
     if result.degraded:
         console.print(f"[yellow]note:[/] {result.degraded}")
     if not result.items:
-        console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r} (has it been ingested?).")
+        console.print(f"Nothing remembered for [bold]{query}[/] in namespace {namespace!r}.")
         return
-    table = Table(title=f"recall: {query}", show_lines=True)
-    for column, justify in (("score", "right"), ("similarity", "right"), ("why", "left"), ("where", "left"),
-                            ("memory", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    rows = []
     for item in result.items:
         where = " › ".join(p for p in (item.path, item.heading, _visibility(item.metadata)) if p)
         similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
-        table.add_row(f"{item.score:.4f}", similarity, ", ".join(item.reasons), where, item.text[:300])
-    console.print(table)
+        rows.append([f"{item.score:.4f}", similarity, ", ".join(item.reasons), where, item.text[:300]])
+    console.print(fitting_table(f"recall: {query}", ["score", "similarity", "why", "where", "memory"], rows,
+                                whole=("score", "similarity"), right=("score", "similarity"), show_lines=True))
     if result.grounding:
         console.print("grounding: " + " ".join(result.grounding))
+
+
+def _passages(client: "MemoryClient") -> int:
+    """How many passages the namespace holds (0 with no vectors folder, which counting would make)."""
+    return client.vectors.count("chunks") if client.files.vectors_path.is_dir() else 0
 
 
 def _visibility(metadata: dict[str, object]) -> str:

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
+from mnemo.namespaces import configured_namespace
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
@@ -20,7 +21,7 @@ NamespaceOption = Annotated[
     str | None,
     typer.Option(
         "--namespace", "-n",
-        help="Whose memory to use (default: the configuration's default_namespace, or its only namespace).",
+        help="Whose memory to use, one mnemo.yaml lists (default: its default_namespace, or its only namespace).",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
@@ -54,11 +55,11 @@ def attempt(call: Callable[[], T]) -> T:
 
 
 def namespace_of(namespace: str | None, config: Path | None) -> str:
-    """The namespace a command works on: the one named, else the configuration's default."""
-    if namespace is not None:
-        return namespace
+    """The namespace a command works on: the one named, when the configuration lists it, else the
+    configuration's default."""
     try:
-        return load_config(config).default_namespace_name()
+        settings = load_config(config)
+        return settings.default_namespace_name() if namespace is None else configured_namespace(settings, namespace)
     except MnemoError as exc:
         fail(str(exc))
 

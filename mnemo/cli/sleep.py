@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
+from mnemo.cli.tables import fitting_table
 from mnemo.config import load_config
 from mnemo.errors import MnemoError
 
@@ -30,12 +31,7 @@ def _files(config: Path | None, namespace: str) -> "NamespaceFiles":
 
 
 def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return fitting_table(title, columns, rows, whole=("merge id", "id", "score", "status"))
 
 
 def _resync(files: "NamespaceFiles") -> int:

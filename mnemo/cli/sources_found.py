@@ -31,7 +31,8 @@ class Survey:
 
     def describe(self) -> str:
         counted = sorted(self.counts.items(), key=_order)
-        found = ", ".join(f"{n} {KIND_NAMES.get(k, (k, k))[n != 1]}" for k, n in counted) or "nothing readable"
+        empty = "empty, ready for what you drop in" if self.source.kind == "inbox" else "nothing readable"
+        found = ", ".join(f"{n} {KIND_NAMES.get(k, (k, k))[n != 1]}" for k, n in counted) or empty
         skipped = f" ({len(self.skipped)} files skipped, e.g. {self.skipped[0].path}: {self.skipped[0].reason})" \
             if self.skipped else ""
         return f"{self.source.kind} {self.source.path}: {found}{skipped}"

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from mnemo.cli.memory import seconds
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, attempt, namespace_of, print_json
+from mnemo.cli.tables import fitting_table
 
 if TYPE_CHECKING:
     from mnemo.client import MemoryClient
@@ -100,12 +100,10 @@ def list_memories(
     if as_json:
         print_json([m.to_dict() for m in found])
         return
-    table = Table(title=f"memories{f' of {scope}' if scope else ''}")
-    for column in ("id", "title", "scope", "status", "expires", "text"):
-        table.add_column(column)
-    for m in found:
-        table.add_row(m.id, m.title or "", m.scope, m.status, m.expires_at or "", escape(m.text[:120]))
-    console.print(table)
+    rows = [[m.id, m.title or "", m.scope, m.status, m.expires_at or "", escape(m.text[:120])] for m in found]
+    columns = ["id", "title", "scope", "status", "expires", "text"]
+    console.print(fitting_table(f"memories{f' of {scope}' if scope else ''}", columns, rows,
+                                whole=("id", "scope", "status")))
 
 
 def get_memory(memory_id: Annotated[str, typer.Argument(help="A memory id.")], namespace: NamespaceOption = None,

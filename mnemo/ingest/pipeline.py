@@ -28,6 +28,7 @@ from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
 from mnemo.sources.memories import MEMORY_METADATA, inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
+from mnemo.sources.walk import Problem
 from mnemo.stores import durable
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles, read_json_object
@@ -48,7 +49,8 @@ def scan_documents(files: NamespaceFiles, namespace: NamespaceConfig, writeback_
         sources = (*sources, inbox_source(files.root))
     with collections_paused():
         manifest = files.read_manifest()
-        result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key)
+        earlier = [Problem(p["path"], p["reason"], bool(p.get("skipped"))) for p in files.read_problems()]
+        result = scan_namespace(files.namespace, sources, manifest, files.read_documents(), writeback_key, earlier)
         forgotten = Tombstones.load(files.root).docs  # a forgotten note's text is not kept, however often it is read
         result.documents = [d for d in result.documents if d.id not in forgotten]
         files.write_documents(result.documents)
@@ -378,4 +380,4 @@ def ingest_namespace(
     graph.apply(facts, run_id=run_id)
     vectors.sync("entities", entity_rows(facts), embedder)
     return {"documents": len(scan.documents), "chunks": len(chunks), "embedded": chunk_stats.embedded,
-            "problems": len(scan.problems)}
+            "problems": len({p.path for p in scan.problems})}

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
-from mnemo.errors import MisplacedNamespace, MnemoError, StoreLocked
+from mnemo.errors import MisplacedNamespace, MnemoError, StoreLocked, UnknownNamespace
 from mnemo.recall.time_bounds import FORMS
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
@@ -139,6 +139,10 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
     async def misplaced(request: Request, exc: MisplacedNamespace) -> JSONResponse:
         return JSONResponse({"detail": str(exc), "shard": exc.shard, "url": exc.url}, status_code=421,
                             headers={"Mnemo-Shard": exc.shard, **({"Mnemo-Shard-URL": exc.url} if exc.url else {})})
+
+    @app.exception_handler(UnknownNamespace)
+    async def unknown(request: Request, exc: UnknownNamespace) -> JSONResponse:
+        return JSONResponse({"detail": f"namespace {exc.namespace!r} is not configured here"}, status_code=404)
 
     @app.exception_handler(MnemoError)
     async def mnemo_error(request: Request, exc: MnemoError) -> JSONResponse:

@@ -38,7 +38,7 @@ class ScanResult:
     changed: list[str] = field(default_factory=list)
     renamed: list[tuple[str, str]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
-    unchanged: int = 0
+    unchanged: int = 0  # documents of files that did not change (all of them when nothing did)
     ignored: list[str] = field(
         default_factory=list
     )  # files read that hold no document (empty, outside a graph's folders)
@@ -153,20 +153,22 @@ def without_writeback(doc: Document, key: str = "mnemo") -> Document:
 def scan_source(
     namespace: str, source: SourceConfig, previous: dict[str, ManifestEntry],
     previous_docs: dict[str, Document], result: ScanResult, writeback_key: str = "mnemo",
+    earlier: dict[str, list[Problem]] | None = None,
 ) -> None:
+    """Scan one source into `result`. `earlier`: the last scan's problems by path, which an
+    unchanged file that holds no document (an empty one) keeps until it changes."""
     prepared = prepare_source(source)
     if isinstance(prepared, Problem):
         result.problems.append(prepared)
         return
     label = source.label
     fresh: list[tuple[ManifestEntry, list[Document]]] = []
-    empty: list[str] = []
     for rel, path, stat in walk_files(source.path, prepared.suffixes, prepared.excludes, result.problems):
         key = f"{label}\x1f{rel}"
         old = previous.pop(key, None)
         same_stat = old is not None and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size
         if old and same_stat and _stands(old, previous_docs, source):
-            _keep(old, previous_docs, result)
+            _keep(old, previous_docs, result, (earlier or {}).get(rel, []))
             continue
         if stat.st_size > prepared.limit:
             result.problems.append(
@@ -182,7 +184,8 @@ def scan_source(
         if file_hash == GENERATED:
             continue  # a page mnemo generated: never the person's input
         if old and old.file_hash == file_hash and _stands(old, previous_docs, source):
-            _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result)
+            _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result,
+                  (earlier or {}).get(rel, []))
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC).isoformat(timespec="seconds")
         docs = _parse(prepared.parse, data, (namespace, label, rel, modified), writeback_key)
@@ -192,11 +195,9 @@ def scan_source(
         result.problems.extend(Problem(rel, p, False) for d in docs for p in d.problems)
         entry = ManifestEntry(label, rel, stat.st_mtime_ns, stat.st_size, file_hash, tuple(d.id for d in docs))
         (result.changed if old and docs else result.new if docs else result.ignored).append(rel)
-        empty.extend([rel] if not data.strip() else [])
+        result.problems.extend([Problem(rel, EMPTY_FILE, False)] if not data.strip() else [])
         fresh.append((entry, docs))
     _settle_renames(label, previous, fresh, result, previous_docs)
-    if empty:
-        result.problems.append(_empty_files(empty))
 
 
 def _parse(
@@ -212,17 +213,6 @@ def _parse(
         return Problem(exc.path, exc.reason, True)
 
 
-def _empty_files(paths: list[str]) -> Problem:
-    """One warning for the empty files a scan found (they are kept in the manifest, so an
-    unchanged empty file is not reported again)."""
-    more = (
-        f"; so are {len(paths) - 1} more: " + ", ".join(paths[1:6]) + (" …" if len(paths) > 6 else "")
-        if len(paths) > 1
-        else ""
-    )
-    return Problem(paths[0], EMPTY_FILE + more, False)
-
-
 def _have(entry: ManifestEntry, docs: dict[str, Document]) -> bool:
     return all(d in docs for d in entry.doc_ids)
 
@@ -234,12 +224,16 @@ def _stands(entry: ManifestEntry, docs: dict[str, Document], source: SourceConfi
     )
 
 
-def _keep(entry: ManifestEntry, previous_docs: dict[str, Document], result: ScanResult) -> None:
+def _keep(entry: ManifestEntry, previous_docs: dict[str, Document], result: ScanResult,
+          earlier: list[Problem]) -> None:
+    """An unchanged file: its documents of the last scan and their problems; a file holding no
+    document keeps its `earlier` problems (an empty file is reported until it changes)."""
     kept = [previous_docs[d] for d in entry.doc_ids]
     result.manifest.append(entry)
     result.documents.extend(kept)
     result.problems.extend(Problem(entry.path, p, False) for d in kept for p in d.problems)
-    result.unchanged += 1
+    result.problems.extend(earlier if not kept else [])
+    result.unchanged += len(kept)
 
 
 def _settle_renames(
@@ -272,14 +266,18 @@ def _former_titles(doc: Document, before: Document | None) -> list[str]:
 
 def scan_namespace(
     namespace: str, sources: tuple[SourceConfig, ...], manifest: list[ManifestEntry], documents: list[Document],
-    writeback_key: str = "mnemo",
+    writeback_key: str = "mnemo", problems: list[Problem] | None = None,
 ) -> ScanResult:
-    """Scan every source of a namespace; reuse what the manifest shows is unchanged."""
+    """Scan every source of a namespace; reuse what the manifest shows is unchanged (and the last
+    scan's `problems` of an unchanged file that holds no document)."""
     previous = {f"{e.source}\x1f{e.path}": e for e in manifest}
     previous_docs = {d.id: d for d in documents}
+    earlier: dict[str, list[Problem]] = {}
+    for problem in problems or []:
+        earlier.setdefault(problem.path, []).append(problem)
     result = ScanResult()
     for source in sources:
-        scan_source(namespace, source, previous, previous_docs, result, writeback_key)
+        scan_source(namespace, source, previous, previous_docs, result, writeback_key, earlier)
     result.deleted = sorted(e.path for e in previous.values())
     result.documents = _latest_per_id(result.documents)
     result.documents.sort(key=lambda d: (d.source, d.path, d.id))

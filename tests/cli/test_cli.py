@@ -1,6 +1,7 @@
 """The `mnemo` command: help everywhere, JSON output, clear errors with a non-zero exit."""
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -58,3 +59,20 @@ def test_missing_config_exits_non_zero(tmp_path) -> None:  # noqa: ANN001
     result = runner.invoke(app, ["recall", "x", "--config", str(tmp_path / "absent.yaml")])
     assert result.exit_code == 2
     assert "configuration file not found" in result.output
+
+
+def test_with_no_mnemo_yaml_the_error_says_to_run_mnemo_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MNEMO_CONFIG", raising=False)
+    for args in (["status"], ["recall", "x"], ["ingest"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and "make one with `mnemo init PATH`" in " ".join(result.output.split()), args
+    assert not list(tmp_path.iterdir())  # nothing made on the way
+
+
+def test_help_lists_commands_in_the_order_a_newcomer_uses_them() -> None:
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "120"})
+    commands = result.output.split("Commands", 1)[1]
+    listed = [line.split()[1] for line in commands.splitlines() if line.startswith("│ ") and line.split()[1].isalpha()]
+    assert listed[:6] == ["init", "ingest", "recall", "remember", "status", "up"], listed
+    assert listed[-1] == "writeback" and len(listed) == len(set(listed)) >= 30

@@ -4,6 +4,7 @@ import json
 
 import dagster as dg
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from jobs import NAMESPACE_TAG
@@ -66,6 +67,9 @@ def test_inbox_sensor_requests_one_run_per_change(workspace: Workspace) -> None:
     instance = workspace.instance
     context = dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource})
     assert isinstance(memory_inbox_sensor(context), dg.SkipReason)
+    settings = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
+    settings["namespaces"]["newbie"] = {"sources": []}  # a namespace exists once configured
+    workspace.config_path.write_text(yaml.safe_dump(settings), encoding="utf-8")
     MemoryClient("newbie", workspace.config_path).remember("first memory")
     result = memory_inbox_sensor(dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource}))
     assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("newbie", "newbie")]

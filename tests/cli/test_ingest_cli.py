@@ -93,3 +93,26 @@ def test_a_failed_run_exits_non_zero_naming_the_run(vault_config: Path) -> None:
 def test_an_unknown_namespace_is_refused(vault_config: Path) -> None:
     code, out = _ingest(vault_config, "nobody")
     assert code == 2 and "nobody" in out and "configured: test" in out
+
+
+def test_problem_files_are_counted_per_file_listed_in_full_and_kept_while_unchanged(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Kept.md").write_text("# Kept\n\nA note that reads fine.\n", encoding="utf-8")
+    empty = [f"Empty {n:02}.md" for n in range(12)]  # more than the summary shows
+    for name in empty:
+        (vault / name).write_bytes(b"")
+    config = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]}).config_path
+    for run in ("first", "unchanged"):
+        code, out = _ingest(config, "--json")
+        assert code == 0, out
+        [outcome] = json.loads(out)
+        documents = outcome["metadata"]["documents"]
+        assert documents["problems"] == 12 and [p["path"] for p in outcome["problem_files"]] == empty, run
+        assert documents["documents"] == 1 and documents["unchanged"] == (1 if run == "unchanged" else 0)
+    status = json.loads(runner.invoke(app, ["status", "--json", "--config", str(config)]).stdout)
+    assert status["counts"]["problem files"] == 12 and [p["path"] for p in status["problems"]] == empty
+    shown = runner.invoke(app, ["status", "--config", str(config)]).output
+    assert all(f"{name}: empty file" in shown for name in empty)

@@ -120,3 +120,16 @@ def test_a_path_of_unknown_kind_asks_for_a_flag(tmp_path: Path) -> None:
     code, out = _init(tmp_path / "mnemo.yaml", str(tmp_path / "notes"))
     assert code == 2 and "cannot tell what this is" in out and "--obsidian" in out
     assert _init(tmp_path / "mnemo.yaml", "--obsidian", str(tmp_path / "notes"))[0] == 0
+
+
+def test_init_adds_an_inbox_folder_made_when_missing(tmp_path: Path) -> None:
+    config = tmp_path / "mnemo.yaml"
+    shutil.copytree(EXAMPLE_VAULT, tmp_path / "vault")
+    code, out = _init(config, str(tmp_path / "vault"), "--inbox", str(tmp_path / "Memory inbox"))
+    assert code == 0, out
+    assert "inbox" in out and "empty, ready for what you drop in" in out
+    sources = load_config(config).namespace("me").sources
+    assert sorted((s.kind, s.path.name) for s in sources) == [("inbox", "Memory inbox"), ("obsidian", "vault")]
+    assert (tmp_path / "Memory inbox").is_dir()
+    code, out = _init(config, "--inbox", str(tmp_path / "Memory inbox"))  # alone, and again: nothing new
+    assert code == 0 and "0 new source(s), 1 already there" in out

@@ -142,13 +142,27 @@ def test_a_changed_schedule_in_mnemo_yaml_reaches_the_ui_while_up(config: Path) 
         assert list(before.values()) == ["0 3 * * *"] and next(iter(before)).startswith("definitions/")
         settings = yaml.safe_load(config.read_text(encoding="utf-8"))
         config.write_text(yaml.safe_dump({**settings, "sleep": {"cron": "30 4 * * *"}}), encoding="utf-8")
+        _wait_for_line(child, config, RELOADED)  # the event: `mnemo up` saw the change and the code server reloaded
         deadline = time.monotonic() + START_SECONDS
         while list(_schedules(port).values()) != ["30 4 * * *"]:
             assert child.poll() is None and time.monotonic() < deadline, "the new schedule never reached the UI"
             time.sleep(2)
     finally:
         out = _stop(child, config)
-    assert "mnemo.yaml changed: the definitions were reloaded" in out
+    assert RELOADED in out
+
+
+RELOADED = "mnemo.yaml changed: the definitions were reloaded"
+
+
+def _wait_for_line(child: subprocess.Popen[bytes], config: Path, line: str) -> None:
+    """Until `mnemo up` has printed `line` to its log (the schedule can reach the UI before the
+    reload helper has returned and `mnemo up` said so; stopping it then would cut the line off)."""
+    log = config.parent / "up.log"
+    deadline = time.monotonic() + START_SECONDS
+    while line not in log.read_text(encoding="utf-8", errors="replace"):
+        assert child.poll() is None and time.monotonic() < deadline, f"`mnemo up` never printed {line!r}"
+        time.sleep(0.5)
 
 
 def _ingested_by_a_file_drop_run(home: Path, files: NamespaceFiles, name: str, since: float) -> bool:

@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+from dagster import AssetKey
+
 from definitions import build_defs, defs
 from tests.support import REPO
 
@@ -58,3 +60,16 @@ def test_no_future_annotations_in_dagster_modules() -> None:
     for folder in ("assets", "resources", "sensors", "jobs"):
         for path in (REPO / folder).rglob("*.py"):
             assert "from __future__ import annotations" not in path.read_text(encoding="utf-8"), path
+
+
+def test_entity_communities_shows_the_llm_kind_only_when_an_llm_is_configured(tmp_path: Path) -> None:
+    from resources import default_resources
+
+    def kinds(settings: str) -> set[str]:
+        path = tmp_path / "mnemo.yaml"
+        path.write_text(settings, encoding="utf-8")
+        built = build_defs(default_resources(str(path)))
+        return set(built.resolve_asset_graph().get(AssetKey("entity_communities")).kinds)
+
+    assert "openai" not in kinds("data_dir: data\n")
+    assert "openai" in kinds("data_dir: data\nllm: {base_url: 'http://127.0.0.1:9/v1', model: m}\n")

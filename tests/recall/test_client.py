@@ -10,13 +10,14 @@ import pytest
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.settings import RecallSettings
-from tests.support import Workspace
+from tests.support import Workspace, configured
 
 INJECTION = "x'}) DETACH DELETE n //"
 
 
 def client(workspace: Workspace, namespace: str = "test", **settings: float) -> MemoryClient:
-    return MemoryClient(namespace, workspace.config_path, settings=RecallSettings(random_share=0.0, **settings))
+    return MemoryClient(namespace, configured(workspace, namespace).config_path,
+                        settings=RecallSettings(random_share=0.0, **settings))
 
 
 @pytest.fixture(scope="module")

@@ -72,13 +72,13 @@ def auth(key: str) -> dict[str, str]:
 def test_keys_are_stored_hashed_and_revocable_from_the_cli(assist_workspace: Workspace) -> None:
     runner = CliRunner()
     config = str(assist_workspace.config_path)
-    created = runner.invoke(app, ["keys", "create", "cli-ns", "--label", "phone", "--config", config])
+    created = runner.invoke(app, ["keys", "create", "test", "--label", "phone", "--config", config])
     assert created.exit_code == 0, created.output
     token = created.output.strip().splitlines()[-1]
     stored = (assist_workspace.config.data_dir / "api_keys.json").read_text()
     assert token.startswith("mnemo_") and token not in stored and token.split("_", 2)[2] not in stored
     store = KeyStore(assist_workspace.config.data_dir)
-    assert store.namespace_of(token) == "cli-ns" and store.namespace_of(token + "x") is None
+    assert store.namespace_of(token) == "test" and store.namespace_of(token + "x") is None
     key_id = token.split("_")[1]
     listed = runner.invoke(app, ["keys", "list", "--config", config])
     assert key_id in listed.output and "phone" in listed.output
@@ -189,6 +189,16 @@ def test_missing_invalid_and_foreign_keys_get_no_data(api: dict[str, str], path:
     assert httpx.post(f"{url}/v1/test/memories", json={"text": "x"}, headers=auth(api["other"])).status_code == 403
     assert httpx.delete(f"{url}/v1/test/entities/person_id:dana_kim", headers=auth(api["other"])).status_code == 403
     assert httpx.get(f"{url}/v1/test/entities/person_id:dana_kim", headers=auth(api["test"])).status_code == 200
+
+
+def test_a_namespace_mnemo_yaml_does_not_list_is_404_and_nothing_is_created(
+        api: dict[str, str], assist_workspace: Workspace) -> None:
+    url, headers = api["url"], auth(api["other"])  # a key for `other`, which no configuration lists
+    made = httpx.post(f"{url}/v1/other/memories", json={"text": "the spare key is under the blue pot"}, headers=headers)
+    recalled = httpx.get(f"{url}/v1/other/recall", params={"q": "spare key"}, headers=headers)
+    for response in (made, recalled):
+        assert response.status_code == 404 and response.json() == {"detail": "namespace 'other' is not configured here"}
+    assert not (assist_workspace.config.data_dir / "other").exists()
 
 
 def test_malformed_and_oversized_requests_get_clear_4xx(api: dict[str, str]) -> None:

@@ -15,13 +15,13 @@ from examples.chat_loop import chat
 from mnemo.client import MemoryClient
 from mnemo.serve.activity import explore, self_profile, timeline, top_of_mind
 from mnemo.serve.hooks import after_turn, before_turn, tokens
-from tests.support import Workspace
+from tests.support import Workspace, configured
 
 NOW = dt.datetime(2026, 11, 21, 9, 0, tzinfo=dt.timezone.utc)
 
 
 def client(workspace: Workspace, namespace: str = "test") -> MemoryClient:
-    return MemoryClient(namespace, workspace.config_path)
+    return MemoryClient(namespace, configured(workspace, namespace).config_path)
 
 
 def test_before_turn_recalls_for_the_latest_user_message(assist_workspace: Workspace) -> None:
@@ -142,7 +142,7 @@ def test_example_chat_loop_uses_both_hooks(assist_workspace: Workspace, chat_stu
     llm = OpenAI(base_url=chat_stub, api_key="unused", max_retries=0)
     out = io.StringIO()
     lines = io.StringIO("What advice did Dana Kim give me about meetings?\nthanks\n\nnot read\n")
-    turns = chat(llm, "stub-model", "loop", lines, out, str(assist_workspace.config_path))
+    turns = chat(llm, "stub-model", "loop", lines, out, str(configured(assist_workspace, "loop").config_path))
     assert turns == 2 and out.getvalue() == "assistant: answer 1\nassistant: answer 2\n"
     first, second = _ChatStub.requests
     assert first["messages"][0]["role"] == "system" and first["messages"][-1]["content"].startswith("What advice")

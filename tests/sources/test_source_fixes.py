@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.sources.obsidian import parse_note
+from mnemo.sources.scan import EMPTY_FILE
 from tests.support import make_workspace
 
 DRAWING = """---
@@ -82,7 +83,7 @@ def test_an_unknown_memories_layout_is_reported_once_for_the_file(tmp_path: Path
     assert workspace.metadata(result, "documents")["documents"] == 0
 
 
-def test_empty_pages_are_one_warning_once_and_the_count_line_adds_up(tmp_path: Path) -> None:
+def test_empty_pages_are_counted_per_file_and_listed_until_they_change(tmp_path: Path) -> None:
     graph = tmp_path / "graph"
     (graph / "pages").mkdir(parents=True)
     (graph / "pages" / "Topic.md").write_text("- A block about [[Other]]\n", encoding="utf-8")
@@ -92,9 +93,28 @@ def test_empty_pages_are_one_warning_once_and_the_count_line_adds_up(tmp_path: P
     workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
     result = workspace.ingest()
     docs = workspace.metadata(result, "documents")
-    assert (docs["documents"], docs["new"], docs["ignored"]) == (1, 1, 4)  # 3 empty pages and a README
-    logged = [e for e in workspace.instance.all_logs(result.run_id) if "empty file" in (e.user_message or "")]
-    assert len(logged) == 1 and logged[0].level == 30  # one WARNING for the three
-    assert "so are 2 more" in logged[0].user_message
+    assert (docs["documents"], docs["new"], docs["ignored"], docs["problems"]) == (1, 1, 4, 3)  # 3 empty pages, a README
+    logged = [e for e in workspace.instance.all_logs(result.run_id) if "empty files" in (e.user_message or "")]
+    assert len(logged) == 1 and logged[0].level == 30  # one WARNING naming all three
+    assert logged[0].user_message.endswith("3 empty files, nothing to ingest: pages/a.md, pages/b.md, pages/c.md")
+    listed = [(p["path"], p["reason"]) for p in workspace.files().read_problems()]
+    assert listed == [(f"pages/{n}.md", EMPTY_FILE) for n in "abc"]
     again = workspace.ingest()
-    assert workspace.metadata(again, "documents")["problems"] == 0  # not reported on every run
+    assert workspace.metadata(again, "documents")["problems"] == 3  # unchanged: still listed
+    assert [p["path"] for p in workspace.files().read_problems()] == [p for p, _ in listed]
+    (graph / "pages" / "a.md").write_text("- Now a page\n", encoding="utf-8")
+    third = workspace.ingest()
+    assert workspace.metadata(third, "documents")["problems"] == 2  # a.md changed: no longer a problem
+    assert [p["path"] for p in workspace.files().read_problems()] == ["pages/b.md", "pages/c.md"]
+
+
+def test_an_unchanged_vault_counts_every_document_unchanged(tmp_path: Path) -> None:
+    graph = tmp_path / "graph"
+    (graph / "pages").mkdir(parents=True)
+    for name in ("Topic", "Other", "Third"):
+        (graph / "pages" / f"{name}.md").write_text(f"- A block about {name}\n", encoding="utf-8")
+    (graph / "pages" / "empty.md").write_bytes(b"")
+    workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
+    workspace.ingest()
+    docs = workspace.metadata(workspace.ingest(), "documents")
+    assert docs["documents"] == docs["unchanged"] == 3 and docs["problems"] == 1

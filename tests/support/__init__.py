@@ -87,6 +87,16 @@ def steady_client(workspace: Workspace, namespace: str = "test") -> MemoryClient
     return MemoryClient(namespace, workspace.config_path, settings=RecallSettings(random_share=0.0))
 
 
+def configured(workspace: Workspace, namespace: str) -> Workspace:
+    """The workspace with `namespace` in its mnemo.yaml (no sources) when it was not there: a
+    namespace exists only when configured."""
+    config = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
+    if namespace not in config["namespaces"]:
+        config["namespaces"][namespace] = {"sources": []}
+        workspace.config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return workspace
+
+
 def make_workspace(root: Path, sources: dict[str, list[dict[str, str]]], embedder: str = "hashing") -> Workspace:
     config = {
         "data_dir": str(root / "data"),
