@@ -53,3 +53,19 @@ def vectors_by_id(data: Any) -> dict[str, np.ndarray]:
         if data.num_rows
         else {}
     )
+
+
+def mean_by_group(data: Any, group: str) -> dict[str, np.ndarray]:
+    """Group value -> the mean of its rows' vectors, of an Arrow table with `group` and a fixed-size
+    `vector` column (a document's chunks: the document's meaning as one vector)."""
+    if not data.num_rows:
+        return {}
+    keys = data[group].to_pylist()
+    vectors = vector_matrix(data["vector"]).astype(np.float32, copy=False)
+    order = sorted(set(keys))
+    slot = {key: i for i, key in enumerate(order)}
+    rows = np.fromiter((slot[k] for k in keys), dtype=np.int64, count=len(keys))
+    sums = np.zeros((len(order), vectors.shape[1]), dtype=np.float32)
+    np.add.at(sums, rows, vectors)
+    sums /= np.bincount(rows, minlength=len(order))[:, None]
+    return dict(zip(order, sums))
