@@ -306,7 +306,7 @@ class VectorStore:
         """Document id -> the mean of its rows' vectors (a note's passages), for every document."""
         table = self.table(name)
         return {} if table is None else mean_by_group(
-            table.search().select(["doc_id", "vector"]).limit(None).to_arrow(), "doc_id")
+            table.search().select(["id", "doc_id", "vector"]).limit(None).to_arrow(), "doc_id")
 
     def dump(self, name: str) -> list[tuple[str, str, str]]:
         """Sorted (id, embed_hash, meta_hash) of every row, for comparisons."""

@@ -12,7 +12,7 @@ import datetime as dt
 import difflib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -126,6 +126,8 @@ def plan_writeback(
         source = sources.get(insight.note.source)
         if source is None:
             continue
+        if facts and insight.note.id in facts.far.get(insight.community_id or "", set()):
+            insight = replace(insight, community_id=None, community=None)  # not listed on that page
         rel = insight.note.path
         if not writable(rel, settings.include, settings.exclude) or not rel.lower().endswith(".md"):
             plan.excluded += 1
@@ -314,6 +316,7 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
     if settings.folder:
         with store.connect(read_only=True, wait_seconds=30) as conn:
             facts = read_page_facts(conn, settings.key)
+        facts.keep_alike(meanings)
     return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat(), facts)
 
 
