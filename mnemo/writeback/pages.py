@@ -137,15 +137,18 @@ def safe_name(text: str) -> str:
 
 
 def community_names(facts: PageFacts, folder: str) -> dict[str, str]:
-    """community id -> its page name; titles shared by two communities get a number. In English notes
-    the name says `(community)` or `(wider community)`; in notes of another language it is the title
-    alone (the folder says what it is), never English words beside the owner's."""
+    """community id -> its page name; titles shared by two communities get a number. The name tells
+    the page from the owner's note of the same title: in English notes by `(community)` or
+    `(wider community)`; in notes of another language by `(mnemo)`, `(mnemo 2)` for the next
+    coarser level and so on (a name, not English words beside the owner's)."""
     names: dict[str, str] = {}
     taken: set[str] = set()
     for row in sorted(facts.communities, key=lambda r: (r["level"], r["id"])):
-        kind = ("community" if not row["level"] else "wider community") if facts.english else ""
-        title = safe_name(row["title"] or row["id"])
-        base = f"{folder}/Communities/{title} ({kind})" if kind else f"{folder}/Communities/{title}"
+        if facts.english:
+            kind = "community" if not row["level"] else "wider community"
+        else:
+            kind = "mnemo" if not row["level"] else f"mnemo {row['level'] + 1}"
+        base = f"{folder}/Communities/{safe_name(row['title'] or row['id'])} ({kind})"
         name, n = base, 2
         while name.lower() in taken:
             name, n = f"{base} {n}", n + 1

@@ -65,7 +65,9 @@ def test_page_names_carry_english_words_only_in_an_english_vault() -> None:
     facts = _facts()
     assert community_names(facts, "Mnemo")["c1"] == "Mnemo/Communities/Buy wisely (community)"
     facts.english = False
-    assert community_names(facts, "Mnemo") == {"c1": "Mnemo/Communities/Buy wisely", "c2": "Mnemo/Communities/Tart"}
+    facts.communities[1]["level"] = 1
+    assert community_names(facts, "Mnemo") == {"c1": "Mnemo/Communities/Buy wisely (mnemo)",
+                                               "c2": "Mnemo/Communities/Tart (mnemo 2)"}
 
 
 NOTAS = {
@@ -90,6 +92,19 @@ def test_a_spanish_vault_gets_community_pages_named_without_english_words(tmp_pa
     writeback_namespace(workspace.config, "test", load_ontology(), today="2025-06-01")
     pages = sorted(p.name for p in (vault / "Mnemo" / "Communities").glob("*.md"))
     assert pages
-    assert not any("community" in name for name in pages), pages
+    assert all(name.endswith(" (mnemo).md") or " (mnemo " in name for name in pages), pages
     linked = " ".join((vault / rel).read_text(encoding="utf-8") for rel in NOTAS)
     assert "(community)" not in linked and "mnemo-community" in linked
+
+
+def test_an_index_page_is_listed_only_when_the_community_is_named_after_it() -> None:
+    facts = _facts()
+    facts.members["c1"].append("e_recipes")
+    facts.entities["e_recipes"] = ("Recipes", "n_recipes")
+    facts.entities["e_tart"] = ("Tart", "n_tart")
+    facts.members["c2"] = ["e_tart", "e_post1", "e_recipes"]
+    facts.communities[1]["title"] = "Recipes"
+    facts.index_pages = {"n_recipes"}
+    facts.keep_alike(_meanings())
+    assert "e_recipes" not in facts.members["c1"] and "n_recipes" in facts.far["c1"]
+    assert "e_recipes" in facts.members["c2"]
