@@ -22,7 +22,7 @@ import numpy as np
 
 from mnemo.writeback.note_vectors import NoteVectors
 
-MEMBER_FLOOR = 0.2  # cosine to the other members' centre below which a member is not listed (MiniLM)
+MEMBER_FLOOR = 0.13  # cosine to the centre of the other members below which one is not listed (docs/WRITEBACK.md)
 _PARTS = re.compile(r"\s*[,;]\s*|\s+(?:and|e|y|et|und)\s+")
 
 
