@@ -43,13 +43,13 @@ def trim_members(members: list[str], note_of: Mapping[str, str | None], meanings
         return Trimmed(tuple(members), (), None)
     vectors = meanings.unit[[row for _, row in placed]].astype(np.float64)
     total = vectors.sum(axis=0)
-    centre = total / max(np.linalg.norm(total), 1e-9)
+    centre = total / max(float(np.linalg.norm(total)), 1e-9)
     cohesion = float(np.mean(vectors @ centre))
     far = set()
     if len(placed) >= 3:  # with two members, neither is "the rest"
         for (entity, _), vector in zip(placed, vectors, strict=True):
             others = total - vector
-            if float(vector @ others) / max(np.linalg.norm(others), 1e-9) < MEMBER_FLOOR:
+            if float(vector @ others) / max(float(np.linalg.norm(others)), 1e-9) < MEMBER_FLOOR:
                 far.add(entity)
     return Trimmed(tuple(e for e in members if e not in far), tuple(e for e in members if e in far),
                    round(cohesion, 4))

@@ -1,9 +1,9 @@
 """What each note means, as one vector, for related notes: the mean of its passages' embeddings.
 
-Two notes about the same thing lie close whether or not the owner's links or mentions join them
-(short essays linked by theme, a recipe and the notes of the same cuisine). Closeness is counted
-as evidence above a floor only (`MEANING_FLOOR`): two notes of one vault are always somewhat alike,
-in words and subject, and that background says nothing.
+Of two notes that share neighbours, those that are also about the same thing are the likelier
+link. Closeness counts above a floor only (`MEANING_FLOOR`): two notes of one vault are always
+somewhat alike, in words and subject, and that background says nothing. Floor and weight were
+chosen by link prediction on logseq-docs (`mnemo eval links`, docs/EVALUATION.md).
 """
 
 from collections.abc import Mapping
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MEANING_FLOOR = 0.5  # cosine below which two notes' meanings count as no evidence (chosen on logseq-docs)
-MEANING_WEIGHT = 1.0  # evidence of two notes with the same meaning (cosine 1)
+MEANING_FLOOR = 0.3  # cosine at or below which two notes' closeness counts for nothing (chosen on logseq-docs)
+MEANING_WEIGHT = 1.0  # what closeness adds to the weight of two notes' evidence at cosine 1
 _CANDIDATES = 50  # a note's nearest notes considered: a bound on the work per note at any vault size
 
 
@@ -48,5 +48,5 @@ class NoteVectors:
 
 
 def meaning_evidence(cosine: float, floor: float = MEANING_FLOOR, weight: float = MEANING_WEIGHT) -> float:
-    """How much two notes' closeness in meaning says they are related: 0 at `floor`, `weight` at 1."""
+    """How much two notes' closeness in meaning adds to the weight of their evidence: 0 at `floor`, `weight` at 1."""
     return weight * max(0.0, cosine - floor) / (1.0 - floor)

@@ -6,8 +6,10 @@ the more notes share it (a hub that half the vault links says little), and a can
 widely counts for less (divided by the square root of its own neighbours, as in a cosine); a relation
 in the graph between the two notes' subjects (Alice Chen works on Project Heron), or one note naming
 the other's subject in its text, counts more, and so does a note whose text names the other's title
-in plain words (named.py), the less the more notes name it; and two notes close in meaning (their
-mean passage embeddings, note_vectors.py) add the more the closer they are. Notes already
+in plain words (named.py), the less the more notes name it. Closeness in meaning (the cosine of the
+two notes' mean passage embeddings, note_vectors.py) multiplies that evidence: up to twice as much
+for two notes of the same meaning, unchanged at or below the floor; meaning alone makes no related
+note (added as evidence of its own, it lowered recall on logseq-docs, docs/EVALUATION.md). Notes already
 linked either way, the note itself and journal days (they are listed as mentions) are left out:
 what is written is what the person does not already have in the note or its backlinks. A hub, a
 note linked with a large share of the vault (`hub_notes`), gets no related notes and is no one's
@@ -91,9 +93,10 @@ def related_notes(
         scores[other] += _RELATION_WEIGHT if typed else _SUBJECT_WEIGHT
     for other, weight in _naming(space, note).items():
         scores[other] += weight
-    if space.meanings is not None:
+    if space.meanings is not None:  # closeness in meaning weighs the evidence, it is none by itself
         for other, cosine in space.meanings.nearest(note).items():
-            scores[other] += meaning_evidence(cosine)
+            if other in scores:
+                scores[other] *= 1.0 + meaning_evidence(cosine)
     skip = space.linked.get(note, set()) | {note} | space.hubs
     ranked = sorted(
         (o for o, s in scores.items() if o in eligible and o not in skip and s >= min_evidence),

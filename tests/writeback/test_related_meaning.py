@@ -22,15 +22,18 @@ def _unit(*values: float) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-def test_notes_close_in_meaning_are_related_without_any_link() -> None:
-    meanings = NoteVectors.of({"a": _unit(1, 0, 0), "b": _unit(1, 0.2, 0), "c": _unit(0, 1, 0), "d": _unit(1, 1, 0)})
+def test_closeness_in_meaning_weighs_shared_evidence_and_is_none_alone() -> None:
+    meanings = NoteVectors.of({"a": _unit(1, 0, 0), "b": _unit(1, 0.2, 0), "c": _unit(0, 1, 0), "d": _unit(1, 1, 0),
+                               "e": _unit(1, 0.1, 0)})
     near = meanings.nearest("a")
     assert "a" not in near and "c" not in near  # itself, and a note at right angles, are not near
-    assert near["b"] > near["d"] > MEANING_FLOOR
-    space = Neighbourhood({"a": "A", "b": "B", "c": "C", "d": "D"}, {}, meanings=meanings)
-    found = related_notes(space, "a", {"a", "b", "c", "d"}, space.by_neighbour(), 5)
-    assert [r.note_id for r in found] == ["b", "d"]
-    assert found[0].evidence == round(meaning_evidence(near["b"]), 6)
+    assert near["e"] > near["b"] > near["d"] > MEANING_FLOOR
+    space = Neighbourhood({n: n.upper() for n in "abcde"}, {}, meanings=meanings)
+    space.neighbours = {"a": {"x"}, "b": {"x"}, "c": {"x"}, "d": {"x"}}  # e shares nothing with a
+    found = related_notes(space, "a", set("abcde"), space.by_neighbour(), 5)
+    assert [r.note_id for r in found] == ["b", "d", "c"]  # the same shared neighbour, ordered by meaning
+    assert found[0].evidence == round(0.25 * (1 + meaning_evidence(near["b"])), 6)
+    assert found[2].evidence == 0.25
     assert meaning_evidence(MEANING_FLOOR) == 0.0 and meaning_evidence(1.0) == 1.0
 
 
