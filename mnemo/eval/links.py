@@ -157,16 +157,17 @@ def _report(name: str, hidden: HiddenLinks, insights: list[NoteInsight], baselin
 def format_links_table(report: dict[str, Any]) -> str:
     """The report as plain text: both systems, then mnemo at every evidence threshold."""
     recall = f"recall@{report['k']}"
-    lines = [
-        f"Link prediction on {report['vault']}: {report['hidden_pairs']} of {report['linked_pairs']} linked pairs"
-        f" hidden, {report['hidden_links']} hidden links to find, {report['notes']} notes",
-        f"{'system':<26} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
-    ]
     rows = [(name, row) for name, row in report["systems"].items()]
     rows[0] = (f"mnemo (>= {report['min_evidence']})", rows[0][1])
     rows += [(f"  evidence >= {row['min_evidence']}", row) for row in report["sweep"]]
+    width = max(len(name) for name, _ in rows)
+    lines = [
+        f"Link prediction on {report['vault']}: {report['hidden_pairs']} of {report['linked_pairs']} linked pairs"
+        f" hidden, {report['hidden_links']} hidden links to find, {report['notes']} notes",
+        f"{'system':<{width}} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
+    ]
     for name, row in rows:
-        lines.append(f"{name:<26} {row[recall]:>9.3f} {row['precision']:>9.3f} {row['written']:>8} "
+        lines.append(f"{name:<{width}} {row[recall]:>9.3f} {row['precision']:>9.3f} {row['written']:>8} "
                      f"{row['notes written']:>6}")
     lines.append(f"best threshold here (recall, precision >= baseline): {report['best_min_evidence']}")
     return "\n".join(lines)
