@@ -14,7 +14,7 @@ linked either way, the note itself and journal days (they are listed as mentions
 what is written is what the person does not already have in the note or its backlinks. A hub, a
 note linked with a large share of the vault (`hub_notes`), gets no related notes and is no one's
 related note: it is related to everything, so to nothing in particular. An index page, a note of
-links and embeds with hardly a word of its own (a category page that embeds its list), gets none
+links and embeds and not a word of its own (a category page that embeds its list), gets none
 either (nothing in it says what it is close to) but may still be offered: a book's author page is
 a fair related link of the book. Only a
 note whose evidence reaches `MIN_EVIDENCE` is written: the threshold chosen by link prediction
@@ -34,7 +34,7 @@ _SUBJECT_WEIGHT = 1.5
 NAMED_WEIGHT = 1.0
 MIN_EVIDENCE = 0.1  # chosen on logseq-docs by `mnemo eval links` (docs/EVALUATION.md)
 _MAX_SHARING = 200
-INDEX_WORDS = 3  # a note with text but fewer words than this besides links and embeds is an index page
+_WORD = re.compile(r"[^\W_]+")
 _LINK = re.compile(r"!?\[\[[^\[\]]*\]\]")
 
 
@@ -138,7 +138,7 @@ def _subject_facts(space: Neighbourhood, note: str, sharing: dict[str, set[str]]
 
 def own_words(text: str) -> int:
     """How many words a note's text holds besides its links and embeds."""
-    return len(_LINK.sub(" ", text).split())
+    return len(_WORD.findall(_LINK.sub(" ", text)))
 
 
 def hub_notes(linked: dict[str, set[str]], notes: set[str]) -> set[str]:
@@ -149,6 +149,6 @@ def hub_notes(linked: dict[str, set[str]], notes: set[str]) -> set[str]:
 
 
 def index_pages(texts: dict[str, str]) -> set[str]:
-    """The notes whose text has fewer than `INDEX_WORDS` words besides links and embeds (a category
+    """The notes whose text is nothing but links and embeds, without a word of its own (a category
     page that only embeds the list of its members). A note with no text at all (only properties) is not one."""
-    return {n for n, text in texts.items() if text.strip() and own_words(text) < INDEX_WORDS}
+    return {n for n, text in texts.items() if text.strip() and not own_words(text)}

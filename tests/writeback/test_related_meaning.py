@@ -1,6 +1,6 @@
 """Related notes from closeness in meaning (mean passage embeddings), and none on or to hubs: a note
 linked with a large share of the vault takes none and is none; an index page (links and embeds with
-hardly a word of its own) takes none."""
+not a word of its own) takes none."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,7 +53,7 @@ def test_a_hub_takes_no_related_notes_and_is_no_ones() -> None:
 
 
 def test_an_index_page_takes_none_but_may_be_offered() -> None:
-    texts = {"cat": "![[Recipes.base]]", "list": "[[A]], [[B]] and [[C]]", "tart": "Melt the butter until brown.",
+    texts = {"cat": "![[Recipes.base]]", "list": "- [[A]], [[B]]\n- ![[C.base#Type]]", "short": "see [[A]]", "tart": "Melt the butter until brown.",
              "empty": ""}
     assert index_pages(texts) == {"cat", "list"}
     space = Neighbourhood({n: n for n in texts}, {}, index_pages={"cat"})
