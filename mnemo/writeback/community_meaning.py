@@ -4,7 +4,8 @@ Sleep mode finds communities by links and co-mentions, and keeps only those whos
 most members (link cohesion, sleep/view.py). Links alone can still put unlike notes together (a
 post about buying well beside a tart recipe that cites it). So before the pages are written, each
 member note's closeness in meaning to the rest is measured: its cosine to the centre of the other
-member notes' mean passage embeddings (note_vectors.py). A member below `MEMBER_FLOOR` is not listed
+member notes' mean passage embeddings (note_vectors.py). A member below `MEMBER_FLOOR` and below half
+the members' median (an outlier of its own community, whatever the embedder's scale) is not listed
 on the page and its note gets no `mnemo-community`; a community left with fewer than two members
 alike is not written at all. The community's semantic cohesion is the members' mean cosine to the
 centre of all of them. Members that are not notes (entities only mentioned) have no passages of
@@ -47,10 +48,10 @@ def trim_members(members: list[str], note_of: Mapping[str, str | None], meanings
     cohesion = float(np.mean(vectors @ centre))
     far = set()
     if len(placed) >= 3:  # with two members, neither is "the rest"
-        for (entity, _), vector in zip(placed, vectors, strict=True):
-            others = total - vector
-            if float(vector @ others) / max(float(np.linalg.norm(others)), 1e-9) < MEMBER_FLOOR:
-                far.add(entity)
+        closeness = [float(v @ (total - v)) / max(float(np.linalg.norm(total - v)), 1e-9) for v in vectors]
+        usual = float(np.median(closeness))
+        far = {entity for (entity, _), near in zip(placed, closeness, strict=True)
+               if near < MEMBER_FLOOR and near < usual / 2}
     return Trimmed(tuple(e for e in members if e not in far), tuple(e for e in members if e in far),
                    round(cohesion, 4))
 
