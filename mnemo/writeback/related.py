@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from mnemo.sleep.view import HUB_MIN, HUB_SHARE
-from mnemo.writeback.note_vectors import NoteVectors, meaning_evidence
+from mnemo.writeback.note_vectors import NoteVectors, meaning_weight
 
 _RELATION_WEIGHT = 2.0
 _SUBJECT_WEIGHT = 1.5
@@ -94,9 +94,8 @@ def related_notes(
     for other, weight in _naming(space, note).items():
         scores[other] += weight
     if space.meanings is not None:  # closeness in meaning weighs the evidence, it is none by itself
-        for other, cosine in space.meanings.nearest(note).items():
-            if other in scores:
-                scores[other] *= 1.0 + meaning_evidence(cosine)
+        for other, cosine in space.meanings.cosines(note, sorted(scores)).items():
+            scores[other] *= meaning_weight(cosine)
     skip = space.linked.get(note, set()) | {note} | space.hubs
     ranked = sorted(
         (o for o, s in scores.items() if o in eligible and o not in skip and s >= min_evidence),

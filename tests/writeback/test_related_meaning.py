@@ -10,7 +10,7 @@ import yaml
 
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
-from mnemo.writeback.note_vectors import MEANING_FLOOR, NoteVectors, meaning_evidence
+from mnemo.writeback.note_vectors import MEANING_FLOOR, NoteVectors, meaning_weight
 from mnemo.writeback.related import Neighbourhood, hub_notes, index_pages, related_notes
 from mnemo.writeback.run import writeback_namespace
 from ontology import load_ontology
@@ -25,21 +25,21 @@ def _unit(*values: float) -> np.ndarray:
 def test_closeness_in_meaning_weighs_shared_evidence_and_is_none_alone() -> None:
     meanings = NoteVectors.of({"a": _unit(1, 0, 0), "b": _unit(1, 0.2, 0), "c": _unit(0, 1, 0), "d": _unit(1, 1, 0),
                                "e": _unit(1, 0.1, 0)})
-    near = meanings.nearest("a")
-    assert "a" not in near and "c" not in near  # itself, and a note at right angles, are not near
-    assert near["e"] > near["b"] > near["d"] > MEANING_FLOOR
+    near = meanings.cosines("a", ["b", "c", "d", "e", "unknown"])
+    assert set(near) == {"b", "c", "d", "e"} and near["e"] > near["b"] > near["d"] > MEANING_FLOOR > near["c"]
     space = Neighbourhood({n: n.upper() for n in "abcde"}, {}, meanings=meanings)
     space.neighbours = {"a": {"x"}, "b": {"x"}, "c": {"x"}, "d": {"x"}}  # e shares nothing with a
     found = related_notes(space, "a", set("abcde"), space.by_neighbour(), 5)
     assert [r.note_id for r in found] == ["b", "d", "c"]  # the same shared neighbour, ordered by meaning
-    assert found[0].evidence == round(0.25 * (1 + meaning_evidence(near["b"])), 6)
-    assert found[2].evidence == 0.25
-    assert meaning_evidence(MEANING_FLOOR) == 0.0 and meaning_evidence(1.0) == 1.0
+    assert found[0].evidence == round(0.25 * meaning_weight(near["b"]), 6)
+    assert found[2].evidence == round(0.25 * meaning_weight(near["c"]), 6)
+    assert meaning_weight(MEANING_FLOOR) == 1.0 and meaning_weight(1.0) == 2.0
+    assert meaning_weight(0.0, penalty=0.5) == 0.5 and meaning_weight(0.0) == 1.0
 
 
 def test_a_note_without_passages_has_no_meaning_and_no_vectors_none() -> None:
-    assert NoteVectors.of({}).nearest("a") == {}
-    assert NoteVectors.of({"a": _unit(1, 0)}).nearest("b") == {}
+    assert NoteVectors.of({}).cosines("a", ["b"]) == {}
+    assert NoteVectors.of({"a": _unit(1, 0)}).cosines("b", ["a"]) == {}
 
 
 def test_a_hub_takes_no_related_notes_and_is_no_ones() -> None:
@@ -53,7 +53,8 @@ def test_a_hub_takes_no_related_notes_and_is_no_ones() -> None:
 
 
 def test_an_index_page_takes_none_but_may_be_offered() -> None:
-    texts = {"cat": "![[Recipes.base]]", "list": "- [[A]], [[B]]\n- ![[C.base#Type]]", "short": "see [[A]]", "tart": "Melt the butter until brown.",
+    texts = {"cat": "![[Recipes.base]]", "list": "- [[A]], [[B]]\n- ![[C.base#Type]]", "short": "see [[A]]",
+             "tart": "Melt the butter until brown.",
              "empty": ""}
     assert index_pages(texts) == {"cat", "list"}
     space = Neighbourhood({n: n for n in texts}, {}, index_pages={"cat"})
