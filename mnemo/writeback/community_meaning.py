@@ -6,7 +6,7 @@ post about buying well beside a tart recipe that cites it). So before the pages 
 member note's closeness in meaning to the rest is measured: its cosine to the centre of the other
 member notes' mean passage embeddings (note_vectors.py). A member below `MEMBER_FLOOR` and below half
 the members' median (an outlier of its own community, whatever the embedder's scale) is not listed
-on the page and its note gets no `mnemo-community`; a community left with fewer than two members
+on the page and its note gets no `mnemo-community`; a community that this leaves with fewer than two members
 alike is not written at all. The community's semantic cohesion is the members' mean cosine to the
 centre of all of them. Members that are not notes (entities only mentioned) have no passages of
 their own and are kept as they are.

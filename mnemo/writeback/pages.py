@@ -64,7 +64,7 @@ class PageFacts:
 
     def keep_alike(self, meanings: NoteVectors) -> None:
         """Leave out of each community its members far in meaning from the rest and its index pages
-        (but the one it is named after), and the communities left with fewer than two members
+        (but the one it is named after), and the communities that leaves with fewer than two members
         (community_meaning.py). An index page has no meaning of its own to measure."""
         note_of = {e: note for e, (_, note) in self.entities.items()}
         measured = {e: n for e, n in note_of.items() if n not in self.index_pages}
@@ -76,7 +76,7 @@ class PageFacts:
             trimmed = trim_members(listed, measured, meanings)
             self.members[row["id"]] = list(trimmed.kept)
             self.far[row["id"]] = {n for e in members if e not in trimmed.kept and (n := note_of.get(e))}
-            if len(trimmed.kept) >= 2:
+            if len(trimmed.kept) >= 2 or len(trimmed.kept) == len(members):  # only what trimming emptied goes
                 kept.append({**row, "meaning_cohesion": trimmed.cohesion})
         self.communities = kept
 
