@@ -165,7 +165,8 @@ def community_pages(facts: PageFacts, names: dict[str, str], note_link: Linker, 
     pages = []
     children: dict[str, list[str]] = defaultdict(list)
     for child, parent in facts.parents.items():
-        children[parent].append(child)
+        if child in names:  # a community not written (below a floor, or left without members) is not linked
+            children[parent].append(child)
     for row in facts.communities:
         cid = row["id"]
         members = sorted({_member_line(e, note_link, entity, facts.sentences) for e in facts.members.get(cid, [])},

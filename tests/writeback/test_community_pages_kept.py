@@ -108,3 +108,19 @@ def test_an_index_page_is_listed_only_when_the_community_is_named_after_it() -> 
     facts.keep_alike(_meanings())
     assert "e_recipes" not in facts.members["c1"] and "n_recipes" in facts.far["c1"]
     assert "e_recipes" in facts.members["c2"]
+
+
+def test_a_community_left_without_members_is_not_linked_from_its_wider_one() -> None:
+    facts = _facts()
+    facts.communities.append({"id": "w", "level": 1, "title": "Everything", "summary": ""})
+    facts.members["w"] = ["e_post1", "e_post2"]
+    facts.members["c2"] = ["e_tart", "e_recipes"]
+    facts.entities["e_recipes"] = ("Recipes", "n_recipes")
+    facts.index_pages = {"n_recipes"}
+    facts.parents = {"c1": "w", "c2": "w"}
+    facts.keep_alike(_meanings())
+    names = community_names(facts, "Mnemo")
+    assert "c2" not in names
+    pages = community_pages(facts, names, lambda note: note.removeprefix("n_"), lambda e: facts.entities[e])
+    wider = next(p for p in pages if p.title == "Everything")
+    assert dict(wider.sections)["Smaller communities"] == ("[[Mnemo/Communities/Buy wisely (community)]]",)
