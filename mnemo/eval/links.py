@@ -26,8 +26,9 @@ from mnemo.eval.notes import VaultKind, ingest_vault
 from mnemo.eval.sleep_run import consolidate_for_eval
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.vectors import VectorStore
+from mnemo.stores.graph import GraphStore
 from mnemo.writeback.insights import NoteInsight, read_insights
+from mnemo.writeback.note_vectors import NoteVectors
 from mnemo.writeback.related import MIN_EVIDENCE
 from ontology import Ontology
 
@@ -41,33 +42,29 @@ def mnemo_ranking(insights: list[NoteInsight]) -> Ranked:
     return {i.note.path: list(zip((r.path for r in i.related), i.related_evidence, strict=True)) for i in insights}
 
 
-def embedding_ranking(vectors: VectorStore, eligible: set[str], linked: dict[str, set[str]], k: int) -> Ranked:
-    """Each note's `k` nearest eligible notes by mean passage embedding (cosine), not already linked."""
-    table = vectors.table("chunks")
-    if table is None:
-        return {}
-    rows = table.search().select(["path", "vector"]).limit(None).to_arrow().to_pylist()
-    by_note: dict[str, list[Any]] = defaultdict(list)
-    for row in rows:
-        by_note[row["path"]].append(row["vector"])
-    paths = sorted(by_note)
-    means = np.array([np.mean(np.asarray(by_note[p], dtype=np.float32), axis=0) for p in paths])
-    means /= np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-9)
-    similar = means @ means.T
+def embedding_ranking(meanings: NoteVectors, paths: dict[str, str], eligible: set[str],
+                      linked: dict[str, set[str]], k: int) -> Ranked:
+    """Each note's `k` nearest eligible notes by mean passage embedding (cosine), not already linked
+    (`paths`: note id -> path; the other arguments are by path)."""
+    notes = [i for i in meanings.ids if i in paths]
+    unit = meanings.unit[[meanings.rows[i] for i in notes]]
+    similar = unit @ unit.T
     ranked: Ranked = {}
-    for row, note in enumerate(paths):
-        skip = linked.get(note, set()) | {note}
+    for row, note in enumerate(notes):
+        skip = linked.get(paths[note], set()) | {paths[note]}
         order = np.argsort(-similar[row], kind="stable")
-        ranked[note] = [(paths[c], float(similar[row, c])) for c in order
-                        if paths[c] in eligible and paths[c] not in skip][:k]
+        ranked[paths[note]] = [(paths[notes[c]], float(similar[row, c])) for c in order
+                               if paths[notes[c]] in eligible and paths[notes[c]] not in skip][:k]
     return ranked
 
 
 def score(ranked: Ranked, partners: dict[str, set[str]], min_evidence: float = 0.0,
-          k: int = K) -> dict[str, float]:
-    """recall@k of hidden links (`partners`: note -> the notes its hidden links reached), precision of
-    the written links, how many were written."""
-    written = {note: [o for o, e in others if e >= min_evidence][:k] for note, others in ranked.items()}
+          k: int = K, notes: int = 0) -> dict[str, float]:
+    """recall@k of hidden links (`partners`: each note that can take related links -> the notes its
+    hidden links reached), precision of the links written on those notes, how many were written, and
+    on how many notes (and which share of `notes`)."""
+    written = {note: [o for o, e in others if e >= min_evidence][:k] for note, others in ranked.items()
+               if note in partners}
     hidden = sum(len(others) for others in partners.values())
     found = sum(len(set(written.get(note, [])) & others) for note, others in partners.items())
     total = sum(len(links) for links in written.values())
@@ -75,7 +72,8 @@ def score(ranked: Ranked, partners: dict[str, set[str]], min_evidence: float = 0
         f"recall@{k}": round(found / hidden, 4) if hidden else 0.0,
         "precision": round(found / total, 4) if total else 0.0,
         "written": total,
-        "notes written": sum(1 for links in written.values() if links),
+        "notes written": (taking := sum(1 for links in written.values() if links)),
+        "share of notes": round(taking / notes, 4) if notes else 0.0,
     }
 
 
@@ -102,15 +100,30 @@ def evaluate_links(
             progress(f"{len(hidden.pairs)} of {hidden.linked_pairs} linked note pairs hidden")
         ingested = ingest_vault(hidden.vault, kind, Path(tmp), embedder, ontology, RecallSettings())
         consolidate_for_eval(ingested.files, ingested.graph, ingested.vectors)
-        insights = read_insights(ingested.graph, max_related=3 * K, min_evidence=0.0)
-        unnamed = read_insights(ingested.graph, max_related=3 * K, min_evidence=0.0, titles_named=False)
-        eligible = {i.note.path for i in insights if i.note.kind != "journal"}
-        linked = _linked(hidden, kind)
-        baseline = embedding_ranking(ingested.vectors, eligible, linked, K)
-        report = _report(Path(vault).name, hidden, insights, baseline, eligible)
-        partners = _partners(hidden, mnemo_ranking(insights), eligible)
-        report["systems"]["mnemo, titles not counted"] = score(mnemo_ranking(unnamed), partners, MIN_EVIDENCE)
-        return report
+        meanings = NoteVectors.of(ingested.vectors.document_means())
+        return score_vault(Path(vault).name, hidden, kind, ingested.graph, meanings)
+
+
+def score_vault(name: str, hidden: HiddenLinks, kind: str, graph: GraphStore, meanings: NoteVectors) -> dict[str, Any]:
+    """The report of a vault ingested and consolidated with `hidden`'s links hidden."""
+    insights = read_insights(graph, max_related=3 * K, min_evidence=0.0, meanings=meanings)
+    eligible = {i.note.path for i in insights if i.note.kind != "journal"}
+    takers = {i.note.path for i in insights if i.note.kind != "journal" and i.takes_related}
+    paths = {i.note.id: i.note.path for i in insights}
+    baseline = embedding_ranking(meanings, paths, eligible, _linked(hidden, kind), K)
+    partners = _partners(hidden, takers, eligible)
+    report = _report(name, hidden, insights, baseline, partners, len(eligible))
+    report["notes taking related links"] = len(takers)
+    others = {
+        "mnemo, same budget as the baseline (top 5, no threshold)": insights,
+        "mnemo, graph evidence only": read_insights(graph, max_related=3 * K, min_evidence=0.0),
+        "mnemo, titles not counted": read_insights(graph, max_related=3 * K, min_evidence=0.0, titles_named=False,
+                                                   meanings=meanings),
+    }
+    for label, ranked in others.items():
+        threshold = 0.0 if "same budget" in label else MIN_EVIDENCE
+        report["systems"][label] = score(mnemo_ranking(ranked), partners, threshold, notes=len(eligible))
+    return report
 
 
 def _linked(hidden: HiddenLinks, kind: str) -> dict[str, set[str]]:
@@ -121,22 +134,22 @@ def _linked(hidden: HiddenLinks, kind: str) -> dict[str, set[str]]:
     return found
 
 
-def _partners(hidden: HiddenLinks, ranking: Ranked, eligible: set[str]) -> dict[str, set[str]]:
-    """note -> the notes its hidden links reached that could be written there."""
-    return {note: others & eligible for note, others in hidden.partners().items() if note in ranking}
+def _partners(hidden: HiddenLinks, takers: set[str], eligible: set[str]) -> dict[str, set[str]]:
+    """Each note that takes related links -> the notes its hidden links reached that could be written there."""
+    reached = hidden.partners()
+    return {note: reached.get(note, set()) & eligible for note in takers}
 
 
 def _report(name: str, hidden: HiddenLinks, insights: list[NoteInsight], baseline: Ranked,
-            eligible: set[str]) -> dict[str, Any]:
+            partners: dict[str, set[str]], eligible: int) -> dict[str, Any]:
     ranking = mnemo_ranking(insights)
-    partners = _partners(hidden, ranking, eligible)
-    base = score(baseline, partners)
-    sweep = [{"min_evidence": t, **score(ranking, partners, t)} for t in THRESHOLDS]
+    base = score(baseline, partners, notes=eligible)
+    sweep = [{"min_evidence": t, **score(ranking, partners, t, notes=eligible)} for t in THRESHOLDS]
     return {
         "vault": name, "notes": len(insights), "linked_pairs": hidden.linked_pairs,
         "hidden_pairs": len(hidden.pairs), "hidden_links": sum(len(o) for o in partners.values()),
         "k": K, "min_evidence": MIN_EVIDENCE, "best_min_evidence": choose_threshold(sweep, base),
-        "systems": {"mnemo": score(ranking, partners, MIN_EVIDENCE), "embedding baseline": base},
+        "systems": {"mnemo": score(ranking, partners, MIN_EVIDENCE, notes=eligible), "embedding baseline": base},
         "sweep": sweep,
     }
 
@@ -144,16 +157,17 @@ def _report(name: str, hidden: HiddenLinks, insights: list[NoteInsight], baselin
 def format_links_table(report: dict[str, Any]) -> str:
     """The report as plain text: both systems, then mnemo at every evidence threshold."""
     recall = f"recall@{report['k']}"
-    lines = [
-        f"Link prediction on {report['vault']}: {report['hidden_pairs']} of {report['linked_pairs']} linked pairs"
-        f" hidden, {report['hidden_links']} hidden links to find, {report['notes']} notes",
-        f"{'system':<26} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
-    ]
     rows = [(name, row) for name, row in report["systems"].items()]
     rows[0] = (f"mnemo (>= {report['min_evidence']})", rows[0][1])
     rows += [(f"  evidence >= {row['min_evidence']}", row) for row in report["sweep"]]
+    width = max(len(name) for name, _ in rows)
+    lines = [
+        f"Link prediction on {report['vault']}: {report['hidden_pairs']} of {report['linked_pairs']} linked pairs"
+        f" hidden, {report['hidden_links']} hidden links to find, {report['notes']} notes",
+        f"{'system':<{width}} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
+    ]
     for name, row in rows:
-        lines.append(f"{name:<26} {row[recall]:>9.3f} {row['precision']:>9.3f} {row['written']:>8} "
+        lines.append(f"{name:<{width}} {row[recall]:>9.3f} {row['precision']:>9.3f} {row['written']:>8} "
                      f"{row['notes written']:>6}")
     lines.append(f"best threshold here (recall, precision >= baseline): {report['best_min_evidence']}")
     return "\n".join(lines)

@@ -53,3 +53,21 @@ def vectors_by_id(data: Any) -> dict[str, np.ndarray]:
         if data.num_rows
         else {}
     )
+
+
+def mean_by_group(data: Any, group: str) -> dict[str, np.ndarray]:
+    """Group value -> the mean of its rows' vectors, of an Arrow table with `id`, `group` and a
+    fixed-size `vector` column (a document's chunks: the document's meaning as one vector). Summed
+    in the order of the ids, in double precision: the same means whatever order the table holds."""
+    if not data.num_rows:
+        return {}
+    keys, ids = data[group].to_pylist(), data["id"].to_pylist()
+    order = sorted(range(len(ids)), key=lambda i: (keys[i], ids[i]))
+    vectors = vector_matrix(data["vector"]).astype(np.float64)[order]
+    groups = sorted(set(keys))
+    slot = {key: i for i, key in enumerate(groups)}
+    rows = np.fromiter((slot[keys[i]] for i in order), dtype=np.int64, count=len(order))
+    sums = np.zeros((len(groups), vectors.shape[1]), dtype=np.float64)
+    np.add.at(sums, rows, vectors)
+    sums /= np.bincount(rows, minlength=len(groups))[:, None]
+    return {key: sums[i].astype(np.float32) for i, key in enumerate(groups)}

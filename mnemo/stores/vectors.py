@@ -37,7 +37,7 @@ from mnemo.stores.vector_repair import (
     remove_table,
     write_lock,
 )
-from mnemo.stores.vector_rows import TEXT_COLUMN, embedding_windows, encode_window, vectors_by_id
+from mnemo.stores.vector_rows import TEXT_COLUMN, embedding_windows, encode_window, mean_by_group, vectors_by_id
 
 EMBED_BATCH = 512  # texts per encode call of a sync
 _KEYS = ("id", "embed_hash", "meta_hash")
@@ -306,6 +306,12 @@ class VectorStore:
         if table is None:
             return None
         return table.schema.field("vector").type.list_size
+
+    def document_means(self, name: str = "chunks") -> dict[str, np.ndarray]:
+        """Document id -> the mean of its rows' vectors (a note's passages), for every document."""
+        table = self.table(name)
+        return {} if table is None else mean_by_group(
+            table.search().select(["id", "doc_id", "vector"]).limit(None).to_arrow(), "doc_id")
 
     def dump(self, name: str) -> list[tuple[str, str, str]]:
         """Sorted (id, embed_hash, meta_hash) of every row, for comparisons."""

@@ -20,7 +20,8 @@ from mnemo.stores.graph import GraphStore
 from mnemo.writeback.language import looks_english
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
 from mnemo.writeback.named import named_notes
-from mnemo.writeback.related import MIN_EVIDENCE, Neighbourhood, related_notes, verb
+from mnemo.writeback.note_vectors import NoteVectors
+from mnemo.writeback.related import MIN_EVIDENCE, Neighbourhood, hub_notes, index_pages, related_notes, verb
 
 _SUMMARY_CHARS = 240
 _SUMMARY_FACTS = 3
@@ -49,6 +50,7 @@ class NoteInsight:
     related_evidence: tuple[float, ...] = ()
     mentioned: Mentioned = Mentioned((), 0, None)
     community_id: str | None = None
+    takes_related: bool = True  # False for a hub or an index page (related.py)
 
 
 def inline_ref(entity_id: str, kind: str) -> str:
@@ -131,10 +133,10 @@ def _chats(conn: kuzu.Connection) -> list[tuple[str, str, str]]:
     return [(e, title or "a chat", (start or "")[:10]) for e, title, start in ordered_rows(conn, cypher) if start]
 
 
-def _neighbourhood(graph: _Graph, titles_named: bool = True) -> Neighbourhood:
+def _neighbourhood(graph: _Graph, titles_named: bool = True, meanings: NoteVectors | None = None) -> Neighbourhood:
     names = {i: n.title for i, n in graph.notes.items()}
     names.update({e: v[1] for e, v in graph.entities.items() if v[1]})
-    space = Neighbourhood(names, graph.links, relations=graph.relations)
+    space = Neighbourhood(names, graph.links, relations=graph.relations, meanings=meanings)
     space.page_of = {e: note for note, entities in graph.pages.items() for e in sorted(entities) if note in graph.notes}
     for doc, a, b in graph.stated:  # a relation read from a note's link: the two notes are linked
         for end in (a, b):
@@ -146,6 +148,8 @@ def _neighbourhood(graph: _Graph, titles_named: bool = True) -> Neighbourhood:
         own = set(graph.pages.get(note, ()))
         space.neighbours[note] = graph.links.get(note, set()) | (set(graph.mentions.get(note, ())) - own)
         space.subjects[note] = sorted(own)
+    space.hubs = hub_notes(graph.links, set(graph.notes))
+    space.index_pages = index_pages(graph.texts)
     if titles_named:
         said = {i: f"{graph.texts.get(i, '')}\n{_property_words(n.properties)}" for i, n in graph.notes.items()}
         space.named = named_notes(said, {i: n.title for i, n in graph.notes.items() if n.kind != "journal"})
@@ -200,14 +204,15 @@ def _entity_refs(graph: _Graph, ids: list[str]) -> tuple[str, ...]:
 
 def read_insights(
     store: GraphStore, max_related: int = 8, max_mentions: int = 12, max_mentioned_in: int = 10,
-    min_evidence: float = MIN_EVIDENCE, titles_named: bool = True,
+    min_evidence: float = MIN_EVIDENCE, titles_named: bool = True, meanings: NoteVectors | None = None,
 ) -> list[NoteInsight]:
     """One NoteInsight per existing note of the namespace, in path order. `titles_named`: whether a
-    note naming another's title counts as evidence that they are related (an evaluation turns it off)."""
+    note naming another's title counts as evidence that they are related (an evaluation turns it off);
+    `meanings`: the notes' mean passage embeddings (closeness in meaning counts as evidence too)."""
     with store.connect(read_only=True, wait_seconds=30) as conn:
         graph = _load(conn, store)
         sleep = _SleepFacts.read(conn)
-    space = _neighbourhood(graph, titles_named)
+    space = _neighbourhood(graph, titles_named, meanings)
     sharing = space.by_neighbour()
     mentioned = _mentions(graph)
     by_source: dict[str, set[str]] = defaultdict(set)
@@ -227,7 +232,7 @@ def read_insights(
             tuple(graph.notes[r.note_id] for r in related), community[1] if community else None,
             summary or _summary(graph, about, graph.texts.get(note.id, ''), english), salience,
             tuple(r.evidence for r in related), mentioned.of(note.id, about, max_mentioned_in),
-            community[0] if community else None,
+            community[0] if community else None, note.id not in space.hubs | space.index_pages,
         ))
     return insights
 

@@ -20,8 +20,12 @@ import kuzu
 from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.sources.generated import generated_header
 from mnemo.stores.cypher import ordered_rows
+from mnemo.writeback.community_meaning import only_names, trim_members
 from mnemo.writeback.insights import NoteRef
-from mnemo.writeback.written import Written, read_written, written_lines
+from mnemo.writeback.language import looks_english
+from mnemo.writeback.note_vectors import NoteVectors
+from mnemo.writeback.related import index_pages
+from mnemo.writeback.written import Written, first_sentences, read_written, written_lines
 
 _UNSAFE_NAME = re.compile(r'[\\/:*?"<>|\[\]#^\x00-\x1f]+')
 _NAME_CHARS = 120
@@ -53,6 +57,28 @@ class PageFacts:
     profile: dict[str, Any] | None = None
     entities: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # id -> (name, its note)
     notes: dict[str, NoteRef] = field(default_factory=dict)
+    sentences: dict[str, str] = field(default_factory=dict)  # note id -> its first sentence
+    english: bool = True  # whether the notes are written in English (page names get English words)
+    far: dict[str, set[str]] = field(default_factory=dict)  # community -> member notes far in meaning
+    index_pages: set[str] = field(default_factory=set)  # notes of links and embeds only (related.py)
+
+    def keep_alike(self, meanings: NoteVectors) -> None:
+        """Leave out of each community its members far in meaning from the rest and its index pages
+        (but the one it is named after), and the communities that leaves with fewer than two members
+        (community_meaning.py). An index page has no meaning of its own to measure."""
+        note_of = {e: note for e, (_, note) in self.entities.items()}
+        measured = {e: n for e, n in note_of.items() if n not in self.index_pages}
+        kept = []
+        for row in self.communities:
+            members = self.members.get(row["id"], [])
+            listed = [e for e in members if note_of.get(e) not in self.index_pages
+                      or self.entities.get(e, ("", None))[0] == row["title"]]
+            trimmed = trim_members(listed, measured, meanings)
+            self.members[row["id"]] = list(trimmed.kept)
+            self.far[row["id"]] = {n for e in members if e not in trimmed.kept and (n := note_of.get(e))}
+            if len(trimmed.kept) >= 2 or len(trimmed.kept) == len(members):  # only what trimming emptied goes
+                kept.append({**row, "meaning_cohesion": trimmed.cohesion})
+        self.communities = kept
 
 
 
@@ -88,6 +114,12 @@ def read_page_facts(conn: kuzu.Connection, key: str = "mnemo") -> PageFacts:
     cypher = "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.source, n.path"
     for nid, source, path in ordered_rows(conn, cypher):
         facts.notes[nid] = NoteRef(nid, source, path, "", {})
+    texts: dict[str, list[str]] = defaultdict(list)
+    for nid, text in ordered_rows(conn, "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.present RETURN n.id, c.text"):
+        texts[nid].append(text or "")
+    facts.index_pages = index_pages({nid: "\n".join(parts) for nid, parts in texts.items()})
+    facts.sentences = first_sentences(conn, sorted(facts.notes))
+    facts.english = looks_english(" ".join(facts.sentences[n] for n in sorted(facts.sentences)), True)
     for eid, name in ordered_rows(conn, "MATCH (e:Entity) RETURN e.id, e.name"):
         facts.entities[eid] = (name or eid, None)
     for nid, eid in ordered_rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE n.present RETURN n.id, e.id"):
@@ -105,11 +137,17 @@ def safe_name(text: str) -> str:
 
 
 def community_names(facts: PageFacts, folder: str) -> dict[str, str]:
-    """community id -> its page name; titles shared by two communities get a number."""
+    """community id -> its page name; titles shared by two communities get a number. The name tells
+    the page from the owner's note of the same title: in English notes by `(community)` or
+    `(wider community)`; in notes of another language by `(mnemo)`, `(mnemo 2)` for the next
+    coarser level and so on (a name, not English words beside the owner's)."""
     names: dict[str, str] = {}
     taken: set[str] = set()
     for row in sorted(facts.communities, key=lambda r: (r["level"], r["id"])):
-        kind = "community" if not row["level"] else "wider community"
+        if facts.english:
+            kind = "community" if not row["level"] else "wider community"
+        else:
+            kind = "mnemo" if not row["level"] else f"mnemo {row['level'] + 1}"
         base = f"{folder}/Communities/{safe_name(row['title'] or row['id'])} ({kind})"
         name, n = base, 2
         while name.lower() in taken:
@@ -127,18 +165,30 @@ def community_pages(facts: PageFacts, names: dict[str, str], note_link: Linker, 
     pages = []
     children: dict[str, list[str]] = defaultdict(list)
     for child, parent in facts.parents.items():
-        children[parent].append(child)
+        if child in names:  # a community not written (below a floor, or left without members) is not linked
+            children[parent].append(child)
     for row in facts.communities:
         cid = row["id"]
-        members = sorted({_entity_line(e, note_link, entity) for e in facts.members.get(cid, [])}, key=str.lower)
+        members = sorted({_member_line(e, note_link, entity, facts.sentences) for e in facts.members.get(cid, [])},
+                         key=str.lower)
         citing = sorted({f"[[{n}]]" for i in facts.citing.get(cid, ()) if (n := note_link(i))}, key=str.lower)
         sections = [("Members", tuple(members)), ("Notes it cites", tuple(citing))]
         if facts.parents.get(cid) in names:
             sections.append(("Part of", (f"[[{names[facts.parents[cid]]}]]",)))
         if children.get(cid):
             sections.append(("Smaller communities", tuple(sorted(f"[[{names[c]}]]" for c in children[cid]))))
-        pages.append(Page(names[cid], row["title"] or cid, row["summary"], tuple(s for s in sections if s[1])))
+        named = {entity(e)[0] for e in facts.members.get(cid, [])}
+        summary = "" if only_names(row["summary"], named) else row["summary"]
+        pages.append(Page(names[cid], row["title"] or cid, summary, tuple(s for s in sections if s[1])))
     return pages
+
+
+def _member_line(eid: str, note_link: Linker, entity: Namer, sentences: dict[str, str]) -> str:
+    """A member as a link to its note with the note's first sentence, or its name."""
+    line = _entity_line(eid, note_link, entity)
+    note = entity(eid)[1]
+    sentence = sentences.get(note) if note and line.startswith("[[") else None
+    return f"{line}: {sentence}" if sentence else line
 
 
 def _entity_line(eid: str, note_link: Linker, entity: Namer) -> str:

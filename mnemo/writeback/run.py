@@ -12,7 +12,7 @@ import datetime as dt
 import difflib
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -24,6 +24,7 @@ from mnemo.stores import durable, faults
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.forget_journal import FILE as FORGET_JOURNAL
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.vectors import VectorStore
 from mnemo.writeback.frontmatter import OptedOut, Patch, Value
 from mnemo.writeback.generate import plan_source_pages
 from mnemo.writeback.insights import NoteInsight, read_insights
@@ -38,6 +39,7 @@ from mnemo.writeback.note_files import (
     stage,
     sweep_temp_files,
 )
+from mnemo.writeback.note_vectors import NoteVectors
 from mnemo.writeback.page_files import PAGE_OP, UNDO_OP, PageChange, PagePlan, apply_pages, undo_change
 from mnemo.writeback.pages import PageFacts, community_names, read_page_facts
 from mnemo.writeback.values import FORMATS, ValuesFor, note_patch
@@ -124,6 +126,8 @@ def plan_writeback(
         source = sources.get(insight.note.source)
         if source is None:
             continue
+        if facts and insight.note.id in facts.far.get(insight.community_id or "", set()):
+            insight = replace(insight, community_id=None, community=None)  # not listed on that page
         rel = insight.note.path
         if not writable(rel, settings.include, settings.exclude) or not rel.lower().endswith(".md"):
             plan.excluded += 1
@@ -304,12 +308,15 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
     files = NamespaceFiles(config.data_root(namespace), namespace)
     settings = config.writeback
     store = GraphStore(files.graph_path, ontology)
+    meanings = NoteVectors.of(VectorStore(files.vectors_path).document_means())
     # more candidates than are written: those the note turns out to link already are left out
-    insights = read_insights(store, 3 * settings.max_related, settings.max_mentions, settings.max_mentioned_in)
+    insights = read_insights(store, 3 * settings.max_related, settings.max_mentions, settings.max_mentioned_in,
+                             meanings=meanings)
     facts = None
     if settings.folder:
         with store.connect(read_only=True, wait_seconds=30) as conn:
             facts = read_page_facts(conn, settings.key)
+        facts.keep_alike(meanings)
     return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat(), facts)
 
 

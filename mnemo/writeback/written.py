@@ -67,7 +67,7 @@ def _dates(conn: kuzu.Connection, key: str) -> dict[str, list[tuple[str, str]]]:
     return dates
 
 
-def _first_sentences(conn: kuzu.Connection, ids: list[str]) -> dict[str, str]:
+def first_sentences(conn: kuzu.Connection, ids: list[str]) -> dict[str, str]:
     cypher = ("MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.id IN $ids AND c.position < $first "
               "RETURN n.id, c.position, c.text ORDER BY c.position")
     found: dict[str, str] = {}
@@ -80,7 +80,7 @@ def _first_sentences(conn: kuzu.Connection, ids: list[str]) -> dict[str, str]:
 def read_written(conn: kuzu.Connection, key: str) -> dict[str, list[Written]]:
     """Month (YYYY-MM) -> the notes created or edited in it, in order of day."""
     dates = _dates(conn, key)
-    sentences = _first_sentences(conn, sorted(dates)) if dates else {}
+    sentences = first_sentences(conn, sorted(dates)) if dates else {}
     months: dict[str, list[Written]] = defaultdict(list)
     for nid, days in dates.items():
         for day, how in days:

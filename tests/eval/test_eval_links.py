@@ -59,11 +59,12 @@ def test_logseq_page_names_keep_their_namespace(tmp_path: Path) -> None:
 
 
 def test_scores_count_hidden_links_found_and_what_was_written() -> None:
-    ranked = {"a": [("b", 2.0), ("c", 0.1)], "b": [("a", 2.0)], "c": [("d", 0.3)]}
-    partners = {"a": {"b"}, "b": {"a"}, "d": {"e"}}
-    assert score(ranked, partners) == {"recall@5": 0.6667, "precision": 0.5, "written": 4, "notes written": 3}
+    ranked = {"a": [("b", 2.0), ("c", 0.1)], "b": [("a", 2.0)], "c": [("d", 0.3)], "journal": [("a", 1.0)]}
+    partners = {"a": {"b"}, "b": {"a"}, "c": set(), "d": {"e"}}  # every note that takes related links
+    assert score(ranked, partners, notes=4) == {  # a note that takes none (a journal day) is not counted
+        "recall@5": 0.6667, "precision": 0.5, "written": 4, "notes written": 3, "share of notes": 0.75}
     assert score(ranked, partners, min_evidence=1.0) == {
-        "recall@5": 0.6667, "precision": 1.0, "written": 2, "notes written": 2}
+        "recall@5": 0.6667, "precision": 1.0, "written": 2, "notes written": 2, "share of notes": 0.0}
     sweep = [{"min_evidence": 0.0, **score(ranked, partners)}, {"min_evidence": 1.0, **score(ranked, partners, 1.0)}]
     assert choose_threshold(sweep, {"precision": 0.6}) == 1.0 and choose_threshold(sweep, {"precision": 1.1}) is None
 
@@ -77,7 +78,9 @@ def test_eval_links_runs_end_to_end_on_a_tiny_vault(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["linked_pairs"] == 8 and report["hidden_pairs"] == 2 and report["notes"] == len(TINY)
-    assert set(report["systems"]) == {"mnemo", "embedding baseline", "mnemo, titles not counted"}
+    assert set(report["systems"]) == {"mnemo", "embedding baseline", "mnemo, titles not counted",
+                                      "mnemo, graph evidence only",
+                                      "mnemo, same budget as the baseline (top 5, no threshold)"}
     for row in [*report["systems"].values(), *report["sweep"]]:
         assert 0 <= row["recall@5"] <= 1 and 0 <= row["precision"] <= 1
     assert report["systems"]["embedding baseline"]["written"] > 0

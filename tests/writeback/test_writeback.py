@@ -210,7 +210,7 @@ def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspa
     assert "community:" not in (vault / "Places" / "Porto.md").read_text(encoding="utf-8")
     page = (vault / "Mnemo" / "Communities" / "Heron team (community).md").read_text(encoding="utf-8")
     assert page.startswith("---\nmnemo-generated: true\n---\n") and "Alice leads Project Heron." in page
-    assert "\n- [[Alice Chen]]\n" in page
+    assert "\n- [[Alice Chen]]: Tech lead on Project Heron.\n" in page  # the member with its first sentence
 
 
 def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, vault: Path) -> None:

@@ -70,7 +70,7 @@ def test_pages_for_communities_weeks_months_and_the_profile_in_the_owned_folder(
     assert "\n- [[2026-09-01]]\n- [[2026-09-02]]\n- [[2026-09-03]]\n" in week
     alice = yaml.safe_load(after["People/Alice Chen.md"].decode().split("---\n")[1])
     community = alice["mnemo-community"][2:-2]
-    assert f"{community}.md" in pages and "- [[Alice Chen]]\n" in after[f"{community}.md"].decode()
+    assert f"{community}.md" in pages and "\n- [[Alice Chen]]" in after[f"{community}.md"].decode()  # + 1st sentence
 
 
 def test_pages_are_never_read_back_and_a_second_run_writes_nothing(workspace: Workspace) -> None:
