@@ -111,8 +111,8 @@ def _in_month(found: dict[str, str], year: int, month: int) -> DaySpan:
         return DaySpan(date(year, month, 7 * n - 6), date(year, month, 7 * n))
     if "part" in found:
         part = PART_OF[found["part"]]
-        first, last = {"early": (1, 10), "mid": (11, 20), "late": (21, whole.last.day)}[part]
-        return DaySpan(date(year, month, first), date(year, month, last))
+        start, end = {"early": (1, 10), "mid": (11, 20), "late": (21, whole.last.day)}[part]
+        return DaySpan(date(year, month, start), date(year, month, end))
     return whole
 
 

@@ -244,7 +244,7 @@ class RecallEngine:
         """The passages of the days the question names join the pool (`recall_dates.add_dated`)."""
         if dated is not None:
             held = self._held_chunks(table) if self.settings.exact_vectors else None
-            rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until), held)
+            rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until, dated_only=True), held)
             r = self.settings.ranking
             # the scored fusion's rows by their cosine term alone; the others' below every hit, by cosine
             scale = min(pool.scores.values(), default=1.0) if pool.learned or r.fusion == "rrf" else r.cosine_weight
@@ -355,7 +355,7 @@ class RecallEngine:
         for row_id in list(pool.scores):
             row = pool.rows[row_id]
             stamp = row.get("timestamp") or ""
-            if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
+            if stamp and ((window.since and stamp < window.since) or (window.until and stamp > window.until)):
                 del pool.scores[row_id]
             elif forgotten.hides(row_id, row.get("doc_id", "")) or hidden_row(row, now, scopes, hidden):
                 del pool.scores[row_id]
