@@ -85,7 +85,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(text
     ("days month year", rf"\b(?P<d0>\d{{1,2}})(?:st|nd|rd|th|er|o|\.)?{_AND}(?:the\s+)?{_DAY}\s*(?:de\s+|of\s+)?"
                         rf"{_MONTH}{_MY}{_YEAR}\b"),
     ("day month year", rf"\b{_DAY}\s*(?:de\s+|of\s+)?{_MONTH}{_MY}{_YEAR}\b"),
-    ("month day year", rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b"),
+    ("month day year", rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b"),
     ("week of month", rf"\b{_WEEK}{_MONTH}(?:{_MY}{_YEAR})?\b"),
     ("part of month", rf"\b{_PART}{_PART_JOIN}{_MONTH}(?:{_MY}{_YEAR})?\b"),
     ("months year", rf"\b(?P<m0>{_any(MONTHS)}){_AND}{_MONTH}{_MY}{_YEAR}\b"),

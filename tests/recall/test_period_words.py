@@ -55,6 +55,7 @@ PERIODS = [
     ("what did I do in December?", "2025-12-01", "2025-12-31"),
     ("in May", "2026-05-01", "2026-05-31"),
     ("notes from 2024-05", "2024-05-01", "2024-05-31"),
+    ("the picture shared on December 1,2023", "2023-12-01", "2023-12-01"),
     # relative days in other languages
     ("o que fiz no mês passado?", "2026-10-01", "2026-10-31"),
     ("was war letzte Woche?", "2026-11-16", "2026-11-22"),
