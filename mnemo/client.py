@@ -299,10 +299,12 @@ class MemoryClient:
         }
         if props:
             out["properties"] = self._properties(entity, json.loads(row["properties"] or "{}"), hidden)
+        docs = {d.id: d for d in self.files.read_documents()}
+        note = docs.get(row["doc_id"]) if row["doc_id"] and not hidden.doc(row["doc_id"]) else None
+        if note is not None:  # when the note was written, and from what (`mnemo.note_dates`)
+            out["written"] = {"date": note.created, "date_source": note.date_source or "unknown"}
         if content:
-            docs = {d.id: d for d in self.files.read_documents()}
-            shown = row["doc_id"] in docs and not hidden.doc(row["doc_id"])
-            out["content"] = docs[row["doc_id"]].body if shown else ""
+            out["content"] = note.body if note is not None else ""
         if relations:
             out["relations"] = self._relations(entity, hidden)
         return out

@@ -107,6 +107,8 @@ class Document:
     problems: list[str] = field(default_factory=list)
     segments: list[Segment] = field(default_factory=list)
     former_titles: list[str] = field(default_factory=list)  # titles before a rename, first one first
+    # where `created` came from (`mnemo.note_dates`); "" in documents stored before it was recorded
+    date_source: str = ""
 
     def to_row(self) -> dict[str, Any]:
         row = _fields(self)
@@ -251,6 +253,17 @@ def _merge_sections(sections: list[_Section], max_words: int) -> list[_Section]:
     return merged
 
 
+def written(doc: Document, heading: str, text: str) -> str | None:
+    """When a passage of a note was written: its journal day, else the date of the dated item it
+    is (`note_dates.passage_day`), else the note's date; never the file's time (a chat, whose
+    source gives no date, keeps it)."""
+    from mnemo.note_dates import passage_day  # it reads documents' types
+
+    if doc.day:
+        return doc.day
+    return passage_day(heading, text) or doc.created or (doc.modified if doc.kind == "chat" else None)
+
+
 def chunk_document(doc: Document, max_words: int = 180) -> list[Chunk]:
     """Heading/paragraph-aware chunks with ids that depend on content, not on position.
 
@@ -270,7 +283,7 @@ def chunk_document(doc: Document, max_words: int = 180) -> list[Chunk]:
             Chunk(
                 id=chunk_id, namespace=doc.namespace, doc_id=doc.id, position=position,
                 heading=section.heading, text=section.text, path=doc.path, title=doc.title,
-                kind=doc.kind, timestamp=doc.day or doc.created or doc.modified,
+                kind=doc.kind, timestamp=written(doc, section.heading, section.text),
             )
         )
     for before, after in zip(chunks, chunks[1:]):

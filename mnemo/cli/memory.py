@@ -233,6 +233,9 @@ def entity(
     console.print(
         f"[bold]{found['name']}[/] ({found['kind']}, {found['ref']}) aliases: {', '.join(found['aliases']) or '-'}"
     )
+    if "written" in found:
+        written = found["written"]
+        console.print(f"  written: {written['date'] or 'no date'}  [dim](from {written['date_source']})[/]")
     for key, value in found["properties"].items():
         console.print(f"  {key}: {value['value']}  [dim](since {value['since'] or '?'})[/]")
     if found.get("content"):

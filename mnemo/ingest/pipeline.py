@@ -72,11 +72,13 @@ class ChunkStats:
 
 # How a chat's turns become chunks: a change to it (the dates resolved in a turn) chunks every chat again.
 TURN_CHUNKS_FORMAT = "turns:dates"
+# How a note's passages are dated (`documents.written`): a change to it chunks every note again.
+NOTE_CHUNKS_FORMAT = "notes:written"
 
 
 def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
     refs = referenced(doc, blocks) if doc.segments else {}
-    key = f"{doc.content_hash}:{doc.path}" + (f":{TURN_CHUNKS_FORMAT}" if doc.kind == "chat" else "")
+    key = f"{doc.content_hash}:{doc.path}:" + (TURN_CHUNKS_FORMAT if doc.kind == "chat" else NOTE_CHUNKS_FORMAT)
     return f"{key}:{content_hash(json.dumps(refs, sort_keys=True))}" if refs else key
 
 

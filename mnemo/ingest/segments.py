@@ -15,7 +15,7 @@ import re
 from itertools import groupby
 from typing import Any
 
-from mnemo.documents import Chunk, Document, Segment, _split_long, content_hash
+from mnemo.documents import Chunk, Document, Segment, _split_long, content_hash, written
 from mnemo.extract.relative_dates import turn_dates
 from mnemo.sources.logseq import BLOCK_REF
 
@@ -62,7 +62,7 @@ def _new_chunk(
     return Chunk(
         id="chunk_" + content_hash(doc.namespace, doc.id, key, heading, text), namespace=doc.namespace,
         doc_id=doc.id, position=0, heading=heading, text=text, path=doc.path, title=doc.title, kind=doc.kind,
-        timestamp=timestamp or doc.day or doc.created or doc.modified, metadata=metadata,
+        timestamp=timestamp or written(doc, heading, text), metadata=metadata,
     )
 
 

@@ -1,30 +1,25 @@
-"""Dates named in a question ("on July 14, 2022", "in March 2021", "last week") as the span of
-days they mean, so that eager recall can put what was written or said then first."""
+"""Dates named in a question ("on July 14, 2022", "em abril de 2024", "2022年5月底", "mid-July",
+"last week") as the span of days they mean, so that eager recall can put what was written or
+said then first."""
 
-import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 import numpy as np
 
-from mnemo.recall.rank import Pool
-
-MONTHS = {name: n for n, names in enumerate((
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-    ("december", "dec")), 1) for name in names}
-_MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"((?:19|20)\d\d)"
-_PATTERNS = (
-    ("mdy", re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b")),
-    ("dmy", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b")),
-    ("iso", re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")),
-    ("my", re.compile(rf"\b{_MONTH}\s+(?:of\s+)?{_YEAR}\b")),
-    ("y", re.compile(rf"\b(?:in|during)\s+{_YEAR}\b")),
+from mnemo.recall.period_words import (
+    MONTHS,
+    PART_OF,
+    PATTERNS,
+    QUARTERS,
+    RELATIVE_OF,
+    RELATIVE_PATTERN,
+    SEASON_OF,
+    WEEK_OF,
 )
-_RELATIVE = re.compile(r"\b(today|yesterday|this week|last week|this month|last month|this year|last year)\b")
+from mnemo.recall.rank import Pool
 
 
 @dataclass(frozen=True)
@@ -48,32 +43,77 @@ class DaySpan:
 
 
 def dates_in(question: str, today: date) -> DaySpan | None:
-    """The span of the first date the question names, or None (impossible dates are ignored)."""
-    text = question.lower()
-    for kind, pattern in _PATTERNS:
+    """The span of the first period the question names, or None (impossible dates are ignored):
+    the forms of `recall.period_words`, most specific first, in the languages it lists. A month
+    or day without a year is the latest one that has begun by `today`; English `may` counts as
+    a month only when the question spells it `May`."""
+    text = _plain(question)
+    for _, pattern in PATTERNS:
         for match in pattern.finditer(text):
-            span = _span(kind, match.groups())
+            found = {k: v for k, v in match.groupdict().items() if v}
+            if found.get("m") == "may" and "May" not in question:
+                continue
+            span = _span(found, today)
             if span is not None:
                 return span
-    relative = _RELATIVE.search(text)
-    return _relative(relative.group(1), today) if relative else None
+    relative = RELATIVE_PATTERN.search(text)
+    return _relative(RELATIVE_OF[relative.group(0)], today) if relative else None
 
 
-def _span(kind: str, parts: tuple[str, ...]) -> DaySpan | None:
+def _plain(text: str) -> str:
+    """Lower case without accents (CJK and digits as they are; full-width digits made ASCII)."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _span(found: dict[str, str], today: date) -> DaySpan | None:
+    month = found.get("m")
+    number = None if month is None else (int(month) if month.isdigit() else MONTHS[month])
+    year = int(found["y"]) if "y" in found else None
     try:
-        if kind == "mdy":
-            day = date(int(parts[2]), MONTHS[parts[0]], int(parts[1]))
-        elif kind == "dmy":
-            day = date(int(parts[2]), MONTHS[parts[1]], int(parts[0]))
-        elif kind == "iso":
-            day = date(int(parts[0]), int(parts[1]), int(parts[2]))
-        elif kind == "my":
-            return _month(int(parts[1]), MONTHS[parts[0]])
-        else:
-            return DaySpan(date(int(parts[0]), 1, 1), date(int(parts[0]), 12, 31))
-    except ValueError:
+        if number is not None:
+            return _in_month(found, _year_of(year, number, int(found.get("d", 1)), today), number)
+        if year is None:
+            return None
+        if "season" in found:
+            first, last = SEASON_OF[found["season"]]
+            return DaySpan(date(year, first, 1), _month(year, last).last)
+        if "q" in found or "qw" in found:
+            quarter = int(found["q"]) if "q" in found else QUARTERS[found["qw"]]
+            return DaySpan(date(year, 3 * quarter - 2, 1), _month(year, 3 * quarter).last)
+        if "part" in found:
+            third = ("early", "mid", "late").index(PART_OF[found["part"]])
+            return DaySpan(date(year, 4 * third + 1, 1), _month(year, 4 * third + 4).last)
+        return DaySpan(date(year, 1, 1), date(year, 12, 31))
+    except (ValueError, KeyError):
         return None
-    return DaySpan(day, day)
+
+
+def _year_of(year: int | None, month: int, day: int, today: date) -> int:
+    """The year given, else the latest year in which that month and day are not after today."""
+    if year is not None:
+        return year
+    return today.year if (month, day) <= (today.month, today.day) else today.year - 1
+
+
+def _in_month(found: dict[str, str], year: int, month: int) -> DaySpan:
+    whole = _month(year, month)
+    if "m0" in found:
+        return DaySpan(min(date(year, MONTHS[found["m0"]], 1), whole.first), whole.last)
+    if "d" in found:
+        day = date(year, month, int(found["d"]))
+        first = min(date(year, month, int(found["d0"])), day) if "d0" in found else day
+        return DaySpan(first, day + timedelta(days=6 if "wk" in found else 0))
+    if "week" in found:
+        n = WEEK_OF[found["week"]]
+        if n == 5:
+            return DaySpan(whole.last - timedelta(days=6), whole.last)
+        return DaySpan(date(year, month, 7 * n - 6), date(year, month, 7 * n))
+    if "part" in found:
+        part = PART_OF[found["part"]]
+        start, end = {"early": (1, 10), "mid": (11, 20), "late": (21, whole.last.day)}[part]
+        return DaySpan(date(year, month, start), date(year, month, end))
+    return whole
 
 
 def _month(year: int, month: int) -> DaySpan:

@@ -160,7 +160,7 @@ class RecallEngine:
         self._apply_salience(pool)
         if dated and not pool.learned:  # the learned ranking weighs the named days itself
             favour_dated(pool, dated, s.ranking.date_weight)
-        items = self._ranked(table, pool, k, mode, (scopes, hidden), floor)
+        items = self._ranked(table, pool, k, mode, (scopes, hidden), floor, dated)
         cosines = similarities(pool.rows, [i.id for i in items], vector)
         items = [replace(i, similarity=cosines.get(i.id)) for i in items]
         grounding = self._grounding(entities, items, hydration, index.kinds)
@@ -181,7 +181,7 @@ class RecallEngine:
         return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
     def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, seen: tuple[frozenset[str], frozenset[str]],
-                floor: float | None) -> list[RecalledItem]:
+                floor: float | None, period: DaySpan | None = None) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
@@ -194,6 +194,11 @@ class RecallEngine:
             candidates = eager_ranked(SleepView.load(self.root), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
+        if period is not None and mode == "eager" and not pool.learned:  # the notes of a period (`recall.periods`)
+            from mnemo.recall.periods import period_ranked
+
+            items = period_ranked(pool, period, k, SleepView.load(self.root), lambda i: self._item(pool, i),
+                                  candidates, self.settings.per_note) or items
         return items if floor is not None else self._with_random(table, pool, items, k, seen)
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
@@ -244,7 +249,7 @@ class RecallEngine:
         """The passages of the days the question names join the pool (`recall_dates.add_dated`)."""
         if dated is not None:
             held = self._held_chunks(table) if self.settings.exact_vectors else None
-            rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until), held)
+            rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until, dated_only=True), held)
             r = self.settings.ranking
             # the scored fusion's rows by their cosine term alone; the others' below every hit, by cosine
             scale = min(pool.scores.values(), default=1.0) if pool.learned or r.fusion == "rrf" else r.cosine_weight
@@ -355,7 +360,7 @@ class RecallEngine:
         for row_id in list(pool.scores):
             row = pool.rows[row_id]
             stamp = row.get("timestamp") or ""
-            if (window.since and stamp < window.since) or (window.until and (not stamp or stamp > window.until)):
+            if stamp and ((window.since and stamp < window.since) or (window.until and stamp > window.until)):
                 del pool.scores[row_id]
             elif forgotten.hides(row_id, row.get("doc_id", "")) or hidden_row(row, now, scopes, hidden):
                 del pool.scores[row_id]

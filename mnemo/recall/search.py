@@ -39,18 +39,23 @@ def fts_query(text: str) -> str:
 
 @dataclass(frozen=True)
 class TimeWindow:
-    """Filters on when a chunk was said or written (ISO strings compare in time order)."""
+    """Filters on when a chunk was said or written (ISO strings compare in time order). They apply
+    to dated chunks: an undated passage (a note with no date of its own) passes, unless `dated_only`."""
 
     since: str | None = None
     until: str | None = None
+    dated_only: bool = False
 
     def where(self) -> str | None:
         parts = []
         if self.since:
             parts.append(f"timestamp >= {sql_quote(self.since)}")
         if self.until:
-            parts.append(f"timestamp <> '' AND timestamp <= {sql_quote(self.until)}")
-        return " AND ".join(parts) or None
+            parts.append(f"timestamp <= {sql_quote(self.until)}")
+        if not parts:
+            return None
+        dated = " AND ".join(["timestamp <> ''", *parts])
+        return dated if self.dated_only else f"(timestamp = '' OR ({dated}))"
 
 
 def lexical(
@@ -164,7 +169,10 @@ class HeldChunks:
         if window.since:
             inside &= self.timestamps >= window.since
         if window.until:
-            inside &= (self.timestamps != "") & (self.timestamps <= window.until)
+            inside &= self.timestamps <= window.until
+        if window.since or window.until:
+            undated = self.timestamps == ""
+            inside = (inside & ~undated) if window.dated_only else (inside | undated)
         candidates = np.flatnonzero(inside)
         if len(candidates) > limit:
             candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]

@@ -167,7 +167,7 @@ def _summary_items(view: SleepView, items: list[RecalledItem]) -> list[RecalledI
         if summary is not None:
             cited.setdefault(summary["id"], []).append(item)
     return [
-        _summary_item(
+        summary_item(
             view.summary(sid),
             round(SUMMARY_SHARE * sum(i.score for i in matched), 6),
             ["summary of matches"],
@@ -198,7 +198,7 @@ def _deliberate_extras(view: SleepView, items: list[RecalledItem], entities: lis
     for day in days:
         for summary in view.covering(day):
             if len(extras) < DELIBERATE_SUMMARIES and summary["id"] not in extras:
-                extras[summary["id"]] = _summary_item(summary, 0.0, ["period summary"], [])
+                extras[summary["id"]] = summary_item(summary, 0.0, ["period summary"], [])
     communities = list(dict.fromkeys(view.community_of[e] for e in entities if e in view.community_of))
     for cid in communities[:DELIBERATE_COMMUNITIES]:
         row = view.communities[cid]
@@ -218,7 +218,7 @@ def _brief(summary: dict[str, Any]) -> dict[str, Any]:
     return {"id": summary["id"], "level": summary["level"], "period": summary["period"], "text": summary["text"]}
 
 
-def _summary_item(summary: dict[str, Any], score: float, reasons: list[str], matched: list[str]) -> RecalledItem:
+def summary_item(summary: dict[str, Any], score: float, reasons: list[str], matched: list[str]) -> RecalledItem:
     """A summary as a recall item: the period it covers, the passages it was made from (`sources`;
     `with_source_paths` adds their notes), and which of this recall's candidates it cites (`matched`)."""
     return RecalledItem(

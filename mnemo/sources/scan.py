@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from mnemo.config import SourceConfig
 from mnemo.documents import Document, ManifestEntry
 from mnemo.errors import SourceError
+from mnemo.note_dates import dated
 from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.daily_notes import DailyNotes, daily_notes
@@ -208,7 +209,7 @@ def _parse(
         return []
     namespace, label, rel, modified = where
     try:
-        return [without_writeback(d, writeback_key) for d in parse(data, namespace, label, rel, modified)]
+        return [dated(without_writeback(d, writeback_key)) for d in parse(data, namespace, label, rel, modified)]
     except SourceError as exc:
         return Problem(exc.path, exc.reason, True)
 
@@ -218,8 +219,9 @@ def _have(entry: ManifestEntry, docs: dict[str, Document]) -> bool:
 
 
 def _stands(entry: ManifestEntry, docs: dict[str, Document], source: SourceConfig) -> bool:
-    """Whether an unchanged file's documents of the last scan stand (a memory's, until it expires)."""
-    return _have(entry, docs) and not (
+    """Whether an unchanged file's documents of the last scan stand (a memory's, until it expires;
+    one stored before notes' dates were recorded is read again)."""
+    return _have(entry, docs) and all(docs[d].date_source for d in entry.doc_ids) and not (
         source.kind == "memories" and memories.lapsed([docs[d] for d in entry.doc_ids])
     )
 

@@ -23,7 +23,7 @@ DOCUMENT_SCHEMA = {
     "kind": pl.String, "body": pl.String, "content_hash": pl.String, "aliases": pl.List(pl.String),
     "tags": pl.List(pl.String), "properties": pl.String, "links": pl.String, "created": pl.String,
     "modified": pl.String, "day": pl.String, "problems": pl.List(pl.String),
-    "segments": pl.String, "former_titles": pl.List(pl.String),
+    "segments": pl.String, "former_titles": pl.List(pl.String), "date_source": pl.String,
 }
 MANIFEST_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String, "path": pl.String, "mtime_ns": pl.Int64, "size": pl.Int64,

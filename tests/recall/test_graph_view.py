@@ -142,9 +142,12 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     assert set(row) == set(held.data.column_names) and {k: v for k, v in row.items() if k != "vector"} == {
         k: v for k, v in want.items() if k in held.data.column_names and k != "vector"}
     assert row["vector"].dtype == np.float32 and row["vector"].tolist() == np.asarray(want["vector"], dtype=np.float32).tolist()
-    window = TimeWindow(since="2026-10-01")
-    assert all(held.timestamps[held.offset[i]] >= "2026-10-01" for i in held.nearest(vector, 10, window))
-    assert held.nearest(vector, 10, TimeWindow(since="9999")) == [] and held.full_rows([]) == []
+    window = TimeWindow(since="2026-10-01")  # bounds dated passages; undated ones pass
+    assert all(held.timestamps[held.offset[i]] in ("", *[t for t in held.timestamps if t >= "2026-10-01"])
+               for i in held.nearest(vector, 10, window))
+    dated = TimeWindow(since="2026-10-01", dated_only=True)
+    assert all(held.timestamps[held.offset[i]] >= "2026-10-01" for i in held.nearest(vector, 10, dated))
+    assert held.nearest(vector, 10, TimeWindow(since="9999", dated_only=True)) == [] and held.full_rows([]) == []
     assert held.nbytes > 0
     small = MemoryClient("test", config=ingested.config_path, settings=RecallSettings(hold_rows=table.count_rows() - 1))
     small.recall("Alice Chen")
