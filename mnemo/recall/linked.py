@@ -28,6 +28,7 @@ SECOND_HOP = 0.5  # a note two links away weighs this share of one a link away (
 THEME_FLOOR = 0.45  # a theme's match (cosine, plus WORD_BONUS when its names are in the question) that counts
 WORD_BONUS = 0.15
 RANK_STEP = 0.1  # a theme's n-th note weighs 1 / (1 + RANK_STEP * n) of its first
+OTHER_PASSAGES = 0.5  # after a theme matched, a note's passages after its best weigh this share
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 _WORD = re.compile(r"\w{3,}")
@@ -94,7 +95,19 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
     for doc, score in wanted.items():
         _join(pool, themes, doc, min(score, ceiling), by_note.get(doc, 0.0), vector, held)
+    if matched and OTHER_PASSAGES < 1.0:
+        _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
+
+
+def _one_passage_each(pool: Pool, themes: Themes) -> None:
+    """A question about a theme asks for notes: each note's passages after its best weigh
+    OTHER_PASSAGES of their score, so that more notes find a place."""
+    best: dict[str, str] = {}
+    for row_id in pool.best():
+        doc = pool.rows.get(row_id, {}).get("doc_id", "")
+        if doc in themes.notes and best.setdefault(doc, row_id) != row_id:
+            pool.scores[row_id] *= OTHER_PASSAGES
 
 
 def _note_scores(pool: Pool, themes: Themes) -> dict[str, float]:
