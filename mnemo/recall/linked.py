@@ -24,11 +24,11 @@ from mnemo.sleep.themes import themes_paths
 
 KEPT = 3  # the best notes no linked note or theme note can pass
 SEEDS = 3  # the best notes whose links are followed
-SECOND_HOP = 0.5  # a note two links away weighs this share of one a link away (0: one hop only)
+SECOND_HOP = 0.0  # a note two links away weighs this share of one a link away (0, 0.5 and 1 measured the same)
 THEME_FLOOR = 0.45  # a theme's match (cosine, plus WORD_BONUS when its names are in the question) that counts
 WORD_BONUS = 0.15
 RANK_STEP = 0.1  # a theme's n-th note weighs 1 / (1 + RANK_STEP * n) of its first
-OTHER_PASSAGES = 0.5  # after a theme matched, a note's passages after its best weigh this share
+OTHER_PASSAGES = 0.3  # after a theme matched, a note's passages after its best weigh this share
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 _WORD = re.compile(r"\w{3,}")

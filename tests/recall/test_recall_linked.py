@@ -71,13 +71,13 @@ def test_a_question_about_a_theme_gets_the_hub_and_its_linked_notes_after_sleep_
     assert set(before) != WANTED  # before sleep: a ledger note instead of a record no word of the question names
     assert set(_notes(jazz, QUESTION, theme_weight=1.0)) == WANTED  # the hub's theme alone
     assert set(_notes(jazz, QUESTION, neighbour_weight=0.8)) == WANTED  # the hub's links alone
-    assert set(_notes(jazz, QUESTION)) == set(before)  # both weights off: as before sleep
+    assert set(_notes(jazz, QUESTION, theme_weight=0.0, neighbour_weight=0.0)) == set(before)  # both off: as before
 
 
 def test_a_direct_question_keeps_its_best_notes_in_place(jazz: tuple[Workspace, list[str]]) -> None:
     jazz, _ = jazz
     question = "Miles Davis bought second hand in Lisbon"
-    plain = _notes(jazz, question, k=10)
+    plain = _notes(jazz, question, k=10, theme_weight=0.0, neighbour_weight=0.0)
     linked = _notes(jazz, question, k=10, theme_weight=1.0, neighbour_weight=0.8)
     assert plain[0] == linked[0] == "Kind of Blue.md"
     assert linked[:3] == plain[:3]
@@ -90,4 +90,4 @@ def test_without_sleep_files_recall_is_unchanged(tmp_path: Path) -> None:
         (vault / f"{title}.md").write_text(body + "\n", encoding="utf-8")
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
     workspace.ingest()
-    assert _notes(workspace, QUESTION, theme_weight=1.0, neighbour_weight=0.8) == _notes(workspace, QUESTION)
+    assert _notes(workspace, QUESTION) == _notes(workspace, QUESTION, theme_weight=0.0, neighbour_weight=0.0)
