@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.recall.rank import Pool
+from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks
 from mnemo.sleep.themes import themes_paths
 
@@ -31,6 +32,7 @@ RANK_STEP = 0.1  # a theme's n-th note weighs 1 / (1 + RANK_STEP * n) of its fir
 OTHER_PASSAGES = 0.3  # after a theme matched, a note's passages after its best weigh this share
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
+THEME_REASON, LINK_REASON = "theme", "linked"
 _WORD = re.compile(r"\w{3,}")
 _CACHE: dict[Path, tuple[tuple[int, int], "Themes"]] = {}
 
@@ -83,7 +85,7 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     ranked = sorted(by_note, key=lambda d: -by_note[d])
     cosines = themes.vectors @ vector.astype(np.float32)
     near = {doc: float(cosines[row]) for doc, row in themes.notes.items()}
-    wanted: dict[str, float] = {}
+    wanted: dict[str, tuple[float, str]] = {}
     if weights.neighbour:
         _neighbours(themes, ranked[:SEEDS], by_note, near, weights.neighbour, wanted)
     matched = _matched_themes(themes, cosines[len(themes.notes):], query) if weights.theme else []
@@ -91,10 +93,11 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
         top = by_note[ranked[0]]
         for rank, doc in enumerate(n for n in theme["notes"] if n in themes.notes):
             score = weights.theme * top * strength / (1 + RANK_STEP * rank)
-            wanted[doc] = max(wanted.get(doc, 0.0), score)
+            if score > wanted.get(doc, (0.0, ""))[0]:
+                wanted[doc] = (score, THEME_REASON)
     ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
-    for doc, score in wanted.items():
-        _join(pool, themes, doc, min(score, ceiling), by_note.get(doc, 0.0), vector, held)
+    for doc, (score, reason) in wanted.items():
+        _join(pool, themes, doc, min(score, ceiling), by_note.get(doc, 0.0), vector, held, reason)
     if matched and OTHER_PASSAGES < 1.0:
         _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
@@ -121,7 +124,7 @@ def _note_scores(pool: Pool, themes: Themes) -> dict[str, float]:
 
 
 def _neighbours(themes: Themes, seeds: list[str], by_note: dict[str, float], near: dict[str, float],
-                weight: float, wanted: dict[str, float]) -> None:
+                weight: float, wanted: dict[str, tuple[float, str]]) -> None:
     """Notes one link (and, weighed by SECOND_HOP, two links) from a seed: the seed's score times
     the link's weight times how near the note is to the question compared with the seed."""
     for seed in seeds:
@@ -133,7 +136,8 @@ def _neighbours(themes: Themes, seeds: list[str], by_note: dict[str, float], nea
         for other, w in hops:
             if other in near:
                 score = base * w * min(max(near[other] / own, REL_FLOOR), 1.0)
-                wanted[other] = max(wanted.get(other, 0.0), score)
+                if score > wanted.get(other, (0.0, ""))[0]:
+                    wanted[other] = (score, LINK_REASON)
 
 
 def _matched_themes(themes: Themes, cosines: np.ndarray, query: str) -> list[tuple[dict[str, Any], float]]:
@@ -148,14 +152,14 @@ def _matched_themes(themes: Themes, cosines: np.ndarray, query: str) -> list[tup
 
 
 def _join(pool: Pool, themes: Themes, doc: str, score: float, current: float, vector: np.ndarray,
-          held: HeldChunks | None) -> None:
+          held: HeldChunks | None, reason: str) -> None:
     """The note's passage nearest the question (its best in the pool, else by held vectors, else
     its first) raised to `score`."""
     if score <= current:
         return
     in_pool = [c for c in themes.chunks[doc] if c in pool.scores]
     chunk = max(in_pool, key=lambda c: pool.scores[c]) if in_pool else _nearest(themes.chunks[doc], vector, held)
-    pool.add(chunk, score - pool.scores.get(chunk, 0.0), "linked")
+    pool.add(chunk, score - pool.scores.get(chunk, 0.0), reason)
 
 
 def _nearest(chunks: list[str], vector: np.ndarray, held: HeldChunks | None) -> str:
@@ -167,3 +171,20 @@ def _nearest(chunks: list[str], vector: np.ndarray, held: HeldChunks | None) -> 
         return chunks[0]
     cosines = (held.vectors[rows] @ vector) / held.norms[rows]
     return held.ids[rows[int(np.argmax(cosines))]]
+
+
+def theme_context(root: Path, items: list[RecalledItem], communities: dict[str, dict[str, Any]]) -> list[RecalledItem]:
+    """The community whose notes the most items that came back through a theme belong to, as an
+    item (its summary, its size and the passages it cites): the context of a theme's notes.
+    None when no item came back through a community's theme."""
+    themes = Themes.load(root)
+    docs = {i.doc_id for i in items if THEME_REASON in i.reasons}
+    if themes is None or not docs:
+        return []
+    shared = [(len(docs & set(t["notes"])), t["id"]) for t in themes.themes if t["id"] in communities]
+    count, cid = max(shared, default=(0, ""))
+    if not count:
+        return []
+    row = communities[cid]
+    return [RecalledItem(cid, "community", row["summary"], 0.0, title=row["title"], reasons=["theme"],
+                         metadata={"members": row["member_count"], "sources": row["sources"]})]

@@ -91,3 +91,15 @@ def test_without_sleep_files_recall_is_unchanged(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
     workspace.ingest()
     assert _notes(workspace, QUESTION) == _notes(workspace, QUESTION, theme_weight=0.0, neighbour_weight=0.0)
+
+
+def test_a_theme_brings_its_community_as_context_after_the_notes(jazz: tuple[Workspace, list[str]]) -> None:
+    jazz, _ = jazz
+    client = MemoryClient("test", jazz.config_path, settings=RecallSettings(random_share=0.0))
+    result = client.recall(QUESTION, k=6)
+    chunks, context = result.items[:6], result.items[6:]
+    assert all(i.kind == "chunk" for i in chunks) and any("theme" in i.reasons for i in chunks)
+    assert [i.kind for i in context] == ["community"] and context[0].text and context[0].metadata["sources"]
+    unthemed = MemoryClient("test", jazz.config_path,
+                            settings=RecallSettings(random_share=0.0).with_overrides(theme_weight=0.0))
+    assert all(i.kind == "chunk" for i in unthemed.recall(QUESTION, k=6).items)
