@@ -98,6 +98,9 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
     for doc, (score, reason) in wanted.items():
         _join(pool, themes, doc, min(score, ceiling), by_note.get(doc, 0.0), vector, held, reason)
+        chunk = max((c for c in themes.chunks[doc] if c in pool.scores), key=pool.scores.__getitem__, default=None)
+        if reason == THEME_REASON and chunk is not None:
+            pool.reasons[chunk].append(f"{THEME_REASON} {matched[0][0]['id']}")
     if matched and OTHER_PASSAGES < 1.0:
         _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
@@ -173,18 +176,14 @@ def _nearest(chunks: list[str], vector: np.ndarray, held: HeldChunks | None) -> 
     return held.ids[rows[int(np.argmax(cosines))]]
 
 
-def theme_context(root: Path, items: list[RecalledItem], communities: dict[str, dict[str, Any]]) -> list[RecalledItem]:
-    """The community whose notes the most items that came back through a theme belong to, as an
-    item (its summary, its size and the passages it cites): the context of a theme's notes.
-    None when no item came back through a community's theme."""
-    themes = Themes.load(root)
-    docs = {i.doc_id for i in items if THEME_REASON in i.reasons}
-    if themes is None or not docs:
-        return []
-    shared = [(len(docs & set(t["notes"])), t["id"]) for t in themes.themes if t["id"] in communities]
-    count, cid = max(shared, default=(0, ""))
-    if not count:
+def theme_context(items: list[RecalledItem], communities: dict[str, dict[str, Any]]) -> list[RecalledItem]:
+    """The community whose theme brought notes in (their reason `theme <community id>`), as an item:
+    its summary, its size and the passages it cites. None for a hub note's theme (the hub note is
+    among the notes) or when no theme matched."""
+    named = [r.split(" ", 1)[1] for i in items for r in i.reasons if r.startswith(f"{THEME_REASON} ")]
+    cid = next((c for c in named if c in communities), None)
+    if cid is None:
         return []
     row = communities[cid]
-    return [RecalledItem(cid, "community", row["summary"], 0.0, title=row["title"], reasons=["theme"],
+    return [RecalledItem(cid, "community", row["summary"], 0.0, title=row["title"], reasons=[THEME_REASON],
                          metadata={"members": row["member_count"], "sources": row["sources"]})]

@@ -131,7 +131,7 @@ def after_recall(root: Path, result: RecallResult, mode: str, at: datetime | Non
     if not (view.salience or view.summaries or view.communities):
         return result
     if mode == "eager":  # after the k items, the community a theme's notes came from
-        extra = theme_context(root, result.items, view.communities)
+        extra = theme_context(result.items, view.communities)
         return replace(result, top_of_mind=view.top_of_mind(), items=result.items + extra)
     entities = [parse_ref(ref).entity_id for ref in result.grounding]
     return replace(result, items=result.items + _deliberate_extras(view, result.items, entities))
