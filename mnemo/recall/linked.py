@@ -46,7 +46,7 @@ class Themes:
     links: dict[str, dict[str, float]]
     themes: list[dict[str, Any]]
     vectors: np.ndarray
-    words: list[set[str]] = field(default_factory=list)
+    named_by: dict[str, list[int]] = field(default_factory=dict)  # a word of a theme's names -> the themes
 
     @classmethod
     def load(cls, root: Path) -> "Themes | None":
@@ -63,8 +63,11 @@ class Themes:
             data = json.loads(data_path.read_text(encoding="utf-8"))
             matrix = np.load(vectors_path)
             notes = {doc: n for n, doc in enumerate(data["notes"])}
-            words = [{w for name in t["words"] for w in _WORD.findall(name.lower())} for t in data["themes"]]
-            cached = (key, cls(notes, data["chunks"], data["links"], data["themes"], matrix, words))
+            named_by: dict[str, list[int]] = {}
+            for n, theme in enumerate(data["themes"]):
+                for word in {w for name in theme["words"] for w in _WORD.findall(name.lower())}:
+                    named_by.setdefault(word, []).append(n)
+            cached = (key, cls(notes, data["chunks"], data["links"], data["themes"], matrix, named_by))
             _CACHE[data_path] = cached
         return cached[1]
 
@@ -101,6 +104,8 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
         chunk = max((c for c in themes.chunks[doc] if c in pool.scores), key=pool.scores.__getitem__, default=None)
         if reason == THEME_REASON and chunk is not None:
             pool.reasons[chunk].append(f"{THEME_REASON} {matched[0][0]['id']}")
+    if held is not None:  # the joined passages' rows from memory, not from the table
+        pool.rows.update((r["id"], r) for r in held.full_rows([c for c in pool.scores if c not in pool.rows]))
     if matched and OTHER_PASSAGES < 1.0:
         _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
@@ -145,13 +150,11 @@ def _neighbours(themes: Themes, seeds: list[str], by_note: dict[str, float], nea
 
 def _matched_themes(themes: Themes, cosines: np.ndarray, query: str) -> list[tuple[dict[str, Any], float]]:
     """Themes whose match reaches THEME_FLOOR, best first, with their match."""
-    asked = set(_WORD.findall(query.lower()))
-    found = []
-    for n, theme in enumerate(themes.themes):
-        strength = float(cosines[n]) + (WORD_BONUS if themes.words[n] & asked else 0.0)
-        if strength >= THEME_FLOOR:
-            found.append((theme, strength))
-    return sorted(found, key=lambda t: -t[1])
+    strength = cosines.astype(np.float64)
+    named = sorted({n for word in set(_WORD.findall(query.lower())) for n in themes.named_by.get(word, ())})
+    strength[named] += WORD_BONUS
+    found = np.flatnonzero(strength >= THEME_FLOOR)
+    return sorted(((themes.themes[n], float(strength[n])) for n in found), key=lambda t: -t[1])
 
 
 def _join(pool: Pool, themes: Themes, doc: str, score: float, current: float, vector: np.ndarray,
