@@ -31,6 +31,7 @@ WORD_BONUS = 0.15
 RANK_STEP = 0.1  # a theme's n-th note weighs 1 / (1 + RANK_STEP * n) of its first
 OTHER_PASSAGES = 0.3  # after a theme matched, a note's passages after its best weigh this share
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
+JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
 _WORD = re.compile(r"\w{3,}")
@@ -87,7 +88,7 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
         return []
     ranked = sorted(by_note, key=lambda d: -by_note[d])
     cosines = themes.vectors @ vector.astype(np.float32)
-    near = {doc: float(cosines[row]) for doc, row in themes.notes.items()}
+    near = _Near(themes.notes, cosines)
     wanted: dict[str, tuple[float, str]] = {}
     if weights.neighbour:
         _neighbours(themes, ranked[:SEEDS], by_note, near, weights.neighbour, wanted)
@@ -99,7 +100,10 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
             if score > wanted.get(doc, (0.0, ""))[0]:
                 wanted[doc] = (score, THEME_REASON)
     ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
-    for doc, (score, reason) in wanted.items():
+    rising = sorted((d for d, (score, _) in wanted.items() if min(score, ceiling) > by_note.get(d, 0.0)),
+                    key=lambda d: (-min(wanted[d][0], ceiling), d))
+    for doc in rising[:JOINED]:
+        score, reason = wanted[doc]
         _join(pool, themes, doc, min(score, ceiling), by_note.get(doc, 0.0), vector, held, reason)
         chunk = max((c for c in themes.chunks[doc] if c in pool.scores), key=pool.scores.__getitem__, default=None)
         if reason == THEME_REASON and chunk is not None:
@@ -129,6 +133,24 @@ def _note_scores(pool: Pool, themes: Themes) -> dict[str, float]:
         if doc in themes.notes and score > found.get(doc, 0.0):
             found[doc] = score
     return found
+
+
+class _Near(dict[str, float]):
+    """Note -> its cosine to the question, read from the matrix product when first asked."""
+
+    def __init__(self, rows: dict[str, int], cosines: np.ndarray) -> None:
+        super().__init__()
+        self.rows, self.cosines = rows, cosines
+
+    def __missing__(self, doc: str) -> float:
+        value = self[doc] = float(self.cosines[self.rows[doc]])
+        return value
+
+    def __contains__(self, doc: object) -> bool:
+        return doc in self.rows
+
+    def get(self, doc: str, default: float | None = None) -> float:  # type: ignore[override]
+        return self[doc] if doc in self.rows else (default or 0.0)
 
 
 def _neighbours(themes: Themes, seeds: list[str], by_note: dict[str, float], near: dict[str, float],
