@@ -105,14 +105,22 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     for doc in rising[:JOINED]:
         score, reason = wanted[doc]
         _join(pool, themes, doc, min(score, ceiling), by_note.get(doc, 0.0), vector, held, reason)
-        chunk = max((c for c in themes.chunks[doc] if c in pool.scores), key=pool.scores.__getitem__, default=None)
-        if reason == THEME_REASON and chunk is not None:
-            pool.reasons[chunk].append(f"{THEME_REASON} {matched[0][0]['id']}")
+    if matched:
+        _tag(pool, themes, matched[0][0])
     if held is not None:  # the joined passages' rows from memory, not from the table
         pool.rows.update((r["id"], r) for r in held.full_rows([c for c in pool.scores if c not in pool.rows]))
     if matched and OTHER_PASSAGES < 1.0:
         _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
+
+
+def _tag(pool: Pool, themes: Themes, theme: dict[str, Any]) -> None:
+    """The best passage in the pool of each of the theme's notes carries `theme <its id>`."""
+    for doc in theme["notes"]:
+        chunk = max((c for c in themes.chunks.get(doc, []) if c in pool.scores), key=pool.scores.__getitem__,
+                    default=None)
+        if chunk is not None:
+            pool.reasons[chunk].append(f"{THEME_REASON} {theme['id']}")
 
 
 def _one_passage_each(pool: Pool, themes: Themes) -> None:
