@@ -21,6 +21,7 @@ from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.held import refreshed
 from mnemo.recall.learned import between_people, fits, learned_scores
+from mnemo.recall.linked import Themes, Weights, linked_round
 from mnemo.recall.profiles import profile_round
 from mnemo.recall.rank import (
     Pool,
@@ -153,8 +154,8 @@ class RecallEngine:
             self._favour_speakers(pool, query)
         if s.ranking.episode_weight:
             self._add_episodes(pool)
-        if s.ranking.neighbour_weight:
-            self._add_neighbours(table, pool, size)
+        if vector is not None and (s.ranking.neighbour_weight or s.ranking.theme_weight):
+            self._add_linked(table, pool, vector, query or "")
         self._drop_outside(pool, window, scopes, hidden)
         drop_dissimilar(pool, vector, floor)
         self._apply_salience(pool)
@@ -340,18 +341,14 @@ class RecallEngine:
         for gone in [i for i in pool.scores if i not in pool.rows]:
             del pool.scores[gone]
 
-    def _add_neighbours(self, table: Any, pool: Pool, size: int) -> None:
-        """Prev/next turns or passages of the best hits share part of their score."""
-        top = pool.best(size)
-        wanted: dict[str, float] = {}
-        for hit in top:
-            row = pool.rows[hit]
-            for other in (row.get("prev_id"), row.get("next_id")):
-                if other:
-                    wanted[other] = max(wanted.get(other, 0.0), pool.scores[hit])
-        for other, score in wanted.items():
-            pool.add(other, self.settings.ranking.neighbour_weight * score, "neighbour")
-        self._fill_rows(table, pool)
+    def _add_linked(self, table: Any, pool: Pool, vector: np.ndarray, query: str) -> None:
+        """Notes linked with the best notes and notes of a theme the question matches (`recall.linked`)."""
+        themes = Themes.load(self.root)
+        if themes is not None:
+            r = self.settings.ranking
+            linked_round(pool, themes, vector, query, Weights(r.neighbour_weight, r.theme_weight),
+                         self._held_chunks(table))
+            self._fill_rows(table, pool)
 
     def _drop_outside(self, pool: Pool, window: TimeWindow, scopes: frozenset[str], hidden: frozenset[str]) -> None:
         """Drop what lies outside the time window, what has been forgotten, expired memories and

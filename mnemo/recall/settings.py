@@ -30,7 +30,8 @@ class Ranking:
     dated_when_weight: float = 0.8  # the same, more when the query asks when
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
-    neighbour_weight: float = 0.0
+    neighbour_weight: float = 0.5  # notes linked with the best notes (recall.linked; after sleep)
+    theme_weight: float = 1.0  # notes of a theme (community, hub note) the question matches (recall.linked)
     episode_weight: float = 0.0
     speaker_weight: float = 1.0
     feedback_docs: int = 0

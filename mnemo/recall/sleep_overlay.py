@@ -6,7 +6,8 @@
   ranks lower but still comes back when it matches, and the coarsest summary that cites some of
   the candidates joins them, scored from the passages it cites; a summary hides nothing. The
   passages a summary cites carry it, so that a tight context (`recall_context`) can let the
-  summary stand in for its lower-ranked passages. Eager recall also carries the top-of-mind entities.
+  summary stand in for its lower-ranked passages. Eager recall also carries the top-of-mind entities,
+  and after its items the community whose notes came back through a theme (`recall.linked`).
 - Deliberate recall keeps every detail and adds the summaries of the periods its chunks fall
   in and the summaries of the communities of the entities it grounds.
 
@@ -22,6 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from mnemo.recall.linked import theme_context
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.refs import parse_ref
 from mnemo.sleep.salience import record_access
@@ -128,8 +130,9 @@ def after_recall(root: Path, result: RecallResult, mode: str, at: datetime | Non
     view = SleepView.load(root)
     if not (view.salience or view.summaries or view.communities):
         return result
-    if mode == "eager":
-        return replace(result, top_of_mind=view.top_of_mind())
+    if mode == "eager":  # after the k items, the community a theme's notes came from
+        extra = theme_context(result.items, view.communities)
+        return replace(result, top_of_mind=view.top_of_mind(), items=result.items + extra)
     entities = [parse_ref(ref).entity_id for ref in result.grounding]
     return replace(result, items=result.items + _deliberate_extras(view, result.items, entities))
 

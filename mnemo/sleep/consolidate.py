@@ -21,6 +21,7 @@ from mnemo.sleep.salience import SalienceStats, build_salience, pagerank
 from mnemo.sleep.speaker_profiles import build_speaker_profiles
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import SummaryStats, build_summaries
+from mnemo.sleep.themes import run_themes
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -202,6 +203,8 @@ def _consolidate(
         return _timed(seconds, name, run) if name in steps else None
 
     communities = step("communities", lambda: run_communities(files, writer, view, sleep, reuse))
+    if communities is not None and vectors is not None:
+        _timed(seconds, "themes", lambda: run_themes(view, sleep, vectors))
     summaries = step("summaries", lambda: run_summaries(files, settings, now, view, sleep))
     salience = step("salience", lambda: run_salience(files, settings, now, view, sleep, reuse))
     profile = step("profile", lambda: run_profile(files, self_name, now, writer, view, sleep))
