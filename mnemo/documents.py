@@ -1,13 +1,17 @@
 """Document, Chunk and Link types, content-addressed ids, and heading-aware chunking."""
 
+import datetime as dt
 import hashlib
 import json
 import re
 import unicodedata
 from dataclasses import dataclass, field, fields, replace
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
+
+from mnemo.note_dates import UNDATED, folder_day, name_day, passage_day, property_date
 
 DocumentKind = Literal["note", "journal", "chat"]
 # Block structure only: chunking needs headings and block line ranges, not inline markup.
@@ -257,8 +261,6 @@ def written(doc: Document, heading: str, text: str) -> str | None:
     """When a passage of a note was written: its journal day, else the date of the dated item it
     is (`note_dates.passage_day`), else the note's date; never the file's time (a chat, whose
     source gives no date, keeps it)."""
-    from mnemo.note_dates import passage_day  # it reads documents' types
-
     if doc.day:
         return doc.day
     return passage_day(heading, text) or doc.created or (doc.modified if doc.kind == "chat" else None)
@@ -325,3 +327,21 @@ def _without(text: str, patterns: list[re.Pattern[str]]) -> str:
     for pattern in patterns:
         text = pattern.sub("", text)
     return text
+
+
+def dated(doc: Document, today: dt.date | None = None) -> Document:
+    """The document with its `created` date and `date_source` from what its owner wrote."""
+    if doc.day:
+        return replace(doc, created=doc.created or doc.day, date_source="journal")
+    key, found = property_date(doc.properties)
+    if found:
+        return replace(doc, created=found, date_source=f"frontmatter:{key}")
+    if doc.created:
+        return replace(doc, date_source="source")
+    today = today or dt.date.today()
+    path = PurePosixPath(doc.path)
+    for source, day in (("title", name_day(doc.title, today) or name_day(path.stem, today)),
+                        ("path", folder_day(str(path.parent)))):
+        if day:
+            return replace(doc, created=day, date_source=source)
+    return replace(doc, date_source=UNDATED)

@@ -7,17 +7,12 @@ Meeting`, a zettel id `202306141230`, a Unix-time id `1706782930-grafo`); a date
 `path`, `source` for a date the source itself gave, e.g. a chat's; `none`). A note with none of
 them has no date. Inside an undated-by-journal note, a passage under a dated heading or one that
 starts with a dated list item (a changelog's `## 1.4.0 (2024-03-02)`, `- 2025-03-14: ...`) is
-dated by it (`passage_day`).
+dated by it (`passage_day`). `mnemo.documents.dated` applies the order to a document.
 """
 
 import datetime as dt
 import re
-from dataclasses import replace
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from mnemo.documents import Document
+from typing import Any
 
 # property keys that date a note, compared without case, with `_` / `-` read as spaces
 DATE_KEYS = ("created", "created at", "createdat", "date created", "datecreated", "creation date", "date",
@@ -37,25 +32,7 @@ _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 _ITEM_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]\]\s*)?[*_]*\[*")  # a list mark, a task box, emphasis
 
 
-def dated(doc: "Document", today: dt.date | None = None) -> "Document":
-    """The document with its `created` date and `date_source` from what its owner wrote."""
-    if doc.day:
-        return replace(doc, created=doc.created or doc.day, date_source="journal")
-    key, found = _property_date(doc.properties)
-    if found:
-        return replace(doc, created=found, date_source=f"frontmatter:{key}")
-    if doc.created:
-        return replace(doc, date_source="source")
-    today = today or dt.date.today()
-    path = PurePosixPath(doc.path)
-    for source, day in (("title", name_day(doc.title, today) or name_day(path.stem, today)),
-                        ("path", folder_day(str(path.parent)))):
-        if day:
-            return replace(doc, created=day, date_source=source)
-    return replace(doc, date_source=UNDATED)
-
-
-def _property_date(properties: dict[str, Any]) -> tuple[str, str | None]:
+def property_date(properties: dict[str, Any]) -> tuple[str, str | None]:
     by_key = {re.sub(r"[\s_-]+", " ", str(k).strip().lower()): (k, v) for k, v in properties.items()}
     for key in DATE_KEYS:
         if key in by_key:

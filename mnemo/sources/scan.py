@@ -13,9 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mnemo.config import SourceConfig
-from mnemo.documents import Document, ManifestEntry
+from mnemo.documents import Document, ManifestEntry, dated
 from mnemo.errors import SourceError
-from mnemo.note_dates import dated
 from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.daily_notes import DailyNotes, daily_notes

@@ -18,6 +18,7 @@ from tests.support import REPO
 def sharded(tmp_path: Path, placement: dict[str, str] | None = None, shards: tuple[str, ...] = ("a", "b")) -> Path:
     path = tmp_path / "mnemo.yaml"
     config = {"embedder": {"kind": "hashing"}, "placement": placement or {},
+              "namespaces": {ns: {} for ns in placement or {}},  # a namespace exists only when listed
               "shards": {s: {"data_dir": f"roots/{s}", "url": f"http://{s}.example:8765"} for s in shards}}
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     return path

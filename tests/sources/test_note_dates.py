@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo.cli.main import app
-from mnemo.documents import Document, chunk_document
-from mnemo.note_dates import dated, passage_day
+from mnemo.documents import Document, chunk_document, dated
+from mnemo.note_dates import passage_day
 from tests.support import Workspace, make_workspace
 
 TODAY = dt.date(2026, 11, 29)
