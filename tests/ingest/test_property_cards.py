@@ -22,7 +22,10 @@ ratings: {imdb: 8.1}
 mnemo-related: "[[Dune]]"
 ---
 """
-DUNE = "---\ncategories: [\"[[Books]]\"]\n---\n# Dune\nA desert planet and a spice that everyone wants.\n\n## Notes\nRead it twice.\n"
+DUNE = (
+    "---\ncategories: [\"[[Books]]\"]\n---\n# Dune\nA desert planet and a spice that everyone wants.\n\n"
+    "## Notes\nRead it twice.\n"
+)
 
 
 def note(text: str, rel: str) -> tuple[str, ...]:
