@@ -24,6 +24,7 @@ from mnemo.extract.notes import grounding_entities, link_text_aliases
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.facts import EDGE_COLUMNS, EdgeRows, GraphFacts
+from mnemo.ingest.cards import property_card
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
 from mnemo.sources.memories import MEMORY_METADATA, inbox_dir, inbox_source
@@ -119,6 +120,8 @@ def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> li
     were cut from and the chunk size (what `chunk_groups` digests)."""
     key = _doc_key(doc, blocks)
     fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
+    card = None if fresh else property_card(doc)  # a note of properties only (`ingest.cards`)
+    fresh = [card] if card else fresh
     # a memory's expiry and scope, which recall reads from its passages (`recall.expiry`)
     memory = "memory_id" in doc.properties
     kept = {k: doc.properties[k] for k in MEMORY_METADATA if k in doc.properties} if memory else {}
