@@ -1,17 +1,17 @@
 """The commands that serve assistants and apps: `mnemo mcp`, `mnemo serve`, `mnemo keys`."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.cli.tables import fitting_table
-from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.namespaces import configured_namespace
-from mnemo.serve.api_keys import KeyStore
+
+if TYPE_CHECKING:  # the configuration and the key store load when a command runs, not with --help
+    from mnemo.serve.api_keys import KeyStore
 
 console = Console()
 keys_app = typer.Typer(help="API keys for `mnemo serve`: one namespace each, stored hashed.", no_args_is_help=True)
@@ -48,7 +48,10 @@ def serve(config: ConfigOption = None, host: Annotated[str, typer.Option(help="A
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
-def _store(config: Path | None) -> KeyStore:
+def _store(config: Path | None) -> "KeyStore":
+    from mnemo.config import load_config
+    from mnemo.serve.api_keys import KeyStore
+
     try:
         return KeyStore(load_config(config).data_dir)
     except MnemoError as exc:
@@ -63,6 +66,9 @@ def keys_create(
     config: ConfigOption = None,
 ) -> None:
     """Create a key for NAMESPACE; the key is printed once and only its hash is kept."""
+    from mnemo.config import load_config
+    from mnemo.namespaces import configured_namespace
+
     try:
         configured_namespace(load_config(config), namespace)
         key, token = _store(config).create(namespace, label)

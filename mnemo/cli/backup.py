@@ -7,7 +7,6 @@ import typer
 from rich.console import Console
 
 from mnemo.cli.options import ConfigOption, NamespaceOption, attempt, namespace_of
-from mnemo.config import load_config
 
 console = Console()
 WaitOption = Annotated[
@@ -28,6 +27,7 @@ def backup(
     config: ConfigOption = None,
 ) -> None:
     """Write a consistent archive of a namespace: graph, vectors, manifest, documents, logs."""
+    from mnemo.config import load_config
     from mnemo.maintenance.backup import backup_namespace  # the stores load when the command runs
 
     namespace = namespace_of(namespace, config)
@@ -45,6 +45,7 @@ def restore(
     config: ConfigOption = None,
 ) -> None:
     """Bring a namespace back from a backup archive (checksums, names, file kinds and size are checked first)."""
+    from mnemo.config import load_config
     from mnemo.maintenance.backup import restore_namespace
 
     settings = attempt(lambda: load_config(config))
@@ -60,6 +61,7 @@ def export(
     config: ConfigOption = None,
 ) -> None:
     """Write a namespace as portable Parquet files (graph nodes and edges, vectors, state)."""
+    from mnemo.config import load_config
     from mnemo.maintenance.export import export_namespace
     from ontology import load_ontology
 
@@ -77,6 +79,7 @@ def import_(
     config: ConfigOption = None,
 ) -> None:
     """Rebuild a namespace's graph and vector stores from an export folder."""
+    from mnemo.config import load_config
     from mnemo.maintenance.export import import_namespace
     from ontology import load_ontology
 

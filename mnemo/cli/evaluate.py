@@ -10,10 +10,10 @@ import typer
 from rich.console import Console
 
 from mnemo.cli.options import ConfigOption, fail
-from mnemo.config import EmbedderConfig, load_config
 from mnemo.errors import ConfigError, MnemoError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the configuration and the embedders load when a command runs, not with --help
+    from mnemo.config import EmbedderConfig
     from mnemo.stores.embedders import Embedder
 
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")]
@@ -27,8 +27,10 @@ def _progress(message: str) -> None:
     Console(stderr=True).print(message)
 
 
-def _embedder_settings(config: Path | None) -> EmbedderConfig:
+def _embedder_settings(config: Path | None) -> "EmbedderConfig":
     """The configured embedder; the packaged MiniLM when no configuration file exists."""
+    from mnemo.config import EmbedderConfig, load_config
+
     try:
         return load_config(config).embedder
     except ConfigError:

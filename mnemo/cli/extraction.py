@@ -3,15 +3,17 @@
 import json
 import sys
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from mnemo.cli.tables import fitting_table
-from mnemo.config import MnemoConfig
+
+if TYPE_CHECKING:
+    from mnemo.config import MnemoConfig
 
 
-def extraction_state(settings: MnemoConfig, namespace: str) -> dict[str, Any]:
+def extraction_state(settings: "MnemoConfig", namespace: str) -> dict[str, Any]:
     """Cached answers per (model, ontology version, prompt version) and the pending chunks."""
     from mnemo.extract.llm_cache import ExtractionCache  # polars loads with the command, not with --help
     from mnemo.stores.files import NamespaceFiles

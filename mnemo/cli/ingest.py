@@ -13,12 +13,11 @@ from rich.table import Table
 from mnemo.cli.ingest_progress import run_progress
 from mnemo.cli.instance import dagster_home
 from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_json
-from mnemo.config import MnemoConfig, load_config, resolve_config_path
 from mnemo.errors import MnemoError
-from mnemo.namespaces import configured_namespace
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the configuration loads when the command runs, not with --help
     from jobs.launch import IngestOutcome
+    from mnemo.config import MnemoConfig
 
 console = Console()
 SHOWN_PROBLEMS = 10
@@ -34,7 +33,9 @@ SUMMARY = [
 ]
 
 
-def _namespaces(settings: MnemoConfig, named: list[str] | None, path: Path) -> list[str]:
+def _namespaces(settings: "MnemoConfig", named: list[str] | None, path: Path) -> list[str]:
+    from mnemo.namespaces import configured_namespace
+
     wanted = list(named or sorted(settings.namespaces))
     if not wanted:
         fail(f"{path} configures no namespace: add your notes with `mnemo init PATH`")
@@ -54,7 +55,7 @@ def _summary(outcomes: list["IngestOutcome"]) -> Table:
     return table
 
 
-def _problems(settings: MnemoConfig, outcomes: list["IngestOutcome"]) -> dict[str, list[dict[str, Any]]]:
+def _problems(settings: "MnemoConfig", outcomes: list["IngestOutcome"]) -> dict[str, list[dict[str, Any]]]:
     from mnemo.stores.files import NamespaceFiles  # polars loads after the run, not with --help
 
     return {o.namespace: NamespaceFiles(settings.data_root(o.namespace), o.namespace).read_problems() for o in outcomes}
@@ -79,6 +80,8 @@ def _run(wanted: list[str], path: Path, as_json: bool) -> list["IngestOutcome"]:
 
 def ingest(namespaces: NamespacesArgument = None, as_json: JsonOption = False, config: ConfigOption = None) -> None:
     """Run the ingest job for your namespaces in Dagster (the run shows in the UI) and sum up what changed."""
+    from mnemo.config import load_config, resolve_config_path
+
     path = resolve_config_path(config)
     try:
         settings = load_config(config)

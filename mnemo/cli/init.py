@@ -1,17 +1,18 @@
 """`mnemo init`: a person's own vaults and chat exports, written into mnemo.yaml."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from mnemo.cli.config_file import Written, add_sources
 from mnemo.cli.options import ConfigOption, fail
-from mnemo.cli.sources_found import Survey, detect_kind, survey
-from mnemo.config import SourceConfig, resolve_config_path, validate_namespace
 from mnemo.errors import MnemoError
+
+if TYPE_CHECKING:  # the scanners, the configuration and ruamel.yaml load when init runs, not with --help
+    from mnemo.cli.config_file import Written
+    from mnemo.cli.sources_found import Survey
 
 console = Console()
 DEFAULT_NAME = "me"
@@ -36,6 +37,8 @@ SelfOption = Annotated[
 
 def _named(paths: PathsOption, kinds: dict[str, list[Path] | None]) -> list[tuple[str, Path]]:
     """(kind, path) for every path given: a flag names the kind, a bare path has it detected."""
+    from mnemo.cli.sources_found import detect_kind
+
     named = [(kind, path) for kind, given in kinds.items() for path in given or []]
     for path in paths or []:
         if not path.exists():
@@ -48,8 +51,11 @@ def _named(paths: PathsOption, kinds: dict[str, list[Path] | None]) -> list[tupl
     return named
 
 
-def _surveyed(name: str, named: list[tuple[str, Path]]) -> list[Survey]:
+def _surveyed(name: str, named: list[tuple[str, Path]]) -> list["Survey"]:
     """Each source scanned as ingest would; a missing path or one with nothing readable stops init."""
+    from mnemo.cli.sources_found import survey
+    from mnemo.config import SourceConfig
+
     found = []
     for kind, path in named:
         if kind == "inbox":
@@ -64,7 +70,7 @@ def _surveyed(name: str, named: list[tuple[str, Path]]) -> list[Survey]:
     return found
 
 
-def _report(found: list[Survey], written: Written, name: str) -> None:
+def _report(found: list["Survey"], written: "Written", name: str) -> None:
     for item in found:
         console.print(f"found {escape(item.describe())}", soft_wrap=True)
     what = "created" if written.created else "updated"
@@ -89,6 +95,9 @@ def init(
     config: ConfigOption = None,
 ) -> None:
     """Write (or extend) mnemo.yaml for your own vaults and chat exports, and say what they hold."""
+    from mnemo.cli.config_file import add_sources
+    from mnemo.config import resolve_config_path, validate_namespace
+
     named = _named(paths, {"obsidian": obsidian, "logseq": logseq, "chatgpt": chatgpt, "claude": claude,
                            "inbox": [inbox] if inbox else None})
     if not named:

@@ -1,6 +1,6 @@
 """The `mnemo` command."""
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -24,8 +24,10 @@ from mnemo.cli.order import NewcomerOrder
 from mnemo.cli.shards import shard_app
 from mnemo.cli.sleep import register as register_sleep_commands
 from mnemo.cli.writeback import writeback
-from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MnemoError
+
+if TYPE_CHECKING:  # pydantic and yaml load when a command runs, not with --help
+    from mnemo.config import MnemoConfig
 
 app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and chats.", no_args_is_help=True,
                   cls=NewcomerOrder)
@@ -50,6 +52,7 @@ def status(
     config: ConfigOption = None,
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
+    from mnemo.config import load_config
     from mnemo.sources.memories import pending_memories  # the stores load here, not with --help
     from mnemo.stores.files import NamespaceFiles
     from mnemo.stores.graph import GraphStore
@@ -105,6 +108,7 @@ def doctor(
 ) -> None:
     """Check a namespace's stores for what a killed or concurrent run left; --fix repairs it."""
     from mnemo.client import MemoryClient
+    from mnemo.config import load_config
     from mnemo.maintenance.doctor import examine
     from ontology import load_ontology
 
@@ -125,7 +129,7 @@ def doctor(
         raise typer.Exit(code=1)
 
 
-def _no_data(settings: MnemoConfig, namespace: str, as_json: bool) -> None:
+def _no_data(settings: "MnemoConfig", namespace: str, as_json: bool) -> None:
     """A configured namespace with no folder yet: nothing ingested yet."""
     if as_json:
         print_json({"namespace": namespace, "ingested": False, "counts": {}, "problems": [], "degraded": []})
@@ -140,6 +144,8 @@ def extraction(
     config: ConfigOption = None,
 ) -> None:
     """Show the LLM extractor's cached answers and the chunks still pending."""
+    from mnemo.config import load_config
+
     namespace = namespace_of(namespace, config)
     try:
         state = extraction_state(load_config(config), namespace)

@@ -10,7 +10,6 @@ from rich.markup import escape
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.cli.tables import fitting_table
 from mnemo.errors import MnemoError
-from mnemo.namespaces import check_ingested
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
 
 if TYPE_CHECKING:
@@ -67,6 +66,8 @@ def recall(
     config: ConfigOption = None,
 ) -> None:
     """Recall what memory holds about QUERY: passages, why each came back, and the entities behind them."""
+    from mnemo.namespaces import check_ingested  # the configuration loads when a command runs, not with --help
+
     namespace = namespace_of(namespace, config)
     if mode not in ("eager", "deliberate"):
         fail(f"unknown mode {mode!r}: use eager or deliberate")

@@ -10,9 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from mnemo.config import load_config
 from mnemo.errors import MnemoError
-from mnemo.namespaces import configured_namespace
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Config file (default: $MNEMO_CONFIG or ./mnemo.yaml).")
@@ -57,6 +55,9 @@ def attempt(call: Callable[[], T]) -> T:
 def namespace_of(namespace: str | None, config: Path | None) -> str:
     """The namespace a command works on: the one named, when the configuration lists it, else the
     configuration's default."""
+    from mnemo.config import load_config  # pydantic and yaml load when a command runs, not with --help
+    from mnemo.namespaces import configured_namespace
+
     try:
         settings = load_config(config)
         return settings.default_namespace_name() if namespace is None else configured_namespace(settings, namespace)

@@ -2,22 +2,23 @@
 
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_json
-from mnemo.config import MnemoConfig, load_config
-from mnemo.serve.api_keys import KeyStore
+
+if TYPE_CHECKING:  # the configuration loads when a command runs, not with --help
+    from mnemo.config import MnemoConfig
 
 console = Console()
 shard_app = typer.Typer(help="Shards: which machine's data root holds each namespace (docs/DEPLOY.md).",
                         no_args_is_help=True)
 
 
-def _rows(config: MnemoConfig) -> list[dict[str, Any]]:
+def _rows(config: "MnemoConfig") -> list[dict[str, Any]]:
     found = {p.name for shard in config.shards.values() if shard.data_dir.is_dir()
              for p in shard.data_dir.iterdir() if p.is_dir() and not p.name.startswith(".")}
     rows = []
@@ -34,6 +35,8 @@ def _rows(config: MnemoConfig) -> list[dict[str, Any]]:
 def shard_list(config: ConfigOption = None, as_json: JsonOption = False) -> None:
     """Each namespace's shard and queue, whether `placement:` or the hash put it there, and any
     copy found on another shard's data root."""
+    from mnemo.config import load_config
+
     settings = attempt(lambda: load_config(config))
     if not settings.shards:
         fail(f"{settings.path}: no shards: configured (one data_dir holds every namespace)")
@@ -51,6 +54,8 @@ def shard_list(config: ConfigOption = None, as_json: JsonOption = False) -> None
 
 
 def _move_keys(namespace: str, old: Path, new: Path) -> int:
+    from mnemo.serve.api_keys import KeyStore
+
     return KeyStore(old).move_to(KeyStore(new), namespace)
 
 
@@ -63,6 +68,7 @@ def shard_move(
 ) -> None:
     """Move a namespace to another shard: back it up on its shard, restore it on SHARD, move its
     API keys, write `placement:` in the config file, remove the old folder (its archive is kept)."""
+    from mnemo.config import load_config
     from mnemo.maintenance.shard_move import move_namespace  # the stores load when a move runs
 
     settings = attempt(lambda: load_config(config))

@@ -11,7 +11,6 @@ from rich.table import Table
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.cli.tables import fitting_table
-from mnemo.config import load_config
 from mnemo.errors import MnemoError
 
 if TYPE_CHECKING:  # the stores (Kùzu, LanceDB, polars) load when a command runs, not with --help
@@ -25,6 +24,7 @@ review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pai
 
 
 def _files(config: Path | None, namespace: str) -> "NamespaceFiles":
+    from mnemo.config import load_config
     from mnemo.stores.files import NamespaceFiles
 
     return NamespaceFiles(load_config(config).data_root(namespace), namespace)
@@ -50,6 +50,7 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
     """Run sleep mode now: dedup, communities, summaries, salience, self profile; then compact the
     graph and vector stores if they have grown enough since their last compaction."""
     from mnemo.client import MemoryClient
+    from mnemo.config import load_config
     from mnemo.ingest.pipeline import entity_rows
     from mnemo.maintenance.compaction import compact_stores
     from mnemo.sleep.abstractive import writer_for

@@ -21,14 +21,12 @@ from types import FrameType
 from typing import Annotated
 
 import typer
-import yaml
 from rich.console import Console
 from rich.markup import escape
 
 from mnemo.cli.instance import REPO, dagster_home
 from mnemo.cli.options import ConfigOption, fail
 from mnemo.cli.up_log import UpLog
-from mnemo.config import load_config, resolve_config_path
 from mnemo.errors import MnemoError
 
 console = Console()
@@ -157,6 +155,8 @@ def _start_code_server(children: "Children", env: dict[str, str]) -> int:
 
 def _workspace(home: Path, port: int) -> Path:
     """The workspace naming the code server, in the instance folder."""
+    import yaml  # loads when `up` runs, not with --help
+
     path = home / "workspace.yaml"
     server = {"host": "127.0.0.1", "port": port, "location_name": LOCATION}
     path.write_text("# written by `mnemo up` at each start: the code server it started\n"
@@ -184,6 +184,8 @@ def up(
     )] = False,
 ) -> None:
     """Run mnemo's code server, Dagster's webserver and daemon (UI, sensors, nightly schedule) until stopped."""
+    from mnemo.config import load_config, resolve_config_path  # pydantic loads when `up` runs, not with --help
+
     path = resolve_config_path(config)
     try:
         load_config(path)

@@ -9,10 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
-from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MnemoError
 
-if TYPE_CHECKING:  # the write-back (Kùzu, polars) loads when the command runs, not with --help
+if TYPE_CHECKING:  # the configuration and the write-back (Kùzu, polars) load when the command runs, not with --help
+    from mnemo.config import MnemoConfig
     from mnemo.writeback.review import Review
     from mnemo.writeback.run import WritebackPlan, WritebackReport
 
@@ -77,7 +77,7 @@ def _print_diff(plan: "WritebackPlan") -> None:
         console.print(f"page {verb:7} {escape(page.source)}: {escape(page.path)}", highlight=False)
 
 
-def _dry_run(settings: MnemoConfig, namespace: str, diff: bool, as_json: bool) -> None:
+def _dry_run(settings: "MnemoConfig", namespace: str, diff: bool, as_json: bool) -> None:
     from mnemo.writeback.review import review
     from mnemo.writeback.run import plan_namespace
     from ontology import load_ontology
@@ -108,7 +108,7 @@ def _print_report(report: "WritebackReport", verb: str) -> None:
     _print_skips([(s.path, s.reason) for s in report.skipped])
 
 
-def _write(settings: MnemoConfig, namespace: str, config: Path | None, as_json: bool) -> None:
+def _write(settings: "MnemoConfig", namespace: str, config: Path | None, as_json: bool) -> None:
     from mnemo.writeback.run import writeback_namespace
     from ontology import load_ontology
 
@@ -143,6 +143,7 @@ def writeback(
     config: ConfigOption = None,
 ) -> None:
     """Write what mnemo learned into each note as mnemo-* properties (nothing else in the note changes)."""
+    from mnemo.config import load_config
     from mnemo.writeback.run import journal_for, undo_namespace
 
     namespace = namespace_of(namespace, config)
