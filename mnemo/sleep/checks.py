@@ -47,7 +47,8 @@ def salience_out_of_range(files: NamespaceFiles) -> list[str]:
 
 def content_days(files: NamespaceFiles) -> set[str]:
     """The days `summaries.day_chunks` finds content on, computed over the columns it reads (merges
-    change none of them): days a note with chunks is placed on, and days an episode turn was said on."""
+    change none of them): days a note with chunks is placed on, days a passage of a note (not a
+    conversation) was written on, and days an episode turn was said on."""
     base = files.root / "facts"
     if not (base / "edges.parquet").exists():
         return set()
@@ -65,7 +66,12 @@ def content_days(files: NamespaceFiles) -> set[str]:
             .filter(pl.when(pl.col("timestamp").fill_null("") == "").then(pl.col("day")).otherwise(pl.col("timestamp"))
                     .str.starts_with(pl.col("day")))
             .select("day"))
-    return set(pl.concat([note_days, said]).unique().collect()["day"].to_list())
+    chats = pl.scan_parquet(base / "Note.parquet").filter(pl.col("kind") == "chat").select(note=pl.col("id"))
+    dated = (rows("HAS_CHUNK", "Note", "Chunk").select(note=pl.col("src"), chunk=pl.col("dst"))
+             .join(chats, on="note", how="anti").join(chunks, on="chunk")
+             .select(day=pl.col("timestamp").fill_null("").str.slice(0, 10))
+             .filter(pl.col("day").str.contains(r"^\d{4}-\d\d-\d\d$")))
+    return set(pl.concat([note_days, said, dated]).unique().collect()["day"].to_list())
 
 
 def missing_day_summaries(files: NamespaceFiles, today: date) -> list[str]:

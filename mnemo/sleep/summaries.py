@@ -1,6 +1,9 @@
 """Progressive summaries of episodic memory: day, then week, then month.
 
-Every closed day with content gets a day summary. Weeks that ended more than
+A note is on the day its owner wrote it (`mnemo.note_dates`): a journal page on its day, any other
+note's passages on the day each was written (the note's date, or the dated item a passage is); an
+undated note is on no day. A conversation's turns are on the days they were said. Every closed day
+with content gets a day summary. Weeks that ended more than
 `week_after_days` ago get a week summary made from their days, months that ended more
 than `month_after_days` ago a month summary. The coarsest summary of a period is `eager`
 (eager recall ranks it beside the passages it cites); the finer ones are for deliberate recall.
@@ -8,6 +11,7 @@ A summary's `sources` are the passages its sentences were taken from, and it is 
 the digest of what its period holds changed (a passage added, changed or removed).
 """
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -21,6 +25,7 @@ from mnemo.sleep.text import Sentence, brief, sentences, summarize
 from mnemo.sleep.view import FactsView
 
 LEVELS = ("day", "week", "month")
+_DAY = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 @dataclass
@@ -33,7 +38,8 @@ class SummaryStats:
 
 
 def day_chunks(view: FactsView) -> dict[str, list[str]]:
-    """Day (YYYY-MM-DD) -> chunk ids of the notes placed on that day and of the episode turns said on it."""
+    """Day (YYYY-MM-DD) -> chunk ids of the notes placed on that day, of the dated passages of
+    other notes and of the episode turns said on it."""
     edges, chunks = view.facts.edges, view.chunks
     episodes: dict[str, list[str]] = defaultdict(list)
     for chunk, episode in zip(*edge_columns(edges.get(("IN_EPISODE", "Chunk", "Episode"), {}), "src", "dst")):
@@ -41,11 +47,27 @@ def day_chunks(view: FactsView) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     for note, day in zip(*edge_columns(edges.get(("ON_DAY", "Note", "Day"), {}), "src", "dst")):
         found[day].extend(view.note_chunks.get(note, []))
+    for day, chunk_id in dated_passages(view):
+        found[day].append(chunk_id)
     for episode, day in zip(*edge_columns(edges.get(("ON_DAY", "Episode", "Day"), {}), "src", "dst")):
         found[day].extend(
             c for c in episodes.get(episode, []) if c in chunks and (chunks[c]["timestamp"] or day).startswith(day)
         )
     return {day: sorted(set(ids)) for day, ids in found.items() if ids}
+
+
+def dated_passages(view: FactsView) -> list[tuple[str, str]]:
+    """(day, chunk id) for each passage of a note (not a conversation) that carries the day it was
+    written: its note's own date or the dated item it is."""
+    found = []
+    for note, chunk_ids in view.note_chunks.items():
+        if view.notes.get(note, {}).get("kind") == "chat":
+            continue
+        for chunk_id in chunk_ids:
+            day = str(view.chunks[chunk_id]["timestamp"] or "")[:10] if chunk_id in view.chunks else ""
+            if _DAY.fullmatch(day):
+                found.append((day, chunk_id))
+    return found
 
 
 def _week(day: date) -> tuple[str, date, date]:
