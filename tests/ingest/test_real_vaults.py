@@ -25,7 +25,10 @@ def test_kepano_vault(tmp_path: Path) -> None:
     assert docs["documents"] == 51
     assert docs["problems"] == 0
     counts = ws.graph().counts()
-    assert counts["Day"] == 2  # Daily/2023-09-12.md, Daily/2023-09-30.md
+    # Daily/2023-09-12.md and Daily/2023-09-30.md, and the days written in the properties of notes made
+    # only of properties (their passage is the properties' text, `ingest.cards`)
+    days = {r["id"] for r in ws.graph().query("MATCH (d:Day) RETURN d.id AS id")}
+    assert days == {"2023-09-12", "2023-09-30", "2021-04-15", "2023-09-01", "2023-09-14"}
     assert counts["Alias"] == 1  # "BOTW" for The Legend of Zelda Breath of the Wild
     # Every note but the two daily ones is an entity (49: those that declare a type or that a relation
     # property implies, and the 20 Categories/ notes and Readme.md, untyped: topic), plus 11 that have
