@@ -118,6 +118,24 @@ def test_the_consolidation_sets_name_only_notes_that_exist_and_cover_three_kinds
     assert set(kinds) == {"period", "theme", "multi"} and min(kinds.values()) >= 20
 
 
+CONSOLIDATION_VAULTS = ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs", "obsidian-antoniolandin-es")
+
+
+def test_the_held_out_consolidation_sets_are_five_of_each_kind_per_vault_and_new() -> None:
+    for name in CONSOLIDATION_VAULTS:
+        path = QA_SETS / f"{name}-consolidation-holdout.jsonl"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        assert all(row.get("why") and row.get("kind") in {"period", "theme", "multi"} for row in rows), name
+        assert sorted(row["kind"] for row in rows) == ["multi"] * 5 + ["period"] * 5 + ["theme"] * 5, name
+        main = load_questions(QA_SETS / f"{name}-consolidation.jsonl")
+        assert not {q.id for q in main} & {row["id"] for row in rows} and len({row["id"] for row in rows}) == 15
+        assert not {q.text.casefold() for q in main} & {row["question"].casefold() for row in rows}
+    for name in CONSOLIDATION_VAULTS:  # the gold notes, only where the corpora are present
+        root = corpus(name)
+        questions = load_questions(QA_SETS / f"{name}-consolidation-holdout.jsonl")
+        assert [g for q in questions for g in q.gold if not (root / g).is_file()] == []
+
+
 def test_coverage_counts_every_gold_note_of_a_question_among_the_first_ten():
     from mnemo.eval.notes import NoteQuestion, NoteScores, summarize_notes
 
