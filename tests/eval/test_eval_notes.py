@@ -136,6 +136,33 @@ def test_the_held_out_consolidation_sets_are_five_of_each_kind_per_vault_and_new
         assert [g for q in questions for g in q.gold if not (root / g).is_file()] == []
 
 
+MULTILINGUAL = {  # question file -> the vault its gold paths are in (`mnemo eval notes` takes one vault)
+    "multilingual.jsonl": "obsidian-antoniolandin-es",
+    "multilingual-logseq-docs.jsonl": "logseq-docs",
+    "multilingual-obsidian-ideaverse.jsonl": "obsidian-ideaverse",
+    "multilingual-obsidian-kepano.jsonl": "obsidian-kepano",
+}
+
+
+def test_the_multilingual_sets_say_both_languages_and_mostly_cross_them() -> None:
+    rows: dict[str, list[dict]] = {}
+    for name, vault in MULTILINGUAL.items():
+        lines = (QA_SETS / name).read_text(encoding="utf-8").splitlines()
+        rows[name] = [json.loads(line) for line in lines if line.strip()]
+        assert len(load_questions(QA_SETS / name)) == len(rows[name])
+        for row in rows[name]:
+            assert row["vault"] == vault and row.get("why") and row["kind"] in {"fact", "alias", "two-notes"}, row["id"]
+            assert {row["lang"], row["note_lang"]} <= {"en", "es", "pt", "de", "fr", "zh"}, row["id"]
+    everything = [row for file in rows.values() for row in file]
+    assert len(rows["multilingual.jsonl"]) >= 40 and len({row["id"] for row in everything}) == len(everything)
+    spanish = rows["multilingual.jsonl"]
+    assert 2 * sum(row["lang"] != row["note_lang"] for row in spanish) >= len(spanish)
+    assert {row["note_lang"] for row in spanish} == {"es"}
+    for name, vault in MULTILINGUAL.items():  # the gold notes, only where the corpora are present
+        root = corpus(vault)
+        assert [g for row in rows[name] for g in row["gold"] if not (root / g).is_file()] == [], name
+
+
 def test_coverage_counts_every_gold_note_of_a_question_among_the_first_ten():
     from mnemo.eval.notes import NoteQuestion, NoteScores, summarize_notes
 
