@@ -118,6 +118,51 @@ def test_the_consolidation_sets_name_only_notes_that_exist_and_cover_three_kinds
     assert set(kinds) == {"period", "theme", "multi"} and min(kinds.values()) >= 20
 
 
+CONSOLIDATION_VAULTS = ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs", "obsidian-antoniolandin-es")
+
+
+def test_the_held_out_consolidation_sets_are_five_of_each_kind_per_vault_and_new() -> None:
+    for name in CONSOLIDATION_VAULTS:
+        path = QA_SETS / f"{name}-consolidation-holdout.jsonl"
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        assert all(row.get("why") and row.get("kind") in {"period", "theme", "multi"} for row in rows), name
+        assert sorted(row["kind"] for row in rows) == ["multi"] * 5 + ["period"] * 5 + ["theme"] * 5, name
+        main = load_questions(QA_SETS / f"{name}-consolidation.jsonl")
+        assert not {q.id for q in main} & {row["id"] for row in rows} and len({row["id"] for row in rows}) == 15
+        assert not {q.text.casefold() for q in main} & {row["question"].casefold() for row in rows}
+    for name in CONSOLIDATION_VAULTS:  # the gold notes, only where the corpora are present
+        root = corpus(name)
+        questions = load_questions(QA_SETS / f"{name}-consolidation-holdout.jsonl")
+        assert [g for q in questions for g in q.gold if not (root / g).is_file()] == []
+
+
+MULTILINGUAL = {  # question file -> the vault its gold paths are in (`mnemo eval notes` takes one vault)
+    "multilingual.jsonl": "obsidian-antoniolandin-es",
+    "multilingual-logseq-docs.jsonl": "logseq-docs",
+    "multilingual-obsidian-ideaverse.jsonl": "obsidian-ideaverse",
+    "multilingual-obsidian-kepano.jsonl": "obsidian-kepano",
+}
+
+
+def test_the_multilingual_sets_say_both_languages_and_mostly_cross_them() -> None:
+    rows: dict[str, list[dict]] = {}
+    for name, vault in MULTILINGUAL.items():
+        lines = (QA_SETS / name).read_text(encoding="utf-8").splitlines()
+        rows[name] = [json.loads(line) for line in lines if line.strip()]
+        assert len(load_questions(QA_SETS / name)) == len(rows[name])
+        for row in rows[name]:
+            assert row["vault"] == vault and row.get("why") and row["kind"] in {"fact", "alias", "two-notes"}, row["id"]
+            assert {row["lang"], row["note_lang"]} <= {"en", "es", "pt", "de", "fr", "zh"}, row["id"]
+    everything = [row for file in rows.values() for row in file]
+    assert len(rows["multilingual.jsonl"]) >= 40 and len({row["id"] for row in everything}) == len(everything)
+    spanish = rows["multilingual.jsonl"]
+    assert 2 * sum(row["lang"] != row["note_lang"] for row in spanish) >= len(spanish)
+    assert {row["note_lang"] for row in spanish} == {"es"}
+    for name, vault in MULTILINGUAL.items():  # the gold notes, only where the corpora are present
+        root = corpus(vault)
+        assert [g for row in rows[name] for g in row["gold"] if not (root / g).is_file()] == [], name
+
+
 def test_coverage_counts_every_gold_note_of_a_question_among_the_first_ten():
     from mnemo.eval.notes import NoteQuestion, NoteScores, summarize_notes
 
