@@ -28,6 +28,7 @@ from mnemo.stores.embed_progress import CountingEmbedder, Report
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, writer
+from mnemo.stores.vector_counts import counted_rows
 from mnemo.stores.vector_index import refresh_vector_index
 from mnemo.stores.vector_repair import (
     TableProblem,
@@ -298,8 +299,13 @@ class VectorStore:
         return table
 
     def count(self, name: str) -> int:
-        table = self.table(name)
-        return 0 if table is None else table.count_rows()
+        """Rows of the table (0 when there is none); LanceDB is not loaded while the table is
+        unchanged since the last count (`vector_counts`)."""
+        def rows() -> int:
+            table = self.table(name)
+            return 0 if table is None else table.count_rows()
+
+        return counted_rows(self.path, name, rows)
 
     def dimension(self, name: str) -> int | None:
         table = self.table(name)
