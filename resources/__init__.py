@@ -56,7 +56,7 @@ class GraphResource(RunGuardedResource):
     config: MnemoConfigResource
 
     def store(self, namespace: str) -> GraphStore:
-        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology())
+        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology(), engine=self.config.load().graph.engine)
 
 
 class VectorResource(RunGuardedResource):

@@ -119,7 +119,7 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
     from mnemo.sleep.merges import canonical_facts  # the sleep package imports the stores, not the other way
 
     try:
-        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(
+        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb, graph.engine).apply(
             canonical_facts(files, shared=True), run_id=run_id
         )
         faults.point("compaction:swap")
