@@ -22,7 +22,7 @@ from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.facts import GraphFacts
 from mnemo.stores import faults
 from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches, _scalar
-from mnemo.stores.graph_engine import DEFAULT_ENGINE, Connection, Database, check_built_with, engine_module
+from mnemo.stores.graph_engine import DEFAULT_ENGINE, Connection, Database, engine_module, open_database
 from mnemo.stores.graph_schema import (
     EDGE_PROPS,
     EDGE_TYPES,
@@ -125,11 +125,8 @@ class GraphStore:
         return {**STRUCTURAL_EDGES, **relations}
 
     def _open(self, read_only: bool) -> Database:
-        check_built_with(self.path, self.engine)
         try:
-            return engine_module(self.engine).Database(
-                str(self.path), read_only=read_only, buffer_pool_size=self.buffer_pool_mb * 1024 * 1024
-            )
+            return open_database(self.engine, self.path, read_only, self.buffer_pool_mb * 1024 * 1024)
         except RuntimeError as exc:
             if any(h in str(exc) for h in _LOCK_HINTS):
                 raise StoreLocked(f"graph database {self.path} is in use by another process") from exc
