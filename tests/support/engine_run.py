@@ -18,6 +18,7 @@ def run(root: Path, vault: Path, engine: str, questions: list[str]) -> dict[str,
     from ontology import load_ontology
     from tests.support import make_workspace, steady_client
 
+    root.mkdir(parents=True, exist_ok=True)
     workspace = make_workspace(root, {"test": [{"kind": "obsidian", "path": str(vault)}]})
     assert workspace.config.graph.engine == engine
     workspace.ingest()
