@@ -51,7 +51,7 @@ class RunGuardedResource(dg.ConfigurableResource):
 
 
 class GraphResource(RunGuardedResource):
-    """The namespace's Kùzu graph database (opened per unit of work)."""
+    """The namespace's graph database, on `graph.engine` (opened per unit of work)."""
 
     config: MnemoConfigResource
 

@@ -27,12 +27,6 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[GRAPH_ENGINE_ENV] = engine
 
 
-@pytest.fixture(scope="session")
-def graph_engine() -> str:
-    """The graph engine of this run: `GraphStore(..., engine=graph_engine)` in the graph tests."""
-    return os.environ.get(GRAPH_ENGINE_ENV, "kuzu")
-
-
 _DAGSTER_NAMES = {"dg", "dagster", "build_defs", "Workspace", "make_workspace"}
 _DAGSTER_FIXTURES = {"workspace", "ingested", "assist_workspace"}
 
