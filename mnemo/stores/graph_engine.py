@@ -61,8 +61,8 @@ def open_database(engine: str, path: Path, read_only: bool, buffer_pool_size: in
     """The database at `path` opened by `engine` (refused when the other engine built it). On
     LadybugDB, mnemo's lock beside the file is taken first (without waiting: `StoreLocked` when
     another process holds it) and let go when the database is closed."""
-    check_built_with(path, engine)
     module = engine_module(engine)
+    check_built_with(path, engine)
     if engine == "kuzu":  # Kùzu locks the file itself
         return module.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool_size)
     guard = ExitStack()
