@@ -29,8 +29,9 @@ demo: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## ingest the bundled example vault 
 	$(BIN)/mnemo ingest example
 	$(BIN)/mnemo recall "Who leads Project Heron and what is it about?" --namespace example --k 3
 
-test: $(STAMP) lint ## the lint and type gate, then the test suite
+test: $(STAMP) lint ## the lint and type gate, then the test suite (the graph store's tests on both engines)
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m graph --graph-engine ladybug tests/stores
 
 $(VENV)/.scale-installed: $(STAMP) pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,scale]'

@@ -90,7 +90,7 @@ class MemoryClient:
         self.ontology = ontology or load_ontology()
         self.embedder = embedder or build_embedder(self.config.embedder)
         self.vectors = VectorStore(self.files.vectors_path)
-        self.graph = GraphStore(self.files.graph_path, self.ontology)
+        self.graph = GraphStore(self.files.graph_path, self.ontology, engine=self.config.graph.engine)
         self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings)
         self.titled = TitledMemories(self.files.root, self.namespace, self.vectors, self.embedder,
                                      self.config.chunking.max_words)

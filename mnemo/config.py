@@ -109,6 +109,13 @@ class GroundingConfig(_Strict):
     salient: int = Field(default=5, ge=0, le=100)
 
 
+class GraphConfig(_Strict):
+    """The graph database engine: Kùzu (the default) or LadybugDB, its maintained continuation. A graph
+    built by one is rebuilt for the other (`mnemo doctor --rebuild-graph`)."""
+
+    engine: Literal["kuzu", "ladybug"] = "kuzu"
+
+
 class ChunkingConfig(_Strict):
     max_words: int = Field(default=180, ge=20, le=2000)
 
@@ -186,6 +193,7 @@ class MnemoConfig(_Strict):
     embedder: EmbedderConfig = EmbedderConfig()
     llm: LLMConfig | None = None
     chunking: ChunkingConfig = ChunkingConfig()
+    graph: GraphConfig = GraphConfig()
     watch: WatchConfig = WatchConfig()
     writeback: WritebackConfig = WritebackConfig()
     grounding: GroundingConfig = GroundingConfig()

@@ -47,6 +47,11 @@ class GraphIncomplete(StoreLocked):
     complete. Readers degrade as while a writer holds it; the next writer completes it."""
 
 
+class GraphEngineError(MnemoError):
+    """The graph was built by another engine than the configured one, or the configured engine
+    cannot be loaded in this process."""
+
+
 class LLMError(MnemoError):
     """The configured LLM endpoint failed or answered something unusable."""
 

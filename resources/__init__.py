@@ -51,12 +51,12 @@ class RunGuardedResource(dg.ConfigurableResource):
 
 
 class GraphResource(RunGuardedResource):
-    """The namespace's Kùzu graph database (opened per unit of work)."""
+    """The namespace's graph database, on `graph.engine` (opened per unit of work)."""
 
     config: MnemoConfigResource
 
     def store(self, namespace: str) -> GraphStore:
-        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology())
+        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology(), engine=self.config.load().graph.engine)
 
 
 class VectorResource(RunGuardedResource):

@@ -7,12 +7,24 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support import EXAMPLE_VAULT, Workspace, interruptible, make_workspace
+from tests.support import EXAMPLE_VAULT, GRAPH_ENGINE_ENV, Workspace, interruptible, make_workspace
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 interruptible()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--graph-engine", choices=("kuzu", "ladybug"), default=None,
+                     help="the graph engine of the tests' stores (default kuzu); `make test` runs `-m graph` on both")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The chosen engine reaches every store a test makes, and the processes it starts, through the environment."""
+    engine = config.getoption("--graph-engine")
+    if engine:
+        os.environ[GRAPH_ENGINE_ENV] = engine
 
 
 _DAGSTER_NAMES = {"dg", "dagster", "build_defs", "Workspace", "make_workspace"}

@@ -66,8 +66,10 @@ def export(
     from ontology import load_ontology
 
     namespace = namespace_of(namespace, config)
-    data_dir = attempt(lambda: load_config(config).data_root(namespace))
-    info = attempt(lambda: export_namespace(data_dir, namespace, load_ontology(), dest, wait_seconds=wait))
+    settings = attempt(lambda: load_config(config))
+    data_dir = attempt(lambda: settings.data_root(namespace))
+    info = attempt(lambda: export_namespace(data_dir, namespace, load_ontology(), dest, wait_seconds=wait,
+                                            engine=settings.graph.engine))
     rows = ", ".join(f"{k} {v}" for k, v in info.rows.items() if v)
     console.print(f"exported {info.namespace!r}: {_size(info.bytes)} in {info.seconds:.2f} s -> {info.path}\n{rows}")
 
@@ -85,7 +87,8 @@ def import_(
 
     settings = attempt(lambda: load_config(config))
     info = attempt(lambda: import_namespace(folder, settings.data_dir, load_ontology(), force=force,
-                                            wait_seconds=wait, limits=settings.archives))
+                                            wait_seconds=wait, limits=settings.archives,
+                                            engine=settings.graph.engine))
     console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
 
 

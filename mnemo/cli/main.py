@@ -66,7 +66,7 @@ def status(
         if not files.root.is_dir():
             _no_data(settings, namespace, as_json)
             return
-        counts = GraphStore(files.graph_path, load_ontology()).counts()
+        counts = GraphStore(files.graph_path, load_ontology(), engine=settings.graph.engine).counts()
         vectors = VectorStore(files.vectors_path)
         present = files.vectors_path.is_dir()  # counting never makes the folder
         chunks, entities = (vectors.count("chunks"), vectors.count("entities")) if present else (0, 0)
@@ -104,6 +104,8 @@ def _print_status(namespace: str, rows: list[tuple[str, int]], problems: list[di
 def doctor(
     namespace: NamespaceOption = None,
     fix: Annotated[bool, typer.Option("--fix", help="Repair what can be repaired.")] = False,
+    rebuild_graph: Annotated[bool, typer.Option(
+        "--rebuild-graph", help="First make the graph again from the namespace's files with graph.engine.")] = False,
     config: ConfigOption = None,
 ) -> None:
     """Check a namespace's stores for what a killed or concurrent run left; --fix repairs it."""
@@ -115,8 +117,10 @@ def doctor(
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
+        if rebuild_graph:
+            _rebuild_graph(settings, namespace)
         findings = examine(settings.data_dir, namespace, load_ontology(), fix,
-                           lambda: MemoryClient(namespace, settings).finish_forget())
+                           lambda: MemoryClient(namespace, settings).finish_forget(), settings.graph.engine)
     except MnemoError as exc:
         fail(str(exc))
     if not findings:
@@ -127,6 +131,19 @@ def doctor(
             console.print(f"[green]fixed:[/] {finding.fixed}")
     if any(not finding.fixed for finding in findings):
         raise typer.Exit(code=1)
+
+
+def _rebuild_graph(settings: "MnemoConfig", namespace: str) -> None:
+    from mnemo.maintenance.doctor import rebuild_graph
+    from ontology import load_ontology
+
+    done = rebuild_graph(settings.data_root(namespace), namespace, load_ontology(), settings.graph.engine)
+    if not done.compaction.rebuilt:
+        console.print(f"namespace {namespace}: no graph to rebuild (the next ingest builds it with {done.engine})")
+        return
+    was = done.before or "an unknown engine"
+    console.print(f"rebuilt the graph of {namespace} with {done.engine} (it was built with {was}): "
+                  f"{done.compaction.size:,} -> {done.compaction.size_after:,} bytes in {done.compaction.seconds} s")
 
 
 def _no_data(settings: "MnemoConfig", namespace: str, as_json: bool) -> None:

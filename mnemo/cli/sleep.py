@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the stores (Kùzu, LanceDB, polars) load when a command run
     from mnemo.maintenance.compaction import Compaction
     from mnemo.sleep.consolidate import SleepReport
     from mnemo.stores.files import NamespaceFiles
+    from mnemo.stores.graph import GraphStore
 
 console = Console()
 review_app = typer.Typer(help="Inspect, accept or reject uncertain duplicate pairs.", no_args_is_help=True)
@@ -34,15 +35,22 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
     return fitting_table(title, columns, rows, whole=("merge id", "id", "score", "status"))
 
 
-def _resync(files: "NamespaceFiles") -> int:
-    """Bring the graph in line with the merge log (waits briefly for the graph lock)."""
-    from mnemo.sleep.merges import sync_graph
+def _graph(config: Path | None, files: "NamespaceFiles") -> "GraphStore":
+    """The namespace's graph, on the configured engine."""
+    from mnemo.config import load_config
     from mnemo.stores.graph import GraphStore
     from ontology import load_ontology
 
+    return GraphStore(files.graph_path, load_ontology(), engine=load_config(config).graph.engine)
+
+
+def _resync(files: "NamespaceFiles", config: Path | None) -> int:
+    """Bring the graph in line with the merge log (waits briefly for the graph lock)."""
+    from mnemo.sleep.merges import sync_graph
+
     if not files.graph_path.exists():
         return 0
-    return sync_graph(files, GraphStore(files.graph_path, load_ontology())).writes
+    return sync_graph(files, _graph(config, files)).writes
 
 
 def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
@@ -59,9 +67,7 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
     from mnemo.stores.embedders import build_embedder
     from mnemo.stores.files import NamespaceFiles
     from mnemo.stores.forget_journal import pending_forget
-    from mnemo.stores.graph import GraphStore
     from mnemo.stores.vectors import VectorStore
-    from ontology import load_ontology
 
     namespace = namespace_of(namespace, config)
     try:
@@ -71,7 +77,7 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
             raise MnemoError(f"namespace {namespace!r} has no extractions yet (run the ingest job first)")
         if pending_forget(files.root) is not None:  # a forget cut off is finished first: nothing of it comes back
             MemoryClient(namespace, settings).finish_forget()
-        graph, vectors = GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path)
+        graph, vectors = _graph(config, files), VectorStore(files.vectors_path)
         report = consolidate(files, graph, settings.sleep,
                              datetime.now(UTC), settings.namespace(namespace).self_name, vectors,
                              writer=writer_for(settings.llm, settings.sleep.llm))
@@ -119,16 +125,14 @@ def compact(namespace: NamespaceOption = None, config: ConfigOption = None,
             as_json: JsonOption = False) -> None:
     """Rebuild the graph from the memory files and compact the vector tables, now (waits for running writers)."""
     from mnemo.maintenance.compaction import compact_stores
-    from mnemo.stores.graph import GraphStore
     from mnemo.stores.vectors import VectorStore
-    from ontology import load_ontology
 
     namespace = namespace_of(namespace, config)
     try:
         files = _files(config, namespace)
         if not files.graph_path.exists():
             raise MnemoError(f"namespace {namespace!r} has no graph yet (run the ingest job first)")
-        done = compact_stores(files, GraphStore(files.graph_path, load_ontology()), VectorStore(files.vectors_path))
+        done = compact_stores(files, _graph(config, files), VectorStore(files.vectors_path))
     except MnemoError as exc:
         fail(str(exc))
     console.print_json(json.dumps(done.to_dict())) if as_json else console.print(_compaction_line(done))
@@ -167,7 +171,7 @@ def unmerge(
     try:
         files = _files(config, namespace)
         undone = MergeLog(SleepFiles(files.root)).unmerge(target, reason="mnemo unmerge")
-        writes = _resync(files)
+        writes = _resync(files, config)
     except MnemoError as exc:
         fail(str(exc))
     for m in undone:
@@ -203,7 +207,7 @@ def _decide(item_id: str, namespace: str, config: Path | None, accept: bool) -> 
     try:
         files = _files(config, namespace)
         item = decide_review(files, item_id, accept)
-        writes = _resync(files) if accept else 0
+        writes = _resync(files, config) if accept else 0
     except MnemoError as exc:
         fail(str(exc))
     console.print(f"{item['status']}: {item['a']} / {item['b']}" + (f" (graph writes: {writes})" if accept else ""))

@@ -39,6 +39,7 @@ from typing import Any
 from mnemo.stores import faults
 from mnemo.stores.files import NamespaceFiles, write_text_atomic
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_engine import open_lock_path
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, namespace_lock
 from mnemo.stores.vectors import VectorStore
 
@@ -119,7 +120,7 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
     from mnemo.sleep.merges import canonical_facts  # the sleep package imports the stores, not the other way
 
     try:
-        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb).apply(
+        GraphStore(fresh, graph.ontology, graph.buffer_pool_mb, graph.engine).apply(
             canonical_facts(files, shared=True), run_id=run_id
         )
         faults.point("compaction:swap")
@@ -132,6 +133,7 @@ def _graph(files: NamespaceFiles, graph: GraphStore, noted: dict[str, Any], grow
     for side in SIDE_FILES:
         path.with_name(path.name + side).unlink(missing_ok=True)
     os.replace(fresh, path)
+    _remove(fresh)  # the lock file mnemo held beside it (LadybugDB)
     after = path.stat().st_size
     seconds = round(time.perf_counter() - start, 2)
     return Compaction(size, base or size, True, after, seconds), {"base": after, "compacted": _now(), "before": size,
@@ -181,7 +183,7 @@ SIDE_FILES = (".wal", ".shadow")  # Kùzu's log and its checkpoint's shadow page
 
 
 def _remove(path: Path) -> None:
-    for part in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
+    for part in (path, *(path.with_name(path.name + side) for side in SIDE_FILES), open_lock_path(path)):
         part.unlink(missing_ok=True)
 
 

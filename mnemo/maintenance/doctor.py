@@ -6,20 +6,22 @@ Kùzu graph opens and has every table; no forget was cut off (its journal left: 
 forgetting may still be in the stores); no graph rebuild was cut off (its file left beside the
 graph). With `fix`, an unreadable vector table is removed (the next ingest rebuilds it from the
 pipeline's state), duplicate ids keep one row, the cut-off forget is finished and a cut-off
-rebuild's file removed. A graph Kùzu cannot open is reported, not removed: it may hold what no
-source can rebuild.
+rebuild's file removed. A graph the engine cannot open is reported, not removed: it may hold what
+no source can rebuild. A graph built by another engine than `graph.engine` is reported too, and
+`rebuild_graph` (`mnemo doctor --rebuild-graph`) makes it again with the configured engine.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemo.errors import GraphIncomplete, StoreLocked
-from mnemo.maintenance.compaction import SIDE_FILES, SUFFIX
+from mnemo.errors import GraphEngineError, GraphIncomplete, StoreLocked
+from mnemo.maintenance.compaction import SIDE_FILES, SUFFIX, Compaction, compact_stores
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.forget_journal import FILE as FORGET_JOURNAL
 from mnemo.stores.forget_journal import pending_forget
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_engine import DEFAULT_ENGINE, built_with
 from mnemo.stores.locks import namespace_lock
 from mnemo.stores.vector_repair import duplicate_ids
 from mnemo.stores.vectors import VectorStore
@@ -37,15 +39,36 @@ class Finding:
 
 
 def examine(data_dir: Path, namespace: str, ontology: Ontology, fix: bool = False,
-            finish_forget: Callable[[], object] | None = None) -> list[Finding]:
-    """What is wrong with the namespace's stores (and, with `fix`, what was repaired).
-    `finish_forget` finishes a forget that was cut off (without it, one is only reported)."""
+            finish_forget: Callable[[], object] | None = None, engine: str = DEFAULT_ENGINE) -> list[Finding]:
+    """What is wrong with the namespace's stores (and, with `fix`, what was repaired), its graph
+    opened with `engine`. `finish_forget` finishes a forget that was cut off (without it, one is
+    only reported)."""
     files = NamespaceFiles(data_dir, namespace)
     return [
         *_cut_off_findings(files, fix, finish_forget),
         *_vector_findings(VectorStore(files.vectors_path), fix),
-        *_graph_findings(GraphStore(files.graph_path, ontology)),
+        *_graph_findings(GraphStore(files.graph_path, ontology, engine=engine)),
     ]
+
+
+@dataclass(frozen=True)
+class GraphRebuild:
+    """What `rebuild_graph` did: the engine that had built the graph (None: none there, or not
+    recognised) and the one that built it again, with the compaction's sizes and time."""
+
+    before: str | None
+    engine: str
+    compaction: Compaction
+
+
+def rebuild_graph(data_dir: Path, namespace: str, ontology: Ontology, engine: str = DEFAULT_ENGINE) -> GraphRebuild:
+    """Make the namespace's graph again from its files with `engine` (how a namespace switches
+    engine): built beside the old graph, which it replaces only once complete (a cut leaves the old
+    one, and a file `examine` reports). Waits for running writers; nothing is done without a graph."""
+    files = NamespaceFiles(data_dir, namespace)
+    before = built_with(files.graph_path)
+    done = compact_stores(files, GraphStore(files.graph_path, ontology, engine=engine), None, growth=None)
+    return GraphRebuild(before, engine, done)
 
 
 def _cut_off_findings(files: NamespaceFiles, fix: bool, finish: Callable[[], object] | None) -> list[Finding]:
@@ -104,7 +127,7 @@ def _vector_findings(store: VectorStore, fix: bool) -> list[Finding]:
 def _graph_findings(graph: GraphStore) -> list[Finding]:
     try:
         graph.counts()
-    except GraphIncomplete as exc:
+    except (GraphIncomplete, GraphEngineError) as exc:
         return [Finding(f"graph: {exc}")]
     except StoreLocked:
         return []  # a writer holds it: in use, not damaged

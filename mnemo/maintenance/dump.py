@@ -12,14 +12,15 @@ from typing import Any
 
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_engine import DEFAULT_ENGINE
 from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
 
-def canonical_dump(data_dir: Path, namespace: str, ontology: Ontology) -> dict[str, Any]:
-    """Every store of the namespace as sorted, JSON-able rows."""
+def canonical_dump(data_dir: Path, namespace: str, ontology: Ontology, engine: str = DEFAULT_ENGINE) -> dict[str, Any]:
+    """Every store of the namespace as sorted, JSON-able rows (its graph read with `engine`)."""
     files = NamespaceFiles(data_dir, namespace)
-    graph = GraphStore(files.graph_path, ontology)
+    graph = GraphStore(files.graph_path, ontology, engine=engine)
     vectors = VectorStore(files.vectors_path)
     return {
         "graph": {k: [list(r) for r in v] for k, v in graph.dump().items()} if graph.path.exists() else {},

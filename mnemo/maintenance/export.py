@@ -46,6 +46,7 @@ from mnemo.maintenance.export_check import (
 )
 from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_engine import DEFAULT_ENGINE
 from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS, polars_type
 from mnemo.stores.locks import namespace_lock
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
@@ -114,7 +115,8 @@ def _vector_tables(vectors: VectorStore) -> dict[str, Any]:
 
 
 def export_namespace(
-    data_dir: Path, namespace: str, ontology: Ontology, dest: Path, wait_seconds: float = 60.0
+    data_dir: Path, namespace: str, ontology: Ontology, dest: Path, wait_seconds: float = 60.0,
+    engine: str = DEFAULT_ENGINE,
 ) -> ExportInfo:
     """Write the namespace's graph, vectors and pipeline state to the folder DEST."""
     files = NamespaceFiles(data_dir, namespace)
@@ -129,7 +131,7 @@ def export_namespace(
     with namespace_lock(files.root, exclusive=True, wait_seconds=wait_seconds):
         vectors = VectorStore(files.vectors_path)
         tables = _vector_tables(vectors)
-        for name, frame in _graph_frames(GraphStore(files.graph_path, ontology)).items():
+        for name, frame in _graph_frames(GraphStore(files.graph_path, ontology, engine=engine)).items():
             write_parquet(frame, dest / "graph" / f"{name}.parquet")
             rows[f"graph/{name}"] = frame.height
         (dest / "vectors").mkdir(parents=True, exist_ok=True)
@@ -193,7 +195,7 @@ def _load_vectors(folder: Path, store: VectorStore) -> None:
 
 def import_namespace(
     folder: Path, data_dir: Path, ontology: Ontology, force: bool = False, wait_seconds: float = 60.0,
-    limits: ArchivesConfig = DEFAULT_LIMITS,
+    limits: ArchivesConfig = DEFAULT_LIMITS, engine: str = DEFAULT_ENGINE,
 ) -> ExportInfo:
     """Rebuild a namespace's stores and state from an export folder (replacing it only with
     force): the folder is checked whole, the namespace built aside and swapped in at the end."""
@@ -210,7 +212,7 @@ def import_namespace(
         staging = Path(tempfile.mkdtemp(dir=files.root.parent, prefix=f".{files.namespace}.import."))
         try:
             built = NamespaceFiles(staging, files.namespace)
-            _build(folder, sorted(found), built, ontology)
+            _build(folder, sorted(found), built, ontology, engine)
             if files.root.exists():
                 os.replace(files.root, staging / "replaced")
             os.replace(built.root, files.root)
@@ -225,10 +227,10 @@ def _refuse_existing(files: NamespaceFiles, force: bool) -> None:
             f"namespace {files.namespace!r} already has data in {files.root.parent}; pass --force to replace it")
 
 
-def _build(folder: Path, members: list[str], files: NamespaceFiles, ontology: Ontology) -> None:
-    """The namespace's state, graph and vectors from the export, under `files.root`."""
+def _build(folder: Path, members: list[str], files: NamespaceFiles, ontology: Ontology, engine: str) -> None:
+    """The namespace's state, graph (built with `engine`) and vectors from the export, under `files.root`."""
     _copy_state(folder, members, files.root)
-    graph = GraphStore(files.graph_path, ontology)
+    graph = GraphStore(files.graph_path, ontology, engine=engine)
     facts = _read_facts(folder, graph)
     try:
         graph.apply(facts, run_id=IMPORT_RUN_ID)

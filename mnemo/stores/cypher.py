@@ -1,9 +1,9 @@
-"""Running Cypher on a Kùzu connection: rows as tuples or dicts, one value, pairs, ids in batches."""
+"""Running Cypher on a graph engine's connection: rows as tuples or dicts, one value, pairs, ids in batches."""
 
 import re
 from typing import Any
 
-import kuzu
+from mnemo.stores.graph_engine import Connection, QueryResult
 
 BATCH = 5000  # ids per statement of a batched write
 
@@ -12,7 +12,7 @@ BATCH = 5000  # ids per statement of a batched write
 _MISSING_TABLE = re.compile(r"Binder exception: Table (\w+) does not exist")
 
 
-def single(result: kuzu.QueryResult | list[kuzu.QueryResult]) -> kuzu.QueryResult:
+def single(result: QueryResult | list[QueryResult]) -> QueryResult:
     """The result of one statement (Kùzu answers a query of several statements with a list)."""
     if isinstance(result, list):
         raise ValueError(f"expected one Cypher statement, got {len(result)}")
@@ -27,7 +27,7 @@ def _dicts(result: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+def _rows(conn: Connection, cypher: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
     result = single(conn.execute(cypher, params or {}))
     rows = []
     while result.has_next():
@@ -40,7 +40,7 @@ def row_order(row: "tuple[Any, ...] | list[Any]") -> tuple[tuple[bool, str], ...
     return tuple((v is not None, str(v)) for v in row)
 
 
-def ordered_rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
+def ordered_rows(conn: Connection, cypher: str) -> list[list[Any]]:
     """A query's rows in a fixed order. Kùzu returns rows in the order its threads finish their
     parts of the scan, so what is built from them in row order would differ between runs."""
     result = single(conn.execute(cypher))
@@ -50,20 +50,20 @@ def ordered_rows(conn: kuzu.Connection, cypher: str) -> list[list[Any]]:
     return sorted(rows, key=row_order)
 
 
-def arrow_rows(conn: kuzu.Connection, cypher: str) -> list[tuple[Any, ...]]:
+def arrow_rows(conn: Connection, cypher: str) -> list[tuple[Any, ...]]:
     """A query's rows as tuples, fetched as Arrow columns (row by row took twice as long)."""
     table = single(conn.execute(cypher)).get_as_arrow()
     return list(zip(*(column.to_pylist() for column in table.columns)))
 
 
-def _pairs(conn: kuzu.Connection, cypher: str) -> dict[str, str]:
+def _pairs(conn: Connection, cypher: str) -> dict[str, str]:
     return dict(arrow_rows(conn, cypher))
 
 
-def _scalar(conn: kuzu.Connection, cypher: str) -> int:
+def _scalar(conn: Connection, cypher: str) -> int:
     return int(_rows(conn, cypher)[0][0])
 
 
-def _run_batches(conn: kuzu.Connection, cypher: str, ids: list[str]) -> None:
+def _run_batches(conn: Connection, cypher: str, ids: list[str]) -> None:
     for start in range(0, len(ids), BATCH):
         conn.execute(cypher, {"ids": ids[start:start + BATCH]})

@@ -1,4 +1,5 @@
-"""The graph store: one adapter over Kùzu for DDL, reconciling writes and reads.
+"""The graph store: one adapter over the graph engine (Kùzu or LadybugDB, see `graph_engine`) for
+DDL, reconciling writes and reads.
 
 Kùzu lets one process open a database at a time, so the database is opened only for a
 unit of work and closed again (or, inside `GraphStore.session`, for the units of work of one
@@ -15,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import kuzu
 import polars as pl
 
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.facts import GraphFacts
 from mnemo.stores import faults
 from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches, _scalar
+from mnemo.stores.graph_engine import DEFAULT_ENGINE, Connection, Database, engine_module, open_database
 from mnemo.stores.graph_schema import (
     EDGE_PROPS,
     EDGE_TYPES,
@@ -69,8 +70,8 @@ class _Held:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.db: kuzu.Database | None = None
-        self.conn: kuzu.Connection | None = None
+        self.db: Database | None = None
+        self.conn: Connection | None = None
         self.read_only = True
         self._lock: ExitStack | None = None
 
@@ -106,12 +107,14 @@ def _sessions() -> dict[Path, _Held]:
 
 
 class GraphStore:
-    """A namespace's Kùzu database, opened per unit of work (or per `session`)."""
+    """A namespace's graph database, opened per unit of work (or per `session`) with `engine`
+    (`graph.engine` in mnemo.yaml): a graph another engine built is refused, to be rebuilt."""
 
-    def __init__(self, path: Path, ontology: Ontology, buffer_pool_mb: int = 256) -> None:
+    def __init__(self, path: Path, ontology: Ontology, buffer_pool_mb: int = 256, engine: str = DEFAULT_ENGINE) -> None:
         self.path = Path(path)
         self.ontology = ontology
         self.buffer_pool_mb = buffer_pool_mb
+        self.engine = engine
 
     @property
     def edge_tables(self) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -121,11 +124,9 @@ class GraphStore:
             raise OntologyError(f"relation types {sorted(clashes)} clash with mnemo's structural graph tables")
         return {**STRUCTURAL_EDGES, **relations}
 
-    def _open(self, read_only: bool) -> kuzu.Database:
+    def _open(self, read_only: bool) -> Database:
         try:
-            return kuzu.Database(
-                str(self.path), read_only=read_only, buffer_pool_size=self.buffer_pool_mb * 1024 * 1024
-            )
+            return open_database(self.engine, self.path, read_only, self.buffer_pool_mb * 1024 * 1024)
         except RuntimeError as exc:
             if any(h in str(exc) for h in _LOCK_HINTS):
                 raise StoreLocked(f"graph database {self.path} is in use by another process") from exc
@@ -149,7 +150,7 @@ class GraphStore:
             held.end()
 
     @contextmanager
-    def connect(self, read_only: bool = False, wait_seconds: float = 0.0) -> Iterator[kuzu.Connection]:
+    def connect(self, read_only: bool = False, wait_seconds: float = 0.0) -> Iterator[Connection]:
         """Open the database for one unit of work; wait up to wait_seconds for a lock. Inside a
         `session`, the session's opening is used."""
         if read_only and not self.path.exists():
@@ -184,7 +185,7 @@ class GraphStore:
             ) from exc
 
     @contextmanager
-    def _opened(self, read_only: bool, wait_seconds: float) -> Iterator[kuzu.Connection]:
+    def _opened(self, read_only: bool, wait_seconds: float) -> Iterator[Connection]:
         db, conn = self._open_connected(read_only, wait_seconds)
         try:
             yield conn
@@ -192,7 +193,7 @@ class GraphStore:
             conn.close()
             db.close()
 
-    def _open_connected(self, read_only: bool, wait_seconds: float) -> tuple[kuzu.Database, kuzu.Connection]:
+    def _open_connected(self, read_only: bool, wait_seconds: float) -> tuple[Database, Connection]:
         """The database opened (waiting up to wait_seconds for a lock) and a connection to it, the
         schema made complete when writable."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,7 +206,7 @@ class GraphStore:
                 if time.monotonic() >= deadline:
                     raise
                 time.sleep(0.1)
-        conn = kuzu.Connection(db)
+        conn = engine_module(self.engine).Connection(db)
         try:
             if not read_only:
                 self._ensure_schema(conn)
@@ -215,7 +216,7 @@ class GraphStore:
             raise
         return db, conn
 
-    def _ensure_schema(self, conn: kuzu.Connection) -> None:
+    def _ensure_schema(self, conn: Connection) -> None:
         """Create the tables the graph lacks, and the FROM/TO pairs a table made by an older version
         lacks; asks the catalog first (two or three queries where the DDL would be ~40 statements)."""
         present = {name for name, _ in _rows(conn, "CALL show_tables() RETURN name, type")}
@@ -278,7 +279,7 @@ class GraphStore:
         return [(table, a, b) for table, pairs in self.edge_tables.items() for a, b in pairs]
 
     def _apply_nodes(
-        self, conn: kuzu.Connection, table: str, desired: dict[str, dict[str, Any]], stats: ApplyStats,
+        self, conn: Connection, table: str, desired: dict[str, dict[str, Any]], stats: ApplyStats,
         current: dict[str, str] | None = None,
     ) -> None:
         current = _pairs(conn, f"MATCH (n:{table}) RETURN n.id, n.h") if current is None else current
@@ -318,7 +319,7 @@ class GraphStore:
         stats.inserted[table] = len(new)
 
     def _copy_edges(
-        self, conn: kuzu.Connection, key: tuple[str, str, str], rows: list[dict[str, Any]], run_id: str
+        self, conn: Connection, key: tuple[str, str, str], rows: list[dict[str, Any]], run_id: str
     ) -> None:
         if not rows:
             return
@@ -332,7 +333,7 @@ class GraphStore:
         records = [{**{c: row.get(c, "") for c in schema}, "run_id": run_id} for row in rows]
         if len(records) <= FEW_EDGES:  # one statement per edge finds its ends by key: ~0.4 ms each, where
             props = ", ".join(f"{c}: ${c}" for c in EDGE_PROPS)  # an UNWIND over the rows costs ~20 ms however few
-            create = kuzu.PreparedStatement(  # planned once for the table's edges, not once per edge
+            create = engine_module(self.engine).PreparedStatement(  # planned once for the table's edges
                 conn, f"MATCH (a:{src} {{id: $src}}), (b:{dst} {{id: $dst}}) CREATE (a)-[:{table} {{{props}}}]->(b)")
             for record in records:
                 conn.execute(create, record)

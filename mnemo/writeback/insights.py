@@ -12,11 +12,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-import kuzu
-
 from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.stores.cypher import ordered_rows
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_engine import Connection
 from mnemo.writeback.language import looks_english
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
 from mnemo.writeback.named import named_notes
@@ -76,7 +75,7 @@ class _Graph:
     texts: dict[str, str]  # note id -> its passages' text
 
 
-def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
+def _load(conn: Connection, store: GraphStore) -> _Graph:
     cypher = ("MATCH (n:Note) WHERE n.present AND n.path <> '' "
               "RETURN n.id, n.source, n.path, n.title, n.properties, n.kind, n.day")
     rows = ordered_rows(conn, cypher)
@@ -110,7 +109,7 @@ def _load(conn: kuzu.Connection, store: GraphStore) -> _Graph:
 
 
 def _relations(
-    conn: kuzu.Connection, store: GraphStore,
+    conn: Connection, store: GraphStore,
 ) -> tuple[dict[str, list[tuple[str, str, str]]], list[tuple[str, str, str]]]:
     """entity -> the typed relations it takes part in, as (from, table, to); and each relation's
     (note it was read from, from, to): a link of that note, when the note is the page of one end."""
@@ -127,7 +126,7 @@ def _relations(
     return found, stated
 
 
-def _chats(conn: kuzu.Connection) -> list[tuple[str, str, str]]:
+def _chats(conn: Connection) -> list[tuple[str, str, str]]:
     cypher = ("MATCH (c:Chunk)-[:IN_EPISODE]->(ep:Episode), (c)-[:MENTIONS]->(e:Entity) "
               "RETURN DISTINCT e.id, ep.title, ep.start_time")
     return [(e, title or "a chat", (start or "")[:10]) for e, title, start in ordered_rows(conn, cypher) if start]
@@ -248,7 +247,7 @@ class _SleepFacts:
     entity_salience: dict[str, float]
 
     @classmethod
-    def read(cls, conn: kuzu.Connection) -> "_SleepFacts":
+    def read(cls, conn: Connection) -> "_SleepFacts":
         tables = {r[1]: r[2] for r in ordered_rows(conn, "CALL show_tables() RETURN *")}
         columns = {
             t: {r[1] for r in ordered_rows(conn, f"CALL table_info('{t}') RETURN *")}
@@ -288,14 +287,14 @@ def _one_line(text: str) -> str:
     return line if len(line) <= _SUMMARY_CHARS else line[:_SUMMARY_CHARS - 1].rstrip() + "…"
 
 
-def _column(conn: kuzu.Connection, table: str, column: str, columns: dict[str, set[str]]) -> dict[str, Any]:
+def _column(conn: Connection, table: str, column: str, columns: dict[str, set[str]]) -> dict[str, Any]:
     if column not in columns.get(table, set()):
         return {}
     cypher = f"MATCH (n:{table}) WHERE n.{column} IS NOT NULL RETURN n.id, n.{column}"
     return {r[0]: r[1] for r in ordered_rows(conn, cypher)}
 
 
-def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict[str, Any]:
+def _salience_nodes(conn: Connection, columns: dict[str, set[str]]) -> dict[str, Any]:
     """entity id -> score from sleep mode's Salience nodes (mnemo/sleep/salience.py)."""
     if not {"item_id", "item_kind", "score"} <= columns.get("Salience", set()):
         return {}
@@ -308,7 +307,7 @@ def _salience_nodes(conn: kuzu.Connection, columns: dict[str, set[str]]) -> dict
 
 
 def _communities(
-    conn: kuzu.Connection, tables: dict[str, str], columns: dict[str, set[str]]
+    conn: Connection, tables: dict[str, str], columns: dict[str, set[str]]
 ) -> dict[str, tuple[int, str, str, str]]:
     """entity id -> (level, title, summary, id) of its finest community."""
     have = columns.get("Community", set())

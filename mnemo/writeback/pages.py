@@ -15,11 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import kuzu
-
 from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.sources.generated import generated_header
 from mnemo.stores.cypher import ordered_rows
+from mnemo.stores.graph_engine import Connection
 from mnemo.writeback.community_meaning import only_names, trim_members
 from mnemo.writeback.insights import NoteRef
 from mnemo.writeback.language import looks_english
@@ -83,7 +82,7 @@ class PageFacts:
 
 
 
-def read_page_facts(conn: kuzu.Connection, key: str = "mnemo") -> PageFacts:
+def read_page_facts(conn: Connection, key: str = "mnemo") -> PageFacts:
     """The communities, week and month summaries, the notes written each month and the current self
     profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own).
     Communities below the cohesion floor are left out."""

@@ -307,7 +307,7 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
     """What a write-back would change now (the dry run): read the graph and the notes, write nothing."""
     files = NamespaceFiles(config.data_root(namespace), namespace)
     settings = config.writeback
-    store = GraphStore(files.graph_path, ontology)
+    store = GraphStore(files.graph_path, ontology, engine=config.graph.engine)
     meanings = NoteVectors.of(VectorStore(files.vectors_path).document_means())
     # more candidates than are written: those the note turns out to link already are left out
     insights = read_insights(store, 3 * settings.max_related, settings.max_mentions, settings.max_mentioned_in,

@@ -9,10 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import kuzu
-
 from mnemo.sleep.text import first_sentence
 from mnemo.stores.cypher import single
+from mnemo.stores.graph_engine import Connection
 
 _EDITED_KEYS = ("updated", "modified", "last modified", "date modified", "edited", "last edited")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -45,7 +44,7 @@ def edited_day(properties: str, key: str) -> str | None:
     return None
 
 
-def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+def _rows(conn: Connection, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
     result = single(conn.execute(cypher, params or {}))
     rows: list[list[Any]] = []
     while result.has_next():
@@ -53,7 +52,7 @@ def _rows(conn: kuzu.Connection, cypher: str, params: dict[str, Any] | None = No
     return rows
 
 
-def _dates(conn: kuzu.Connection, key: str) -> dict[str, list[tuple[str, str]]]:
+def _dates(conn: Connection, key: str) -> dict[str, list[tuple[str, str]]]:
     """note id -> (day, how) for each date the note gives itself."""
     dates: dict[str, list[tuple[str, str]]] = defaultdict(list)
     cypher = "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.day, n.created, n.properties"
@@ -67,7 +66,7 @@ def _dates(conn: kuzu.Connection, key: str) -> dict[str, list[tuple[str, str]]]:
     return dates
 
 
-def first_sentences(conn: kuzu.Connection, ids: list[str]) -> dict[str, str]:
+def first_sentences(conn: Connection, ids: list[str]) -> dict[str, str]:
     cypher = ("MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.id IN $ids AND c.position < $first "
               "RETURN n.id, c.position, c.text ORDER BY c.position")
     found: dict[str, str] = {}
@@ -77,7 +76,7 @@ def first_sentences(conn: kuzu.Connection, ids: list[str]) -> dict[str, str]:
     return found
 
 
-def read_written(conn: kuzu.Connection, key: str) -> dict[str, list[Written]]:
+def read_written(conn: Connection, key: str) -> dict[str, list[Written]]:
     """Month (YYYY-MM) -> the notes created or edited in it, in order of day."""
     dates = _dates(conn, key)
     sentences = first_sentences(conn, sorted(dates)) if dates else {}

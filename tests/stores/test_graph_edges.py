@@ -5,12 +5,15 @@ small namespace's graph write."""
 
 from pathlib import Path
 
-import kuzu
 import pytest
 
 from mnemo.facts import GraphFacts, edge
 from mnemo.stores.graph import FEW_EDGES, GraphStore
+from mnemo.stores.graph_engine import Connection, engine_module
 from ontology import load_ontology
+from tests.support import graph_engine
+
+pytestmark = pytest.mark.graph
 
 
 def _days_in_a_row(n: int) -> GraphFacts:
@@ -25,14 +28,15 @@ def _days_in_a_row(n: int) -> GraphFacts:
 
 def test_a_tables_few_edges_share_one_planned_statement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     planned_each_time: list[str] = []
-    execute = kuzu.Connection.execute
+    connection = engine_module(graph_engine()).Connection
+    execute = connection.execute
 
-    def counted(self: kuzu.Connection, query: object, parameters: dict[str, object] | None = None) -> object:
+    def counted(self: Connection, query: object, parameters: dict[str, object] | None = None) -> object:
         if isinstance(query, str) and parameters:  # a query string with parameters is planned on every call
             planned_each_time.append(query)
         return execute(self, query, parameters)  # type: ignore[arg-type]
-    monkeypatch.setattr(kuzu.Connection, "execute", counted)
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    monkeypatch.setattr(connection, "execute", counted)
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     edges = FEW_EDGES // 2
     store.apply(_days_in_a_row(edges), run_id="run-1")
     assert not [q for q in planned_each_time if "CREATE (a)-[" in q]

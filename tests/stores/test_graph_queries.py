@@ -1,6 +1,10 @@
 """Several read queries in one opening of the graph give what one opening per query gives."""
 
+import pytest
+
 from tests.support import Workspace
+
+pytestmark = pytest.mark.graph
 
 
 def test_queries_in_one_opening_equal_single_queries(workspace: Workspace) -> None:

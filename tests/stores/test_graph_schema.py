@@ -3,12 +3,16 @@ rows of one table are written together in any column order."""
 
 from pathlib import Path
 
-import kuzu
+import pytest
 
 from mnemo.facts import GraphFacts
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_engine import engine_module
 from mnemo.stores.graph_schema import EDGE_PROPS, EDGE_TYPES, NODE_SCHEMAS
 from ontology import load_ontology
+from tests.support import graph_engine
+
+pytestmark = pytest.mark.graph
 
 
 def _catalog(store: GraphStore) -> tuple[set[str], dict[str, set[tuple[str, str]]]]:
@@ -27,19 +31,20 @@ def _catalog(store: GraphStore) -> tuple[set[str], dict[str, set[tuple[str, str]
 
 
 def test_a_new_graph_gets_every_table_and_pair(tmp_path: Path) -> None:
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     tables, pairs = _catalog(store)
     assert tables == set(NODE_SCHEMAS) | set(store.edge_tables)
     assert pairs == {table: set(ends) for table, ends in store.edge_tables.items()}
 
 
 def test_an_older_graph_gets_the_tables_and_pairs_it_lacks(tmp_path: Path) -> None:
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     multi = next(t for t, ends in store.edge_tables.items() if len(ends) > 1)
     dropped = next(t for t, ends in store.edge_tables.items() if len(ends) == 1 and t != multi)
     first = store.edge_tables[multi][0]
-    db = kuzu.Database(str(store.path))
-    conn = kuzu.Connection(db)
+    engine = engine_module(store.engine)
+    db = engine.Database(str(store.path))
+    conn = engine.Connection(db)
     for table, columns in NODE_SCHEMAS.items():
         cols = ", ".join(f"{name} {kind}" for name, kind in columns.items())
         conn.execute(f"CREATE NODE TABLE {table}({cols}, PRIMARY KEY (id))")
@@ -81,7 +86,7 @@ def _summaries(store: GraphStore) -> list[str]:
 
 def test_changed_rows_in_any_column_order_are_written_together(tmp_path: Path) -> None:
     """A sleep overlay mixes rows read back from its file (keys sorted) with rows made in the run."""
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     store.apply(_communities("first"))
     stats = store.apply(_communities("second", sorted_keys=True))
     assert stats.updated["Community"] == 2
@@ -93,15 +98,14 @@ def test_a_graph_cut_off_before_its_schema_was_complete_degrades_readers_until_t
     without some tables: a read of one of them raises `GraphIncomplete` (a `StoreLocked`, so recall
     degrades to vectors and full-text) instead of an engine error, reads of the tables it has still
     answer, and the next writer completes the schema."""
-    import pytest
-
     from mnemo.errors import GraphIncomplete, StoreLocked
     from mnemo.recall.graph_view import INCOMPLETE, drop_views, hydrate
 
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     made, lacking = list(NODE_SCHEMAS)[:3], list(NODE_SCHEMAS)[-1]
-    db = kuzu.Database(str(store.path))
-    conn = kuzu.Connection(db)
+    engine = engine_module(store.engine)
+    db = engine.Database(str(store.path))
+    conn = engine.Connection(db)
     for table in made:  # cut off after three tables
         cols = ", ".join(f"{name} {kind}" for name, kind in NODE_SCHEMAS[table].items())
         conn.execute(f"CREATE NODE TABLE {table}({cols}, PRIMARY KEY (id))")

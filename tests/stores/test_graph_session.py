@@ -11,7 +11,9 @@ import pytest
 from mnemo.facts import GraphFacts
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
-from tests.support import REPO
+from tests.support import REPO, graph_engine
+
+pytestmark = pytest.mark.graph
 
 
 def _days(*days: str) -> GraphFacts:
@@ -39,8 +41,10 @@ def _openings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 def _opens_elsewhere(path: Path) -> bool:
     """Whether another process can open the database (read-only) right now."""
-    probe = "import sys, kuzu; kuzu.Database(sys.argv[1], read_only=True).close()"
-    return subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True).returncode == 0
+    probe = "import sys; from pathlib import Path; from mnemo.stores.graph_engine import open_database\n" \
+            "open_database(sys.argv[2], Path(sys.argv[1]), True, 0).close()"
+    done = subprocess.run([sys.executable, "-c", probe, str(path), graph_engine()], capture_output=True, cwd=REPO)
+    return done.returncode == 0
 
 
 def _locks_elsewhere(root: Path) -> bool:
@@ -51,13 +55,13 @@ def _locks_elsewhere(root: Path) -> bool:
 
 
 def test_units_of_work_in_a_session_share_one_opening_and_lock_until_its_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     openings = _openings(monkeypatch)
     with store.session():
         assert _locks_elsewhere(store.path.parent)  # nothing opened yet: nothing held
         store.apply(_days("2026-01-01"))
         assert not _locks_elsewhere(store.path.parent)  # held between units of work
-        other = GraphStore(store.path, store.ontology)  # another store of the same path: the same session
+        other = GraphStore(store.path, store.ontology, engine=store.engine)  # the same path: the same session
         assert _count_days(other) == 1
         store.apply(_days("2026-01-01", "2026-01-02"))
         assert _count_days(store) == 2
@@ -68,7 +72,7 @@ def test_units_of_work_in_a_session_share_one_opening_and_lock_until_its_end(tmp
 
 
 def test_without_a_session_each_unit_of_work_opens_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     openings = _openings(monkeypatch)
     store.apply(_days("2026-01-01"))
     assert _count_days(store) == 1
@@ -76,7 +80,7 @@ def test_without_a_session_each_unit_of_work_opens_the_database(tmp_path: Path, 
 
 
 def test_a_session_opened_for_reading_is_opened_again_for_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     store.apply(_days("2026-01-01"))
     openings = _openings(monkeypatch)
     with store.session():
@@ -86,11 +90,11 @@ def test_a_session_opened_for_reading_is_opened_again_for_writing(tmp_path: Path
         with store.session():  # nested: the outer block keeps it open
             assert _count_days(store) == 2
         assert openings == [True, False]
-    assert _count_days(GraphStore(store.path, store.ontology)) == 2
+    assert _count_days(GraphStore(store.path, store.ontology, engine=store.engine)) == 2
 
 
 def test_a_failed_unit_of_work_leaves_the_session_usable_and_closed_at_its_end(tmp_path: Path) -> None:
-    store = GraphStore(tmp_path / "graph.kuzu", load_ontology())
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     with pytest.raises(RuntimeError), store.session():
         store.apply(_days("2026-01-01"))
         with pytest.raises(RuntimeError):

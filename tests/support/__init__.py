@@ -35,6 +35,13 @@ DATA = REPO / "tests" / "data"
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 SHARED = Path(os.environ.get("MNEMO_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
+# the graph engine the tests' stores and workspaces use: `pytest --graph-engine ladybug` sets it
+GRAPH_ENGINE_ENV = "MNEMO_TEST_GRAPH_ENGINE"
+
+
+def graph_engine() -> str:
+    """The graph engine this test run uses (Kùzu unless `--graph-engine` names another)."""
+    return os.environ.get(GRAPH_ENGINE_ENV, "kuzu")
 
 
 def corpus(*parts: str) -> Path:
@@ -61,7 +68,7 @@ class Workspace:
         return NamespaceFiles(self.config.data_dir, namespace)
 
     def graph(self, namespace: str = "test") -> GraphStore:
-        return GraphStore(self.files(namespace).graph_path, load_ontology())
+        return GraphStore(self.files(namespace).graph_path, load_ontology(), engine=self.config.graph.engine)
 
     def vectors(self, namespace: str = "test") -> VectorStore:
         return VectorStore(self.files(namespace).vectors_path)
@@ -102,6 +109,7 @@ def make_workspace(root: Path, sources: dict[str, list[dict[str, str]]], embedde
         "data_dir": str(root / "data"),
         "namespaces": {ns: {"sources": srcs} for ns, srcs in sources.items()},
         "embedder": {"kind": embedder},
+        **({"graph": {"engine": graph_engine()}} if graph_engine() != "kuzu" else {}),
     }
     path = root / "mnemo.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
