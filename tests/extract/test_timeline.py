@@ -9,7 +9,7 @@ import dagster as dg
 import yaml
 
 from mnemo.config import SleepConfig
-from mnemo.sleep.checks import content_days, missing_day_summaries
+from mnemo.sleep.sleep_integrity import content_days, missing_day_summaries
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import day_chunks
