@@ -23,7 +23,7 @@ from mnemo.errors import MnemoError
 from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, entity_pages, resume_forget
 from mnemo.memories.live import LiveMemories
 from mnemo.memories.remember import check_scope
-from mnemo.namespaces import configured_namespace
+from mnemo.namespaces import check_ingested, configured_namespace
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.graph_view import current_view
@@ -119,6 +119,15 @@ class MemoryClient:
         return self.engine.recall(query, context, k=recall_limit(k, limit), mode=mode, as_of=as_of, since=since,
                                   until=until_bound(until), scopes=visible_scopes(project, session),
                                   min_similarity=min_similarity)
+
+    def check_ingested(self) -> None:
+        """NotIngested ("run `mnemo ingest`") when the namespace holds nothing yet: no ingest has run
+        and nothing was remembered. The surfaces ask it before a recall, which would answer nothing."""
+        check_ingested(self.files.root, self.namespace, self._passages)
+
+    def _passages(self) -> int:
+        """How many passages the namespace holds (0 with no vectors folder, which counting would make)."""
+        return self.vectors.count("chunks") if self.files.vectors_path.is_dir() else 0
 
     def memories(self, scope: str | None = None) -> list[Memory]:
         """The memories in the inbox (of one scope when given; titled and untitled), oldest first,

@@ -44,12 +44,14 @@ def restore(
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
-    """Bring a namespace back from a backup archive (checksums, names, file kinds and size are checked first)."""
+    """Bring a namespace mnemo.yaml lists back from a backup archive (checksums, names, kinds, size checked first)."""
     from mnemo.config import load_config
-    from mnemo.maintenance.backup import restore_namespace
+    from mnemo.maintenance.backup import read_index, restore_namespace
+    from mnemo.namespaces import archived_namespace
 
     settings = attempt(lambda: load_config(config))
-    info = attempt(lambda: restore_namespace(archive, settings.data_dir, force=force, wait_seconds=wait,
+    namespace = attempt(lambda: archived_namespace(settings, str(read_index(archive)["namespace"]), archive))
+    info = attempt(lambda: restore_namespace(archive, settings.data_root(namespace), force=force, wait_seconds=wait,
                                              limits=settings.archives))
     console.print(f"restored {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s")
 
@@ -78,13 +80,15 @@ def import_(
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
-    """Rebuild a namespace's graph and vector stores from an export folder."""
+    """Rebuild a namespace mnemo.yaml lists (its graph and vector stores) from an export folder."""
     from mnemo.config import load_config
-    from mnemo.maintenance.export import import_namespace
+    from mnemo.maintenance.export import import_namespace, read_index
+    from mnemo.namespaces import archived_namespace
     from ontology import load_ontology
 
     settings = attempt(lambda: load_config(config))
-    info = attempt(lambda: import_namespace(folder, settings.data_dir, load_ontology(), force=force,
+    namespace = attempt(lambda: archived_namespace(settings, str(read_index(folder)["namespace"]), folder))
+    info = attempt(lambda: import_namespace(folder, settings.data_root(namespace), load_ontology(), force=force,
                                             wait_seconds=wait, limits=settings.archives))
     console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
 

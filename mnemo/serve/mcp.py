@@ -65,8 +65,10 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         session: Session = None,
     ) -> dict[str, Any]:
         """Recall what the user's memory holds about a query: an assembled text, the entity
-        references behind it (grounding), and the items with why each was included."""
+        references behind it (grounding), and the items with why each was included. A memory that
+        holds nothing yet is an error saying to run `mnemo ingest`."""
         with clear_errors():
+            memory.check_ingested()
             return memory.recall(query, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since,
                                  until=until, project=project, session=session).to_dict()
 
