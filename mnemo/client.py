@@ -9,7 +9,8 @@ Every call is scoped to one namespace, one that mnemo.yaml lists (any other name
 with UnknownNamespace; the first `remember` creates a configured namespace's folder).
 Remembered text is written durably to the namespace's inbox and is recallable by the next
 recall, in any process; the ingest job (started by the inbox sensor) adds its entities and
-relations to the graph.
+relations to the graph. What is done with memories (remember, save by title, status, expiry,
+forgetting them) is `mnemo.memories`; the client adds recall, entities and the other forgets.
 """
 
 import builtins
