@@ -49,9 +49,9 @@ def restore(
     from mnemo.maintenance.backup import read_index, restore_namespace
     from mnemo.namespaces import archived_namespace
 
+    attempt(lambda: archived_namespace(load_config(config), str(read_index(archive)["namespace"]), archive))
     settings = attempt(lambda: load_config(config))
-    namespace = attempt(lambda: archived_namespace(settings, str(read_index(archive)["namespace"]), archive))
-    info = attempt(lambda: restore_namespace(archive, settings.data_root(namespace), force=force, wait_seconds=wait,
+    info = attempt(lambda: restore_namespace(archive, settings.data_dir, force=force, wait_seconds=wait,
                                              limits=settings.archives))
     console.print(f"restored {info.namespace!r}: {info.files} files, {_size(info.bytes)} in {info.seconds:.2f} s")
 
@@ -86,9 +86,9 @@ def import_(
     from mnemo.namespaces import archived_namespace
     from ontology import load_ontology
 
+    attempt(lambda: archived_namespace(load_config(config), str(read_index(folder)["namespace"]), folder))
     settings = attempt(lambda: load_config(config))
-    namespace = attempt(lambda: archived_namespace(settings, str(read_index(folder)["namespace"]), folder))
-    info = attempt(lambda: import_namespace(folder, settings.data_root(namespace), load_ontology(), force=force,
+    info = attempt(lambda: import_namespace(folder, settings.data_dir, load_ontology(), force=force,
                                             wait_seconds=wait, limits=settings.archives))
     console.print(f"imported {info.namespace!r} from {info.path} in {info.seconds:.2f} s")
 
