@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MisplacedNamespace, MnemoError, NotIngested, StoreLocked, UnknownNamespace
-from mnemo.recall.time_bounds import FORMS
+from mnemo.recall.time_bounds import FORMS, check_time_bounds
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
 from mnemo.serve.hooks import before_turn
@@ -199,6 +199,7 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
         """What memory holds about `q` (and the memories of `project`/`session`): assembled text,
         grounding references and the items, each passage with its `similarity` to `q`. A namespace
         that holds nothing yet (never ingested, nothing remembered) is 409, saying to run `mnemo ingest`."""
+        check_time_bounds(since, until)  # a malformed request is refused as such first
         c.check_ingested()
         return c.recall(q, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,
                         project=project, session=session).to_dict()
