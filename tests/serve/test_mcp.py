@@ -186,8 +186,8 @@ def test_mcp_memory_tools_by_title_scope_and_expiry(assist_workspace: Workspace)
 
 
 async def _recall_over_stdio(workspace: Workspace, namespace: str) -> Any:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mnemo.cli.main", "mcp", "--namespace", namespace,
-                                                                 "--config", str(workspace.config_path)],
+    command = ["-m", "mnemo.cli.main", "mcp", "--namespace", namespace, "--config", str(workspace.config_path)]
+    params = StdioServerParameters(command=sys.executable, args=command,
                                    env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
