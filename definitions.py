@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from assets.checks import ingest_checks
+from assets.ingest_checks import ingest_checks
 from assets.extraction import extraction_assets
 from assets.ingest import ingest_assets
 from assets.sleep import sleep_assets_for

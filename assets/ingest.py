@@ -7,7 +7,7 @@ from collections import Counter
 
 import dagster as dg
 
-from mnemo.ingest.live import pending_groups
+from mnemo.ingest.memory_rows import pending_groups
 from mnemo.ingest.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
 from mnemo.ingest.progress import every_few_seconds
 from mnemo.maintenance.forget import ForgetStores, resume_forget

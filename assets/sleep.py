@@ -16,7 +16,7 @@ from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import entity_rows
 from mnemo.maintenance.compaction import compact_stores
-from mnemo.maintenance.expiry import purge_expired
+from mnemo.memories.purge import purge_expired
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
 from mnemo.sleep.merges import SLEEP_TABLES, STEP_TABLES, canonical_entities

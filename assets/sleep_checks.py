@@ -10,10 +10,15 @@ from datetime import date
 
 import dagster as dg
 
-from assets.checks import _namespaces
-from mnemo.maintenance.checks import dangling
-from mnemo.sleep.checks import community_problems, cross_type_merges, missing_day_summaries, salience_out_of_range
+from assets.ingest_checks import _namespaces
+from mnemo.maintenance.store_integrity import dangling
 from mnemo.sleep.merges import merged_sleep_facts
+from mnemo.sleep.sleep_integrity import (
+    community_problems,
+    cross_type_merges,
+    missing_day_summaries,
+    salience_out_of_range,
+)
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from resources import GraphResource, MnemoConfigResource

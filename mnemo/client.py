@@ -9,7 +9,8 @@ Every call is scoped to one namespace, one that mnemo.yaml lists (any other name
 with UnknownNamespace; the first `remember` creates a configured namespace's folder).
 Remembered text is written durably to the namespace's inbox and is recallable by the next
 recall, in any process; the ingest job (started by the inbox sensor) adds its entities and
-relations to the graph.
+relations to the graph. What is done with memories (remember, save by title, status, expiry,
+forgetting them) is `mnemo.memories`; the client adds recall, entities and the other forgets.
 """
 
 import builtins
@@ -20,35 +21,26 @@ from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
-from mnemo.ingest.live import make_recallable
-from mnemo.ingest.titled import TitledMemories
-from mnemo.maintenance.expiry import purge_expired, purge_memories
 from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, entity_pages, resume_forget
-from mnemo.namespaces import configured_namespace
+from mnemo.memories.live import LiveMemories
+from mnemo.memories.remember import check_scope
+from mnemo.namespaces import check_ingested, configured_namespace
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
-from mnemo.recall.expiry import visible_scopes
 from mnemo.recall.graph_view import current_view
+from mnemo.recall.passage_visibility import visible_scopes
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
 from mnemo.recall.time_bounds import check_time_bounds, until_bound
 from mnemo.recall.visibility import Hidden
 from mnemo.refs import parse_ref
-from mnemo.sources.memories import (
-    Memory,
-    check_scope,
-    inbox_dir,
-    memory_doc_id,
-    memory_doc_ids,
-    read_memory,
-    write_memory,
-)
+from mnemo.sources.memory_files import Memory
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import VectorStore, sql_quote
+from mnemo.stores.vectors import VectorStore
 from ontology import Ontology, load_ontology
 
 ENTITY_WAIT = 5.0
@@ -92,8 +84,8 @@ class MemoryClient:
         self.vectors = VectorStore(self.files.vectors_path)
         self.graph = GraphStore(self.files.graph_path, self.ontology, engine=self.config.graph.engine)
         self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings)
-        self.titled = TitledMemories(self.files.root, self.namespace, self.vectors, self.embedder,
-                                     self.config.chunking.max_words)
+        self.live = LiveMemories(self.forget_stores())  # remember, save, read and forget memories
+        self.titled = self.live.titled
 
     # -- remember -----------------------------------------------------------------------
 
@@ -105,31 +97,13 @@ class MemoryClient:
         returning it then, and `forget(expired=True)` or sleep mode purges it. `scope`: `global`,
         `project:<name>` or `session:<id>`; recall returns a scoped memory only to a caller that
         names its project or session."""
-        memory = write_memory(self.files.root, self.namespace, text, entities, expires_at, ttl, scope)
-        return make_recallable(self.vectors, self.embedder, memory, self.config.chunking.max_words)
+        return self.live.remember(text, entities, expires_at, ttl, scope)
 
     def memory(self, memory_id: str) -> Memory:
         """A remembered memory with its current status: `processing` (in the inbox only),
         `recallable` (its passages are searched), `ingested` (an ingest run has taken it over) or
         `expired` (recall no longer returns it; it is purged by `forget(expired=True)` or sleep mode)."""
-        path = inbox_dir(self.files.root) / f"{memory_id}.json"
-        if "/" in memory_id or not path.exists():
-            raise MnemoError(f"no memory {memory_id!r} in namespace {self.namespace!r}")
-        return self._with_status([read_memory(path)])[0]
-
-    def _with_status(self, memories: builtins.list[Memory]) -> builtins.list[Memory]:
-        """The memories with their current status (see `memory`), read from the manifest and the chunks table."""
-        ingested = {doc for entry in self.files.read_manifest() for doc in entry.doc_ids} if memories else set()
-        table = self.vectors.table("chunks") if memories else None
-        for memory in memories:
-            doc = memory_doc_id(self.namespace, memory.id)
-            if memory.expired():
-                memory.status = "expired"
-            elif doc in ingested:
-                memory.status = "ingested"
-            elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
-                memory.status = "recallable"
-        return memories
+        return self.live.memory(memory_id)
 
     # -- recall -------------------------------------------------------------------------
 
@@ -147,15 +121,21 @@ class MemoryClient:
                                   until=until_bound(until), scopes=visible_scopes(project, session),
                                   min_similarity=min_similarity)
 
+    def check_ingested(self) -> None:
+        """NotIngested ("run `mnemo ingest`") when the namespace holds nothing yet: no ingest has run
+        and nothing was remembered. The surfaces ask it before a recall, which would answer nothing."""
+        check_ingested(self.files.root, self.namespace, self._passages)
+
+    def _passages(self) -> int:
+        """How many passages the namespace holds (0 with no vectors folder, which counting would make)."""
+        return self.vectors.count("chunks") if self.files.vectors_path.is_dir() else 0
+
     def memories(self, scope: str | None = None) -> list[Memory]:
         """The memories in the inbox (of one scope when given; titled and untitled), oldest first,
         with their expiry and current status (see `memory`)."""
-        wanted = None if scope is None else check_scope(scope)
-        found = [read_memory(p) for p in sorted(inbox_dir(self.files.root).glob("mem_*.json"))]
-        chosen = self._with_status([m for m in found if wanted in (None, m.scope)])
-        return sorted(chosen, key=lambda m: m.created)
+        return self.live.listed(scope)
 
-    # -- titled memories (`mnemo.ingest.titled`) and rooms (a room is a scope) ------------------
+    # -- titled memories (`mnemo.memories.titled`) and rooms (a room is a scope) ------------------
 
     def save(self, title: str, text: str, scope: str = "global", *, expires_at: str | dt.datetime | None = None,
              ttl: float | None = None) -> Memory:
@@ -177,10 +157,7 @@ class MemoryClient:
 
     def get_memory(self, memory_id: str, room: str | None = None) -> Memory:
         """A memory by id with its status (`memory`); with `room` (a scope), only a memory of that room."""
-        memory = self.memory(memory_id)
-        if room is not None and memory.scope != check_scope(room):
-            raise MnemoError(f"no memory {memory_id!r} in room {room!r}")
-        return memory
+        return self.live.in_room(memory_id, room)
 
     def get_all(self, room: str) -> list[Memory]:
         """Every memory of a room (a scope): `memories(room)`."""
@@ -209,17 +186,14 @@ class MemoryClient:
         if finished is not None and request and finished.request == request:
             return finished
         if expired:
-            return purge_expired(self.config, self.files, self.vectors, self.graph, self.embedder)
+            return self.live.forget_expired()
         if title is not None:
-            with self.titled.lock():
-                found = self.titled.read(title, scope or "global")
-                return purge_memories(self.config, self.files, self.vectors, self.graph, self.embedder, [found])
+            return self.live.forget_title(title, scope or "global")
         if scope is not None:
-            chosen = self.memories(scope)
-            return purge_memories(self.config, self.files, self.vectors, self.graph, self.embedder, chosen)
+            return self.live.forget_scope(scope)
         if memory is not None:
-            report = self._plan_memory(memory)
-        elif entity is not None:
+            return self.live.forget_memory(memory, request)
+        if entity is not None:
             report = self._plan_entity(entity, properties, relations)
         else:
             report = self._plan_query(query or "")
@@ -227,7 +201,7 @@ class MemoryClient:
                 report.dry_run = True
                 return report
         report.request = request
-        apply_forget(self.forget_stores(), report, [memory] if memory is not None else None)
+        apply_forget(self.forget_stores(), report)
         return report
 
     def forget_stores(self) -> ForgetStores:
@@ -236,10 +210,6 @@ class MemoryClient:
     def finish_forget(self) -> ForgetReport | None:
         """Finish a forget that was cut off (its journal is left); its report, or None when there was none."""
         return resume_forget(self.forget_stores())
-
-    def _plan_memory(self, memory_id: str) -> ForgetReport:
-        found = self.memory(memory_id)
-        return ForgetReport(docs=set(memory_doc_ids(found)), items=[{"memory": found.id, "text": found.text}])
 
     def _plan_entity(self, ref: str, properties: list[str] | None, relations: list[str] | None) -> ForgetReport:
         entity = parse_ref(ref).entity_id

@@ -2,6 +2,7 @@
 before anything is read or created (a typo must not start a second, empty memory), and a
 configured namespace with nothing in it yet says how to fill it."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 from mnemo.config import MnemoConfig, validate_namespace
@@ -37,9 +38,21 @@ def configured_namespace(config: MnemoConfig, name: str) -> str:
     return name
 
 
-def check_ingested(root: Path, namespace: str, chunks: int) -> None:
-    """Nothing when the namespace (its folder `root`) has been ingested or holds `chunks` passages;
-    else NotIngested."""
-    if chunks == 0 and not (root / "manifest.parquet").exists():
+def archived_namespace(config: MnemoConfig, name: str, archive: Path) -> str:
+    """The namespace an archive (a backup or an export) holds, when the configuration lists it;
+    else UnknownNamespace naming the archive and the file, before anything is unpacked or created."""
+    validate_namespace(name)
+    if name in config.namespaces:
+        return name
+    where = config.path or "the configuration"
+    listed = f"configured: {', '.join(sorted(config.namespaces))}" if config.namespaces else "it lists none"
+    raise UnknownNamespace(f"{archive}: holds namespace {name!r}, which {where} does not list ({listed}): add it "
+                           f"(`mnemo init PATH --name {name}`) before bringing it back; nothing was changed", name)
+
+
+def check_ingested(root: Path, namespace: str, passages: Callable[[], int]) -> None:
+    """Nothing when the namespace (its folder `root`) has been ingested or holds passages (counted
+    only when no ingest has run); else NotIngested."""
+    if not (root / "manifest.parquet").exists() and passages() == 0:
         raise NotIngested(f"namespace {namespace!r} holds nothing yet (nothing ingested, nothing remembered): "
                           "run `mnemo ingest`")

@@ -8,7 +8,7 @@ from assets.ingest import namespaces
 from jobs import ingest_job, namespace_run
 from mnemo.config import validate_namespace
 from mnemo.errors import ConfigError
-from mnemo.sources.memories import inbox_fingerprints
+from mnemo.sources.memory_files import inbox_fingerprints
 from resources import MnemoConfigResource
 
 

@@ -44,10 +44,12 @@ def restore(
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
-    """Bring a namespace back from a backup archive (checksums, names, file kinds and size are checked first)."""
+    """Bring a namespace mnemo.yaml lists back from a backup archive (checksums, names, kinds, size checked first)."""
     from mnemo.config import load_config
-    from mnemo.maintenance.backup import restore_namespace
+    from mnemo.maintenance.backup import read_index, restore_namespace
+    from mnemo.namespaces import archived_namespace
 
+    attempt(lambda: archived_namespace(load_config(config), str(read_index(archive)["namespace"]), archive))
     settings = attempt(lambda: load_config(config))
     info = attempt(lambda: restore_namespace(archive, settings.data_dir, force=force, wait_seconds=wait,
                                              limits=settings.archives))
@@ -80,11 +82,13 @@ def import_(
     wait: WaitOption = 60.0,
     config: ConfigOption = None,
 ) -> None:
-    """Rebuild a namespace's graph and vector stores from an export folder."""
+    """Rebuild a namespace mnemo.yaml lists (its graph and vector stores) from an export folder."""
     from mnemo.config import load_config
-    from mnemo.maintenance.export import import_namespace
+    from mnemo.maintenance.export import import_namespace, read_index
+    from mnemo.namespaces import archived_namespace
     from ontology import load_ontology
 
+    attempt(lambda: archived_namespace(load_config(config), str(read_index(folder)["namespace"]), folder))
     settings = attempt(lambda: load_config(config))
     info = attempt(lambda: import_namespace(folder, settings.data_dir, load_ontology(), force=force,
                                             wait_seconds=wait, limits=settings.archives,

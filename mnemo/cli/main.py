@@ -53,7 +53,7 @@ def status(
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
     from mnemo.config import load_config
-    from mnemo.sources.memories import pending_memories  # the stores load here, not with --help
+    from mnemo.sources.memory_files import pending_memories  # the stores load here, not with --help
     from mnemo.stores.files import NamespaceFiles
     from mnemo.stores.graph import GraphStore
     from mnemo.stores.vectors import VectorStore

@@ -66,8 +66,6 @@ def recall(
     config: ConfigOption = None,
 ) -> None:
     """Recall what memory holds about QUERY: passages, why each came back, and the entities behind them."""
-    from mnemo.namespaces import check_ingested  # the configuration loads when a command runs, not with --help
-
     namespace = namespace_of(namespace, config)
     if mode not in ("eager", "deliberate"):
         fail(f"unknown mode {mode!r}: use eager or deliberate")
@@ -76,7 +74,7 @@ def recall(
     _check_window(since, until)
     client = _client(namespace, config)
     try:
-        check_ingested(client.files.root, namespace, _passages(client))  # before recall opens (and makes) a store
+        client.check_ingested()  # before recall opens (and makes) a store
         result = client.recall(
             query, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,  # type: ignore[arg-type]
             project=project, session=session,
@@ -100,11 +98,6 @@ def recall(
                                 whole=("score", "similarity"), right=("score", "similarity"), show_lines=True))
     if result.grounding:
         console.print("grounding: " + " ".join(result.grounding))
-
-
-def _passages(client: "MemoryClient") -> int:
-    """How many passages the namespace holds (0 with no vectors folder, which counting would make)."""
-    return client.vectors.count("chunks") if client.files.vectors_path.is_dir() else 0
 
 
 def _visibility(metadata: dict[str, object]) -> str:

@@ -17,7 +17,7 @@ from mnemo.cli.tables import fitting_table
 
 if TYPE_CHECKING:
     from mnemo.client import MemoryClient
-    from mnemo.sources.memories import Memory
+    from mnemo.sources.memory_files import Memory
 
 console = Console()
 Title = Annotated[str, typer.Argument(help="The memory's title (unique, by its slug, within the scope).")]

@@ -27,7 +27,7 @@ from mnemo.facts import EDGE_COLUMNS, EdgeRows, GraphFacts
 from mnemo.ingest.cards import property_card
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
 from mnemo.runtime import collections_paused, keep_out_of_collections
-from mnemo.sources.memories import MEMORY_METADATA, inbox_dir, inbox_source
+from mnemo.sources.memory_files import MEMORY_METADATA, inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.sources.walk import Problem
 from mnemo.stores import durable
@@ -122,7 +122,7 @@ def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> li
     fresh = chunk_segments(doc, max_words, blocks) if doc.segments else chunk_document(doc, max_words)
     card = None if fresh else property_card(doc)  # a note of properties only (`ingest.cards`)
     fresh = [card] if card else fresh
-    # a memory's expiry and scope, which recall reads from its passages (`recall.expiry`)
+    # a memory's expiry and scope, which recall reads from its passages (`recall.passage_visibility`)
     memory = "memory_id" in doc.properties
     kept = {k: doc.properties[k] for k in MEMORY_METADATA if k in doc.properties} if memory else {}
     for chunk in fresh:
@@ -377,7 +377,7 @@ def ingest_namespace(
     embed, structural extraction, graph and entity vectors. LLM extraction and sleep merges are not run."""
     scan = scan_documents(files, namespace)
     chunks, _ = build_chunks(files, max_words)
-    from mnemo.ingest.live import pending_groups  # live builds on this module
+    from mnemo.ingest.memory_rows import pending_groups  # memory_rows builds on this module
 
     late = pending_groups(files.root, files.namespace, max_words)
     chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder, late=late)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mnemo.config import ArchivesConfig
 from mnemo.errors import MnemoError
-from mnemo.sources.memories import INBOX, MemoryFileError, check_memory_file_id
+from mnemo.sources.memory_files import INBOX, MemoryFileError, check_memory_file_id
 
 _PART = re.compile(r"[A-Za-z0-9_.=+-]{1,255}", re.ASCII)
 MAX_DEPTH = 16

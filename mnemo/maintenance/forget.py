@@ -23,7 +23,7 @@ from mnemo.maintenance.compaction import compact_stores
 from mnemo.maintenance.forget_notes import remove_blocks
 from mnemo.maintenance.forget_state import entity_hashes, purge_files, purge_sleep
 from mnemo.maintenance.forget_vectors import purge_rows, purge_vectors
-from mnemo.sources.memories import inbox_dir
+from mnemo.sources.memory_files import inbox_dir
 from mnemo.stores import faults
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles

@@ -16,12 +16,12 @@ from mnemo.documents import normalize_name
 from mnemo.errors import InvalidQuery
 from mnemo.recall.context import context_lines
 from mnemo.recall.dates import DaySpan, add_dated, dates_in, favour_dated
-from mnemo.recall.expiry import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.held import refreshed
 from mnemo.recall.learned import between_people, fits, learned_scores
 from mnemo.recall.linked import Themes, Weights, linked_round
+from mnemo.recall.passage_visibility import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.profiles import profile_round
 from mnemo.recall.rank import (
     Pool,

@@ -24,7 +24,7 @@ from typing import Any
 from mnemo.errors import GraphIncomplete, StoreLocked
 from mnemo.recall.graph import RELATION_LIMIT, Hydration
 from mnemo.recall.visibility import hidden_entities, memory_only
-from mnemo.sources.memories import MEMORY_SOURCE
+from mnemo.sources.memory_files import MEMORY_SOURCE
 from mnemo.stores.cypher import arrow_rows
 from mnemo.stores.files import file_stamp
 from mnemo.stores.graph import GraphStore

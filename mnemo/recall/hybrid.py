@@ -10,7 +10,9 @@ from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
 
 @dataclass(frozen=True)
-class RecallItem:
+class HybridHit:
+    """A passage plain hybrid search found, with its fused score."""
+
     chunk_id: str
     path: str
     title: str
@@ -24,7 +26,7 @@ class RecallItem:
         return asdict(self)
 
 
-def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5) -> list[RecallItem]:
+def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5) -> list[HybridHit]:
     """The k chunks that best match the query by meaning and by words together."""
     if not query.strip():
         raise InvalidQuery("the query is empty")
@@ -43,7 +45,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
         .to_list()
     )
     return [
-        RecallItem(
+        HybridHit(
             r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"])
         )
         for r in rows

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mnemo.recall.expiry import now_iso
-from mnemo.sources.memories import inbox_dir, memory_doc_ids, read_memory
+from mnemo.recall.passage_visibility import now_iso
+from mnemo.sources.memory_files import inbox_dir, memory_doc_ids, read_memory
 from mnemo.stores.files import file_stamp
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from mnemo.client import MemoryClient
 from mnemo.documents import slugify
 from mnemo.errors import MnemoError, StoreLocked
-from mnemo.recall.expiry import visible_scopes
+from mnemo.recall.passage_visibility import visible_scopes
 from mnemo.recall.time_bounds import check_time_bounds, until_bound
 from mnemo.recall.visibility import Hidden
 from mnemo.refs import parse_ref

@@ -18,7 +18,7 @@ from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.context import context_lines
 from mnemo.serve.activity import last_interaction, mark_interaction, timeline, top_of_mind
-from mnemo.sources.memories import Memory
+from mnemo.sources.memory_files import Memory
 
 TOKEN_BUDGET = 800
 GRAPH_TTL = 60.0

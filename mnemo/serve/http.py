@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
-from mnemo.errors import MisplacedNamespace, MnemoError, StoreLocked, UnknownNamespace
-from mnemo.recall.time_bounds import FORMS
+from mnemo.errors import MisplacedNamespace, MnemoError, NotIngested, StoreLocked, UnknownNamespace
+from mnemo.recall.time_bounds import FORMS, check_time_bounds
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
 from mnemo.serve.hooks import before_turn
@@ -113,6 +113,7 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
             401: {"model": Problem},
             403: {"model": Problem},
             404: {"model": Problem},
+            409: {"model": Problem},
             413: {"model": Problem},
             421: {"model": Misdirected},
             422: {"description": "Invalid input"},
@@ -148,6 +149,8 @@ def create_app(config: MnemoConfig | str | Path | None = None, max_body: int = M
     async def mnemo_error(request: Request, exc: MnemoError) -> JSONResponse:
         if isinstance(exc, StoreLocked):
             return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "5"})
+        if isinstance(exc, NotIngested):
+            return JSONResponse({"detail": str(exc)}, status_code=409)
         return JSONResponse({"detail": str(exc)}, status_code=404 if str(exc).startswith("no ") else 400)
 
     @app.exception_handler(ValueError)
@@ -194,7 +197,10 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
                since: TIME = None, until: TIME = None, project: PROJECT = None,
                session: SESSION = None) -> dict[str, Any]:
         """What memory holds about `q` (and the memories of `project`/`session`): assembled text,
-        grounding references and the items, each passage with its `similarity` to `q`."""
+        grounding references and the items, each passage with its `similarity` to `q`. A namespace
+        that holds nothing yet (never ingested, nothing remembered) is 409, saying to run `mnemo ingest`."""
+        check_time_bounds(since, until)  # a malformed request is refused as such first
+        c.check_ingested()
         return c.recall(q, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since, until=until,
                         project=project, session=session).to_dict()
 

@@ -12,7 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from mnemo.client import MemoryClient
-from mnemo.recall.time_bounds import FORMS
+from mnemo.recall.time_bounds import FORMS, check_time_bounds
 from mnemo.serve.activity import explore as explore_graph
 from mnemo.serve.activity import self_profile, top_of_mind
 from mnemo.serve.activity import timeline as timeline_of
@@ -65,8 +65,11 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
         session: Session = None,
     ) -> dict[str, Any]:
         """Recall what the user's memory holds about a query: an assembled text, the entity
-        references behind it (grounding), and the items with why each was included."""
+        references behind it (grounding), and the items with why each was included. A memory that
+        holds nothing yet is an error saying to run `mnemo ingest`."""
         with clear_errors():
+            check_time_bounds(since, until)  # a malformed request is refused as such first
+            memory.check_ingested()
             return memory.recall(query, k=k, limit=limit, min_similarity=min_similarity, mode=mode, since=since,
                                  until=until, project=project, session=session).to_dict()
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from mnemo.config import SourceConfig
 from mnemo.documents import Document, ManifestEntry, dated
 from mnemo.errors import SourceError
-from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memories, obsidian
+from mnemo.sources import chatgpt, claude, inbox, jsonl, locomo, logseq, memory_files, obsidian
 from mnemo.sources.chats import MAX_EXPORT_BYTES
 from mnemo.sources.daily_notes import DailyNotes, daily_notes
 from mnemo.sources.generated import is_generated
@@ -71,7 +71,7 @@ def parse_locomo(data: bytes, namespace: str, source: str, rel: str, modified: s
 
 
 def parse_memories(data: bytes, namespace: str, source: str, rel: str, modified: str | None) -> list[Document]:
-    return memories.parse_memory(
+    return memory_files.parse_memory(
         _decode(data, rel), namespace=namespace, source=source, rel_path=rel, modified=modified
     )
 
@@ -84,7 +84,7 @@ PARSERS: dict[str, tuple[Parser, tuple[str, ...]]] = {
     "jsonl": (jsonl.parse_file, jsonl.SUFFIXES),
     "inbox": (parse_inbox, inbox.SUFFIXES),
     "locomo": (parse_locomo, locomo.SUFFIXES),
-    "memories": (parse_memories, memories.SUFFIXES),
+    "memories": (parse_memories, memory_files.SUFFIXES),
 }
 # Chat exports are single large files; notes and pages keep the stricter limit.
 SIZE_LIMITS = {
@@ -221,7 +221,7 @@ def _stands(entry: ManifestEntry, docs: dict[str, Document], source: SourceConfi
     """Whether an unchanged file's documents of the last scan stand (a memory's, until it expires;
     one stored before notes' dates were recorded is read again)."""
     return _have(entry, docs) and all(docs[d].date_source for d in entry.doc_ids) and not (
-        source.kind == "memories" and memories.lapsed([docs[d] for d in entry.doc_ids])
+        source.kind == "memories" and memory_files.lapsed([docs[d] for d in entry.doc_ids])
     )
 
 

@@ -9,8 +9,8 @@ import dagster as dg
 import yaml
 
 from mnemo.config import SleepConfig
-from mnemo.sleep.checks import content_days, missing_day_summaries
 from mnemo.sleep.consolidate import consolidate
+from mnemo.sleep.sleep_integrity import content_days, missing_day_summaries
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import day_chunks
 from mnemo.sleep.view import FactsView

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.ingest import pipeline
-from mnemo.maintenance.checks import dangling, relation_violations
+from mnemo.maintenance.store_integrity import dangling, relation_violations
 from tests.support import Workspace
 
 

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from mnemo.ingest import pipeline
-from mnemo.ingest.live import pending_groups
-from mnemo.sources.memories import memory_doc_id
+from mnemo.ingest.memory_rows import pending_groups
+from mnemo.sources.memory_files import memory_doc_id
 from mnemo.stores.embedders import build_embedder
 from tests.support import Workspace, make_workspace
 from tests.support import steady_client as client

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.config import SleepConfig
-from mnemo.maintenance.checks import dangling, relation_violations
+from mnemo.maintenance.store_integrity import dangling, relation_violations
 from mnemo.sleep.consolidate import consolidate
 from tests.support import corpus, make_workspace
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from mnemo.errors import MnemoError
-from mnemo.ingest.titled import title_slug
-from mnemo.sources.memories import memory_doc_id
+from mnemo.memories.titled import title_slug
+from mnemo.sources.memory_files import memory_doc_id
 from mnemo.stores.tombstones import Tombstones
 from tests.support import Workspace
 from tests.support import steady_client as client
@@ -197,7 +197,7 @@ def test_a_sync_from_documents_scanned_before_a_save_keeps_the_new_text(tmp_path
     """An ingest that scanned a titled memory, then saw it saved again before its vector sync,
     writes the new text (asked under the table's lock), not the one it scanned."""
     from mnemo.ingest import pipeline
-    from mnemo.ingest.live import pending_groups
+    from mnemo.ingest.memory_rows import pending_groups
     from mnemo.stores.embedders import build_embedder
     from tests.support import make_workspace
 

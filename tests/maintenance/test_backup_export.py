@@ -168,3 +168,20 @@ def test_export_and_import_refuse_what_they_cannot_do_safely(ingested: Workspace
         import_namespace(folder, tmp_path / "elsewhere", load_ontology())
     with pytest.raises(ExportError, match="not a readable mnemo export"):
         import_namespace(tmp_path, tmp_path / "elsewhere", load_ontology())
+
+
+def test_restore_and_import_refuse_a_namespace_mnemo_yaml_does_not_list(ingested: Workspace, tmp_path: Path) -> None:
+    """The archive names its namespace; one the configuration does not list is refused, naming the
+    archive and the file, and nothing is created (a typo'd or foreign archive must not start a memory)."""
+    archive = backup_namespace(ingested.config.data_dir, "test", tmp_path / "test.tar").path
+    folder = tmp_path / "export"
+    export_namespace(ingested.config.data_dir, "test", load_ontology(), folder)
+    (tmp_path / "elsewhere").mkdir()
+    unlisting = make_workspace(tmp_path / "elsewhere", {"me": []})
+    for command, source in (("restore", archive), ("import", folder)):
+        result = runner.invoke(app, [command, str(source), "--config", str(unlisting.config_path)])
+        said = "".join(result.output.split())
+        assert result.exit_code == 2, result.output
+        expected = f"{source}: holds namespace 'test', which {unlisting.config_path} does not list (configured: me)"
+        assert "".join(expected.split()) in said and "mnemoinitPATH--nametest" in said
+        assert not (unlisting.config.data_dir / "test").exists()

@@ -10,7 +10,7 @@ from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.settings import RecallSettings
-from mnemo.sources.memories import memory_doc_id
+from mnemo.sources.memory_files import memory_doc_id
 from tests.support import Workspace
 from tests.support import steady_client as client
 

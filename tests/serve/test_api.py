@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from mnemo.cli.main import app
 from mnemo.serve.api_keys import KeyStore
-from tests.support import Workspace
+from tests.support import Workspace, make_workspace
 
 MAX_BODY = 4096
 FUZZ_EXAMPLES = int(os.environ.get("MNEMO_FUZZ_EXAMPLES", "12"))  # per operation; raise it for a longer run
@@ -199,6 +199,27 @@ def test_a_namespace_mnemo_yaml_does_not_list_is_404_and_nothing_is_created(
     for response in (made, recalled):
         assert response.status_code == 404 and response.json() == {"detail": "namespace 'other' is not configured here"}
     assert not (assist_workspace.config.data_dir / "other").exists()
+
+
+def test_recall_on_a_namespace_that_holds_nothing_yet_is_409_saying_run_ingest(tmp_path: Path) -> None:
+    """A configured namespace never ingested, with nothing remembered: recall says so (409 and the
+    CLI's message), not an empty answer, and makes nothing; once a memory is remembered it is recalled."""
+    workspace = make_workspace(tmp_path, {"work": []})
+    _, key = KeyStore(workspace.config.data_dir).create("work", "tests")
+    proc, url = start_server(str(workspace.config_path))
+    try:
+        recalled = httpx.get(f"{url}/v1/work/recall", params={"q": "spare key"}, headers=auth(key), timeout=60)
+        assert recalled.status_code == 409, recalled.text
+        assert "holds nothing yet" in recalled.json()["detail"] and "run `mnemo ingest`" in recalled.json()["detail"]
+        assert not (workspace.config.data_dir / "work").exists()
+        made = httpx.post(f"{url}/v1/work/memories", json={"text": "the spare key is under the blue pot"},
+                          headers=auth(key), timeout=60)
+        assert made.status_code == 201, made.text
+        again = httpx.get(f"{url}/v1/work/recall", params={"q": "spare key"}, headers=auth(key), timeout=60)
+        assert again.status_code == 200 and "blue pot" in again.text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_malformed_and_oversized_requests_get_clear_4xx(api: dict[str, str]) -> None:

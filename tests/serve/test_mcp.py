@@ -13,7 +13,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.support import Workspace
+from tests.support import Workspace, make_workspace
 
 TOOLS = {"recall", "remember", "forget", "get_entity", "explore", "timeline"}
 
@@ -183,3 +183,22 @@ def test_mcp_memory_tools_by_title_scope_and_expiry(assist_workspace: Workspace)
     assert out["title_preview"]["dry_run"] and out["title_preview"]["would_forget"]["id"] == out["saved"]["id"]
     assert [m["id"] for m in out["clear_preview"]["would_forget"]] == [out["saved"]["id"]]
     assert [i["memory"] for i in out["cleared"]["items"]] == [out["saved"]["id"]]
+
+
+async def _recall_over_stdio(workspace: Workspace, namespace: str) -> Any:
+    command = ["-m", "mnemo.cli.main", "mcp", "--namespace", namespace, "--config", str(workspace.config_path)]
+    params = StdioServerParameters(command=sys.executable, args=command,
+                                   env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await session.call_tool("recall", {"query": "where is the spare key"})
+
+
+def test_mcp_recall_on_a_namespace_that_holds_nothing_yet_is_a_tool_error(tmp_path: Path) -> None:
+    """As the CLI and HTTP: a configured namespace never ingested, with nothing remembered, is an
+    error the model can read (run `mnemo ingest`), not an empty answer."""
+    workspace = make_workspace(tmp_path, {"work": []})
+    result = asyncio.run(_recall_over_stdio(workspace, "work"))
+    said = " ".join(part.text for part in result.content if hasattr(part, "text"))
+    assert result.is_error and "holds nothing yet" in said and "run `mnemo ingest`" in said
+    assert not (workspace.config.data_dir / "work").exists()

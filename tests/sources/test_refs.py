@@ -4,8 +4,8 @@
 import pytest
 
 from mnemo.errors import MnemoError
+from mnemo.memories.remember import parse_entity
 from mnemo.refs import entity_ids_in, parse_ref, refs_in
-from mnemo.sources.memories import parse_entity
 
 
 def test_recall_context_and_get_entity_name_the_same_entity() -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from mnemo.memories.remember import write_memory
 from mnemo.serve.api_keys import KeyStore
-from mnemo.sources.memories import inbox_dir, write_memory
+from mnemo.sources.memory_files import inbox_dir
 from mnemo.stores import durable, faults
 from mnemo.stores.tombstones import FILE, Tombstones
 from tests.support import make_workspace

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.ingest import chunk_vectors, entity_graph, entity_vectors
-from mnemo.maintenance.checks import dangling, relation_violations, vector_dimensions
+from mnemo.maintenance.store_integrity import dangling, relation_violations, vector_dimensions
 from resources import EmbedderResource, GraphResource, VectorResource
 
 

@@ -1,9 +1,8 @@
-"""Write-through memories: what `remember` writes is recallable by the next recall, in any process.
+"""The chunk rows a memory becomes, the same whether `remember` writes them or ingest does.
 
-`remember` writes the memory to the inbox (durably, first), then makes the passages the next
-ingest run will make for it — the same chunks with the same content-addressed ids, the same
-rows — and puts them into the namespace's `chunks` table (vectors and full text) under the
-table's write lock. The ingest run takes the rows over unchanged: its sync finds them as it
+`remember` (`mnemo.memories.remember`) puts a memory's rows into the namespace's `chunks` table
+at once: the same chunks with the same content-addressed ids that the next ingest run makes for
+it (`memory_groups`). The ingest run takes the rows over unchanged: its sync finds them as it
 would have written them. Entities, relations and the graph follow at that run.
 
 A sync that started from documents scanned before a memory was written keeps the memory's rows
@@ -13,9 +12,8 @@ A sync that started from documents scanned before a memory was written keeps the
 from collections.abc import Callable
 from pathlib import Path
 
-from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import chunk_groups, document_chunks
-from mnemo.sources.memories import (
+from mnemo.sources.memory_files import (
     MEMORY_SOURCE,
     Memory,
     inbox_dir,
@@ -24,11 +22,9 @@ from mnemo.sources.memories import (
     memory_documents,
     read_memory,
 )
-from mnemo.stores.embedders import Embedder
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import RowGroup, VectorStore
+from mnemo.stores.vectors import RowGroup
 
-LIVE_WAIT_SECONDS = 10.0  # how long remember waits for a sync holding the chunks table
 SOURCE = MEMORY_SOURCE
 
 
@@ -36,19 +32,6 @@ def memory_groups(memory: Memory, max_words: int) -> list[RowGroup]:
     """The chunks-table rows the ingest makes for a memory, by document (`chunk_groups`)."""
     docs = memory_documents(memory, memory.namespace, SOURCE, f"{memory.id}.json", None)
     return chunk_groups([chunk for doc in docs for chunk in document_chunks(doc, max_words, {})])
-
-
-def make_recallable(vectors: VectorStore, embedder: Embedder, memory: Memory, max_words: int,
-                    wait_seconds: float = LIVE_WAIT_SECONDS) -> Memory:
-    """Put the memory's passages into the chunks table; its status becomes `recallable`. When a
-    sync holds the table longer than `wait_seconds` it stays `processing` (it is in the inbox,
-    and the next ingest run makes it recallable)."""
-    try:
-        vectors.put_groups("chunks", memory_groups(memory, max_words), embedder, wait_seconds=wait_seconds)
-    except StoreLocked:
-        return memory
-    memory.status = "recallable"
-    return memory
 
 
 def pending_groups(root: Path, namespace: str, max_words: int) -> Callable[[set[str]], list[RowGroup]]:

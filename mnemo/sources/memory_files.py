@@ -1,9 +1,11 @@
-"""The inbox: memories an assistant asked to remember, written durably before ingest.
+"""A memory's inbox file: the record `remember` and `save` write, and the Documents ingest makes of it.
 
-`remember` writes one JSON file per memory under `<data_dir>/<namespace>/inbox/`; the
-ingest job reads them through the `inbox` source (every namespace has it implicitly) and
-turns each into a note Document plus one small Document per entity it names, so the
-structural extractor makes the entities, their properties and relations.
+Each memory is one JSON file under `<data_dir>/<namespace>/inbox/`, named by its id; the ingest
+job reads them through the `memories` source (every namespace has it implicitly) and turns each
+into a note Document plus one small Document per entity it names, so the structural extractor
+makes the entities, their properties and relations. What writes memories (remember, save,
+append, purge) is the `mnemo.memories` package; this module is the file format the scan, recall
+and forget read below it.
 """
 
 import datetime as dt
@@ -16,7 +18,7 @@ from typing import Any
 from mnemo.config import SourceConfig
 from mnemo.documents import Document, content_hash
 from mnemo.errors import MnemoError, SourceError
-from mnemo.refs import EntityRef, parse_ref, refs_in
+from mnemo.refs import EntityRef, parse_ref
 from mnemo.sources.markdown import property_links
 from mnemo.stores import durable
 
@@ -24,7 +26,6 @@ SUFFIXES = (".json",)
 INBOX = "inbox"
 MEMORY_SOURCE = "memories"  # the name of every namespace's inbox source (`inbox_source`)
 GLOBAL = "global"
-_SCOPE = re.compile(r"global|(project|session):[\w.-]{1,100}")
 _TITLED_ID = re.compile(r"mem_[0-9a-f]{16}_[0-9a-f]{8}")
 _MEMORY_ID = re.compile(r"mem_[0-9a-f]{24}|mem_[0-9a-f]{16}_[0-9a-f]{8}")
 
@@ -54,13 +55,6 @@ def is_memory_id(memory_id: object) -> bool:
     return isinstance(memory_id, str) and bool(_MEMORY_ID.fullmatch(memory_id))
 
 
-def check_scope(scope: str) -> str:
-    """A memory's scope: `global`, `project:<name>` or `session:<id>` (letters, digits, `_.-`)."""
-    if not isinstance(scope, str) or not _SCOPE.fullmatch(scope):
-        raise MnemoError(f"invalid scope {scope!r}: use global, project:<name> or session:<id>")
-    return scope
-
-
 @dataclass
 class Memory:
     """One remembered thing. `status` is `processing` until ingest has made it recallable."""
@@ -78,37 +72,10 @@ class Memory:
     history: list[dict[str, str]] = field(default_factory=list)  # earlier texts, oldest first: text, until
 
     def expired(self, now: dt.datetime | None = None) -> bool:
-        return self.expires_at is not None and self.expires_at <= _iso(now or dt.datetime.now(dt.UTC))
+        return self.expires_at is not None and self.expires_at <= iso_utc(now or dt.datetime.now(dt.UTC))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _relation(raw: Any) -> dict[str, Any]:
-    if not isinstance(raw, dict) or not isinstance(raw.get("role"), str) or not isinstance(raw.get("target"), str):
-        raise MnemoError(f"invalid relation {raw!r}: use {{'role': 'works_at', 'target': 'organization_id:acme'}}")
-    target = parse_ref(raw["target"])
-    return {"role": raw["role"], "target": target.ref, "properties": dict(raw.get("properties") or {})}
-
-
-def parse_entity(raw: Any) -> EntityRef:
-    """An entity given as `"person_id:alice"`, `{"person_id": "alice", ...}` or `{"kind": ..., "id": ...}`."""
-    if isinstance(raw, str):
-        return parse_ref(raw)
-    if not isinstance(raw, dict):
-        raise MnemoError(f"invalid entity {raw!r}: give a reference string or a mapping")
-    if "kind" in raw and "id" in raw:
-        base = parse_ref(f"{raw['kind']}_id:{raw['id']}")
-    else:
-        keys = [k for k in raw if isinstance(k, str) and k.endswith("_id")]
-        if len(keys) != 1:
-            raise MnemoError(f"invalid entity {raw!r}: name it with one '<kind>_id' key or 'kind' and 'id'")
-        base = parse_ref(f"{keys[0]}:{raw[keys[0]]}")
-    properties = raw.get("properties") or {}
-    if not isinstance(properties, dict):
-        raise MnemoError(f"invalid properties for {base.ref}: expected a mapping")
-    relations = [_relation(r) for r in raw.get("relations") or []]
-    return EntityRef(base.kind, base.slug, dict(properties), relations)
 
 
 def inbox_dir(root: Path) -> Path:
@@ -120,50 +87,9 @@ def inbox_source(root: Path) -> SourceConfig:
     return SourceConfig(kind="memories", path=inbox_dir(root), name=MEMORY_SOURCE)
 
 
-def _iso(moment: dt.datetime) -> str:
+def iso_utc(moment: dt.datetime) -> str:
+    """The moment as an ISO time in UTC, to the microsecond (how memory files keep times)."""
     return moment.astimezone(dt.UTC).isoformat(timespec="microseconds")
-
-
-def expiry(expires_at: str | dt.datetime | None, ttl: float | None, now: dt.datetime) -> str | None:
-    """When a memory given `expires_at` (an ISO time or datetime; without a zone, UTC) or `ttl`
-    (seconds from `now`) expires, as an ISO time in UTC; None when neither is given."""
-    if expires_at is not None and ttl is not None:
-        raise MnemoError("give expires_at or ttl, not both")
-    if ttl is not None:
-        if not ttl > 0:
-            raise MnemoError(f"invalid ttl {ttl!r}: give a positive number of seconds")
-        try:
-            return _iso(now + dt.timedelta(seconds=ttl))
-        except OverflowError:
-            raise MnemoError(f"invalid ttl {ttl!r}: too long (the expiry would be after the year 9999)") from None
-    if expires_at is None:
-        return None
-    try:
-        moment = expires_at if isinstance(expires_at, dt.datetime) else dt.datetime.fromisoformat(expires_at)
-    except (TypeError, ValueError):
-        raise MnemoError(f"invalid expires_at {expires_at!r}: use an ISO time like 2026-12-01T09:00:00Z") from None
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
-    if moment <= now:
-        raise MnemoError(f"expires_at {expires_at} is not in the future: nothing would be remembered")
-    return _iso(moment)
-
-
-def new_memory(namespace: str, text: str, entities: list[Any] | None = None,
-               expires_at: str | dt.datetime | None = None, ttl: float | None = None,
-               scope: str = GLOBAL) -> Memory:
-    """A validated memory (not yet written), with a content-addressed id and status `processing`."""
-    check_scope(scope)
-    if not isinstance(text, str) or not text.strip():
-        raise MnemoError("nothing to remember: the text is empty")
-    refs = refs_in(text)
-    given = [parse_entity(e) for e in entities or []]
-    merged = {r.ref: r for r in refs} | {e.ref: e for e in given}
-    now = dt.datetime.now(dt.UTC)
-    created = _iso(now)
-    return Memory(
-        "mem_" + content_hash(namespace, text, created), namespace, text.strip(), created, list(merged.values()),
-        expires_at=expiry(expires_at, ttl, now), scope=scope,
-    )
 
 
 def store_memory(root: Path, memory: Memory) -> Memory:
@@ -173,13 +99,6 @@ def store_memory(root: Path, memory: Memory) -> Memory:
     memory.status = "processing"
     durable.write_json(inbox_dir(root) / f"{memory.id}.json", memory.to_dict(), "inbox:memory")
     return memory
-
-
-def write_memory(root: Path, namespace: str, text: str, entities: list[Any] | None = None,
-                 expires_at: str | dt.datetime | None = None, ttl: float | None = None,
-                 scope: str = GLOBAL) -> Memory:
-    """Validate and write a memory to the inbox atomically; return it with status `processing`."""
-    return store_memory(root, new_memory(namespace, text, entities, expires_at, ttl, scope))
 
 
 def read_memory(path: Path) -> Memory:
@@ -247,7 +166,7 @@ def parse_memory(text: str, *, namespace: str, source: str, rel_path: str, modif
 def lapsed(docs: list[Document], now: dt.datetime | None = None) -> bool:
     """Whether these documents of a memory file (as an earlier scan parsed it) are of a memory
     that has expired since: the scan reads the file again, and it gives no documents now."""
-    moment = _iso(now or dt.datetime.now(dt.UTC))
+    moment = iso_utc(now or dt.datetime.now(dt.UTC))
     return any(isinstance(d.properties.get("expires_at"), str) and d.properties["expires_at"] <= moment for d in docs)
 
 

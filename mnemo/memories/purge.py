@@ -1,13 +1,14 @@
-"""Purging expired memories: recall already hides them (`recall.expiry`); this removes them as
-`forget` does — a tombstone first, so a re-ingest never brings them back, then every store —
-and deletes their inbox files. `mnemo forget --expired` runs it now; sleep mode runs it nightly."""
+"""Purging memories: the expired ones (recall already hides them, `recall.passage_visibility`),
+or those a forget by title or scope names. They go as every `forget` removes things — a
+tombstone first, so a re-ingest never brings them back, then every store — and their inbox
+files are deleted. `mnemo forget --expired` purges the expired ones now; sleep mode nightly."""
 
 import datetime as dt
 from pathlib import Path
 
 from mnemo.config import MnemoConfig
 from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, resume_forget
-from mnemo.sources.memories import Memory, inbox_dir, memory_doc_ids, read_memory
+from mnemo.sources.memory_files import Memory, inbox_dir, memory_doc_ids, read_memory
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -39,15 +40,13 @@ def purge_expired(config: MnemoConfig, files: NamespaceFiles, vectors: VectorSto
                   embedder: Embedder, now: dt.datetime | None = None) -> ForgetReport:
     """Forget every memory expired at `now` (the current time when None) and delete its inbox file."""
     memories = expired_memories(files.root, now or dt.datetime.now(dt.UTC))
-    return purge_memories(config, files, vectors, graph, embedder, memories)
+    return purge_memories(ForgetStores(config, files, vectors, graph, embedder), memories)
 
 
-def purge_memories(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
-                   embedder: Embedder, memories: list[Memory]) -> ForgetReport:
+def purge_memories(stores: ForgetStores, memories: list[Memory]) -> ForgetReport:
     """Forget these memories (a tombstone, then every store) and delete their inbox files; with none,
     only a forget that was cut off is finished."""
     report = expiry_report(memories)
-    stores = ForgetStores(config, files, vectors, graph, embedder)
     if memories:
         apply_forget(stores, report, [m.id for m in memories])
     else:

@@ -25,13 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.errors import MnemoError
-from mnemo.ingest.live import make_recallable
+from mnemo.memories.remember import check_scope, make_recallable, new_memory
 from mnemo.refs import refs_in
-from mnemo.sources.memories import (
+from mnemo.sources.memory_files import (
     Memory,
-    check_scope,
     inbox_dir,
-    new_memory,
     read_memory,
     store_memory,
     titled_id_glob,
