@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from assets.ingest import chunk_vectors, entity_graph, entity_vectors
+from mnemo_dagster.assets.ingest import chunk_vectors, entity_graph, entity_vectors
 from mnemo.maintenance.checks import dangling, relation_violations, vector_dimensions
-from resources import EmbedderResource, GraphResource, VectorResource
+from mnemo_dagster.resources import EmbedderResource, GraphResource, VectorResource
 
 
 @dg.asset_check(asset=entity_graph, description="Every relation's endpoint types are allowed by the ontology.")

@@ -15,7 +15,7 @@ from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
 from mnemo.sources.walk import Problem
 from mnemo.stores.forget_journal import pending_forget
-from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
+from mnemo_dagster.resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
 GROUP = "ingest"

@@ -10,8 +10,8 @@ from typing import Any
 
 import dagster as dg
 
-from assets.ingest import GRAPH_POOL, entity_graph, namespaces
-from assets.sleep_checks import check_results, check_specs
+from mnemo_dagster.assets.ingest import GRAPH_POOL, entity_graph, namespaces
+from mnemo_dagster.assets.sleep_checks import check_results, check_specs
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import entity_rows
@@ -24,7 +24,7 @@ from mnemo.sleep.picture import salience_histogram
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
-from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
+from mnemo_dagster.resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 GROUP = "sleep_mode"
 NOW_TAG = "mnemo/now"

@@ -10,13 +10,13 @@ from datetime import date
 
 import dagster as dg
 
-from assets.checks import _namespaces
+from mnemo_dagster.assets.checks import _namespaces
 from mnemo.maintenance.checks import dangling
 from mnemo.sleep.checks import community_problems, cross_type_merges, missing_day_summaries, salience_out_of_range
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
-from resources import GraphResource, MnemoConfigResource
+from mnemo_dagster.resources import GraphResource, MnemoConfigResource
 
 Problems = Callable[[MnemoConfigResource, GraphResource, str, date], list[str]]
 

@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from assets.ingest import GRAPH_POOL, entity_graph, namespaces
-from assets.sleep import run_time
-from resources import NoteWriterResource
+from mnemo_dagster.assets.ingest import GRAPH_POOL, entity_graph, namespaces
+from mnemo_dagster.assets.sleep import run_time
+from mnemo_dagster.resources import NoteWriterResource
 
 GROUP = "writeback"
 

@@ -23,11 +23,11 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from definitions import build_defs  # noqa: E402
+from mnemo_dagster.definitions import build_defs  # noqa: E402
 from mnemo.config import SourceConfig  # noqa: E402
 from mnemo.ingest.segments import block_index, chunk_segments  # noqa: E402
 from mnemo.sources.scan import scan_namespace  # noqa: E402
-from resources import default_resources  # noqa: E402
+from mnemo_dagster.resources import default_resources  # noqa: E402
 
 CORPORA = REPO.parent / "shared" / "corpora"
 WORDS = "the train to porto leaves at nine and we walk along the river after lunch".split()

@@ -19,7 +19,7 @@ from typing import Any
 import dagster as dg
 import yaml
 
-from definitions import build_defs
+from mnemo_dagster.definitions import build_defs
 from mnemo.config import load_config
 from mnemo.ingest.pipeline import chunk_rows, entity_rows
 from mnemo.sleep.merges import canonical_facts
@@ -28,7 +28,7 @@ from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN
 from mnemo.stores.vector_rows import embedding_windows
-from resources import default_resources
+from mnemo_dagster.resources import default_resources
 
 NAMESPACE = "bench"
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from assets.ingest import GROUP
-from assets.sleep import GROUP as SLEEP_GROUP
-from assets.writeback import GROUP as WRITEBACK_GROUP
+from mnemo_dagster.assets.ingest import GROUP
+from mnemo_dagster.assets.sleep import GROUP as SLEEP_GROUP
+from mnemo_dagster.assets.writeback import GROUP as WRITEBACK_GROUP
 from mnemo.config import NAMESPACE_TAG, SleepConfig
 
 # Every step of these jobs runs in the run's own process. Dagster's default executor starts a

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from jobs import namespace_tags
+from mnemo_dagster.jobs import namespace_tags
 from mnemo.ingest.progress import parse_progress
 
 POLL_SECONDS = 0.2
@@ -140,8 +140,8 @@ def ingest_namespace(job: dg.JobDefinition, instance: dg.DagsterInstance, namesp
 
 def ingest(namespaces: list[str], config_path: Path, report: Callable[[StepEvent], None]) -> list[IngestOutcome]:
     """Run the ingest job for each namespace in turn on the instance at $DAGSTER_HOME; stop at a failure."""
-    from definitions import build_defs  # the composition root, read after $DAGSTER_HOME is set
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs  # the composition root, read after $DAGSTER_HOME is set
+    from mnemo_dagster.resources import default_resources
 
     instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions("namespace"))

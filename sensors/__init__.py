@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from assets.ingest import namespaces
-from jobs import ingest_job, namespace_run
+from mnemo_dagster.assets.ingest import namespaces
+from mnemo_dagster.jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
-from resources import MnemoConfigResource
+from mnemo_dagster.resources import MnemoConfigResource
 
 
 @dg.sensor(

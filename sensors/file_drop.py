@@ -4,12 +4,12 @@ import time
 
 import dagster as dg
 
-from assets.ingest import namespaces
-from jobs import ingest_job, namespace_run
+from mnemo_dagster.assets.ingest import namespaces
+from mnemo_dagster.jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
 from mnemo.sources.watch import Snapshots, watch
 from mnemo.stores.files import NamespaceFiles
-from resources import MnemoConfigResource
+from mnemo_dagster.resources import MnemoConfigResource, namespace_files
 
 
 @dg.sensor(
@@ -25,8 +25,9 @@ def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoCon
     except ConfigError as exc:
         return dg.SkipReason(str(exc))
     known = set(context.instance.get_dynamic_partitions(namespaces.name))
+
     def files(namespace: str) -> NamespaceFiles:
-        return NamespaceFiles(config.data_root(namespace), namespace)
+        return namespace_files(config, namespace)  # a namespace another shard holds is refused
 
     result = watch(config, context.cursor, known, now=time.time(), snapshots=Snapshots(lambda ns: files(ns).root),
                    ingested=lambda ns: files(ns).read_manifest(),

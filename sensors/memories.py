@@ -4,12 +4,12 @@ import json
 
 import dagster as dg
 
-from assets.ingest import namespaces
-from jobs import ingest_job, namespace_run
+from mnemo_dagster.assets.ingest import namespaces
+from mnemo_dagster.jobs import ingest_job, namespace_run
 from mnemo.config import validate_namespace
 from mnemo.errors import ConfigError
 from mnemo.sources.memories import inbox_fingerprints
-from resources import MnemoConfigResource
+from mnemo_dagster.resources import MnemoConfigResource
 
 
 @dg.sensor(

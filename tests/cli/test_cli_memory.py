@@ -7,10 +7,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from jobs import NAMESPACE_TAG
+from mnemo_dagster.jobs import NAMESPACE_TAG
 from mnemo.cli.main import app
-from resources import MnemoConfigResource
-from sensors.memories import memory_inbox_sensor
+from mnemo_dagster.resources import MnemoConfigResource
+from mnemo_dagster.sensors.memories import memory_inbox_sensor
 from tests.support import Workspace
 
 runner = CliRunner()

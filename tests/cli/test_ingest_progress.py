@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from jobs.launch import StepEvent
+from mnemo_dagster.jobs.launch import StepEvent
 from mnemo.cli.ingest_progress import LogLines, Rate
 from mnemo.cli.main import app
 from mnemo.ingest.progress import every_few_seconds, parse_progress, progress_message

@@ -10,7 +10,7 @@ import pytest
 from tests.support import REPO
 
 pytestmark = [pytest.mark.shards]  # needs the scale extra, which `make test-shards` installs
-PIPELINE = ("jobs", "assets", "resources", "mnemo.ingest", "mnemo.stores", "kuzu", "lancedb")
+PIPELINE = ("mnemo_dagster.jobs", "mnemo_dagster.assets", "mnemo_dagster.resources", "mnemo.ingest", "mnemo.stores", "kuzu", "lancedb")
 
 
 def test_the_launcher_does_not_import_the_pipeline() -> None:

@@ -8,8 +8,8 @@ import dagster as dg
 import pytest
 import yaml
 
-from definitions import build_defs
-from jobs import NAMESPACE_TAG
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.jobs import NAMESPACE_TAG
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import sync_graph
@@ -17,7 +17,7 @@ from mnemo.sleep.salience import read_salience, record_access, strength
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import read_summaries
 from mnemo.stores.graph import GraphStore
-from resources import default_resources
+from mnemo_dagster.resources import default_resources
 from tests.support import Workspace, make_workspace
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)

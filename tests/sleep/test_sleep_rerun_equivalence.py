@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from definitions import build_defs
+from mnemo_dagster.definitions import build_defs
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
@@ -19,7 +19,7 @@ from mnemo.sleep.store import Overlay, SleepFiles, read_json
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
-from resources import default_resources
+from mnemo_dagster.resources import default_resources
 from tests.support import Workspace
 
 T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)

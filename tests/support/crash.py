@@ -18,11 +18,11 @@ from typing import Any
 import dagster as dg
 import yaml
 
-from definitions import build_defs
+from mnemo_dagster.definitions import build_defs
 from mnemo.maintenance.dump import canonical_dump, differences
 from mnemo.stores import faults
 from ontology import load_ontology
-from resources import default_resources
+from mnemo_dagster.resources import default_resources
 from tests.support import REPO
 
 # The jobs a crash test runs, in order. sleep_mode_job has write points (`sleep:<file>`, graph

@@ -214,8 +214,8 @@ def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspa
 
 
 def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, vault: Path) -> None:
-    from definitions import build_defs
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs
+    from mnemo_dagster.resources import default_resources
 
     workspace.instance.add_dynamic_partitions("namespace", ["test"])
     defs = build_defs(default_resources(str(workspace.config_path)))
@@ -264,8 +264,8 @@ def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_pat
 
 
 def test_nightly_run_writes_back_only_when_turned_on(workspace: Workspace, vault: Path) -> None:
-    from definitions import build_defs
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs
+    from mnemo_dagster.resources import default_resources
 
     def nightly() -> dg.ScheduleDefinition:
         return build_defs(default_resources(str(workspace.config_path))).resolve_schedule_def("nightly_sleep_schedule")
