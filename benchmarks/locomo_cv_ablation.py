@@ -6,7 +6,7 @@ Each conversation of FILE (default: the dev split in ../shared/corpora/locomo) i
 its own namespace (under DIR when given, where a later run finds it and ingests only what
 changed; else a temporary directory), then sleep mode's speaker profile items are built for it
 (only that part of sleep mode, so that its summaries do not enter the comparison). Every
-variant of `mnemo/eval/locomo_cv_ablation.py` is then fitted and scored leave-one-conversation-out.
+variant of `benchmarks/fitting/locomo_cv_ablation.py` is then fitted and scored leave-one-conversation-out.
 Prints the table and writes `OUT/locomo_cv_ablation-<date>.json` and `.md`.
 """
 
@@ -24,7 +24,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.eval.locomo import Scores, ask, load_conversations, prepare, summarize  # noqa: E402
-from mnemo.eval.locomo_cv_ablation import ablate  # noqa: E402
+from benchmarks.fitting.locomo_cv_ablation import ablate  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.sleep.consolidate import run_speakers  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402

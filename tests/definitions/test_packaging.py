@@ -5,10 +5,12 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
 import dagster as dg
+import numpy as np
 import pytest
 import yaml
 
@@ -23,19 +25,20 @@ SHELL = ("assets", "resources", "sensors", "jobs", "shards", "definitions")
 TREE = ("mnemo", "assets", "resources", "sensors", "jobs", "shards", "benchmarks", "scripts", "tests")
 
 
-def _bare_imports(path: Path) -> list[str]:
+def _imports(path: Path) -> list[str]:
+    """`path: module` for each module the file imports (function-level imports too)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
             [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
-        found += [f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] in SHELL]
+        found += [f"{path.relative_to(REPO)}: {n}" for n in names]
     return found
 
 
 def test_the_shell_is_imported_only_by_its_package_name() -> None:
     """`import assets` would load a second copy (or another project's `assets`)."""
     paths = [REPO / "definitions.py", *(p for folder in TREE for p in (REPO / folder).rglob("*.py"))]
-    assert [hit for path in paths for hit in _bare_imports(path)] == []
+    assert [hit for path in paths for hit in _imports(path) if hit.split(": ")[1].split(".")[0] in SHELL] == []
 
 
 def test_the_package_links_every_shell_folder_and_the_instance_settings() -> None:
@@ -88,3 +91,23 @@ def test_the_wheel_holds_no_generic_top_level_names(tmp_path: Path) -> None:
     assert {"mnemo_dagster/definitions.py", "mnemo_dagster/dagster.yaml", "mnemo_dagster/assets/ingest.py",
             "mnemo_dagster/shards/worker.py", "mnemo_dagster/jobs/code_server.py"} <= set(names)
     assert zipfile.ZipFile(wheel).read("mnemo_dagster/dagster.yaml") == (REPO / "dagster.yaml").read_bytes()
+
+
+def test_the_runtime_needs_no_fitting_library() -> None:
+    """scikit-learn and LightGBM fit the ranking (benchmarks/fitting/, the `eval` extra); the
+    installed code never imports them and the default dependencies do not name them."""
+    fitting = {"sklearn", "lightgbm"}
+    imported = [hit for folder in ("mnemo", *SHELL[:-1]) for path in (REPO / folder).rglob("*.py")
+                for hit in _imports(path) if hit.split(": ")[1].split(".")[0] in fitting]
+    assert imported == []
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert not [d for d in project["dependencies"] if d.split("==")[0] in {"scikit-learn", "lightgbm"}]
+    assert {d.split("==")[0] for d in project["optional-dependencies"]["eval"]} == {"scikit-learn", "lightgbm"}
+
+
+def test_fitting_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.fitting.ranker_fit import fit_trees
+
+    monkeypatch.setitem(sys.modules, "lightgbm", None)  # as where the extra is not installed
+    with pytest.raises(SystemExit, match=r"lightgbm is not installed.*`eval` extra"):
+        fit_trees(np.zeros((2, 1)), np.zeros(2), np.zeros(2, dtype=np.int64), [])
