@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python benchmarks/extraction.py [PATH ...] [--repeat N]
 For each vault: the structural extractor's chunks/s (best of N runs), then one LLM
-extraction run against the loopback stub endpoint of tests/llm_stub.py (which answers with
+extraction run against the loopback stub endpoint of tests/support/llm_stub.py (which answers with
 the grounded entities the passage names, and estimates tokens as characters / 4), then a
 second run over the same chunks, which must send nothing.
 """

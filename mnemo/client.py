@@ -47,12 +47,12 @@ from mnemo.sources.memories import (
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import VectorStore, sql_quote
 from ontology import Ontology, load_ontology
 
 ENTITY_WAIT = 5.0
-DEFAULT_LIMIT = 10
 
 
 def _forget_request(memory: str | None, entity: str | None, properties: list[str] | None,

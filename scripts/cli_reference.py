@@ -5,7 +5,7 @@
 
 The text comes from Typer's click objects (`typer.main.get_command`): each command's
 help, usage line, and each argument's and option's help, metavar and default, as
-`mnemo COMMAND --help` shows them. tests/test_cli_reference.py fails when the committed
+`mnemo COMMAND --help` shows them. tests/docs/test_cli_reference.py fails when the committed
 file differs from what this script writes, or when a command has no help text.
 """
 
