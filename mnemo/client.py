@@ -29,6 +29,7 @@ from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.expiry import visible_scopes
 from mnemo.recall.graph_view import current_view
+from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.recall.sleep_overlay import record_lookup
@@ -47,7 +48,6 @@ from mnemo.sources.memories import (
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import VectorStore, sql_quote
 from ontology import Ontology, load_ontology

@@ -16,8 +16,8 @@ from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_jso
 from mnemo.errors import MnemoError
 
 if TYPE_CHECKING:  # the configuration loads when the command runs, not with --help
-    from mnemo_dagster.jobs.launch import IngestOutcome
     from mnemo.config import MnemoConfig
+    from mnemo_dagster.jobs.launch import IngestOutcome
 
 console = Console()
 SHOWN_PROBLEMS = 10

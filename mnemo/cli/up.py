@@ -134,14 +134,15 @@ def _free_port() -> int:
 def _code_server(command: str, port: int, env: dict[str, str]) -> subprocess.Popen[str]:
     """`python -m mnemo_dagster.jobs.code_server wait|reload PORT`: Dagster is imported there, not here."""
     argv = [sys.executable, "-m", "mnemo_dagster.jobs.code_server", command, str(port), str(LOAD_SECONDS)]
-    return subprocess.Popen(argv, env=env, cwd=_folder(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(argv, env=env, cwd=_folder(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def _start_code_server(children: "Children", env: dict[str, str]) -> int:
     """The code server on a free loopback port, once it has loaded the definitions; its port."""
     port = _free_port()
-    children.start("code-server", [_tool("dagster"), "code-server", "start", "-m", "mnemo_dagster.definitions", "-h", "127.0.0.1",
-                                   "-p", str(port), "--location-name", LOCATION], env)
+    children.start("code-server", [_tool("dagster"), "code-server", "start", "-m", "mnemo_dagster.definitions",
+                                   "-h", "127.0.0.1", "-p", str(port), "--location-name", LOCATION], env)
     waiting = _code_server("wait", port, env)
     try:
         while waiting.poll() is None:
