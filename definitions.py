@@ -2,14 +2,14 @@
 
 import dagster as dg
 
+from mnemo.config import MnemoConfig
+from mnemo.runtime import keep_out_of_collections
 from mnemo_dagster.assets.checks import ingest_checks
 from mnemo_dagster.assets.extraction import extraction_assets
 from mnemo_dagster.assets.ingest import ingest_assets
 from mnemo_dagster.assets.sleep import sleep_assets_for
 from mnemo_dagster.assets.writeback import writeback_assets
 from mnemo_dagster.jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job, sleep_writeback_job
-from mnemo.runtime import keep_out_of_collections
-from mnemo.config import MnemoConfig
 from mnemo_dagster.resources import MnemoConfigResource, default_resources
 from mnemo_dagster.sensors import namespaces_sensor
 from mnemo_dagster.sensors.file_drop import file_drop_sensor

@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from mnemo_dagster.assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
 from mnemo.extract.grounding import LanceEntityNeighbours
 from mnemo.ingest.pipeline import llm_extract
+from mnemo_dagster.assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
 from mnemo_dagster.resources import EmbedderResource, LLMResource, MnemoConfigResource, VectorResource
 
 

@@ -22,7 +22,7 @@ def _skipped_table(skipped: list[tuple[str, str]]) -> str:
 
 
 # after sleep mode when it runs: the community, week, month and profile pages are built from what it made
-_AFTER = [entity_graph, "entity_communities", "episodic_summaries", "self_profile"]
+_AFTER: list[dg.AssetsDefinition | str] = [entity_graph, "entity_communities", "episodic_summaries", "self_profile"]
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=_AFTER, pool=GRAPH_POOL)

@@ -46,7 +46,7 @@ def grounded_answer(request: dict) -> Reply:
 
 def measure(path: Path, repeat: int) -> None:
     ontology = load_ontology()
-    docs = scan_namespace("bench", [SourceConfig(kind="obsidian", path=path)], [], []).documents
+    docs = scan_namespace("bench", (SourceConfig(kind="obsidian", path=path),), [], []).documents
     chunks = [c for d in docs for c in chunk_document(d)]
     best = float("inf")
     for _ in range(repeat):

@@ -35,10 +35,9 @@ def main() -> None:
     os.environ[JOB_ENV] = job_name
     import dagster as dg
 
-    from benchmarks.measure import NAMESPACE, step_times
-
     import mnemo_dagster.definitions  # noqa: F401 - what a launched run imports first
     import mnemo_dagster.resources  # noqa: F401
+    from benchmarks.measure import NAMESPACE, step_times
 
     imported = time.perf_counter() - START
     if os.environ.get(REPLAY_ENV):

@@ -24,9 +24,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from benchmarks.fitting.locomo_cv import cross_validate  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.eval.locomo import load_conversations, prepare  # noqa: E402
-from benchmarks.fitting.locomo_cv import cross_validate  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402

@@ -22,9 +22,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from benchmarks.fitting.locomo_cv_ablation import ablate  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.eval.locomo import Scores, ask, load_conversations, prepare, summarize  # noqa: E402
-from benchmarks.fitting.locomo_cv_ablation import ablate  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.sleep.consolidate import run_speakers  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
@@ -48,8 +48,9 @@ def table(file: Path, embedder: str, rows: list[dict[str, Any]], baselines: dict
              "| variant | R@5 | R@10 | R@20 | R@10 cat 1 | cat 2 | cat 3 | cat 4 | p95 ms |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        latency = next(iter(row["scores"]["latency"].values()), {}).get("p95_ms", "")
-        lines.append(_row(row["name"], row["scores"]["systems"]["mnemo"], str(latency)))
+        latencies = list(row["scores"]["latency"].values())
+        p95 = latencies[0].get("p95_ms") if latencies else None
+        lines.append(_row(row["name"], row["scores"]["systems"]["mnemo"], "" if p95 is None else str(p95)))
     lines += [_row(label, baselines["systems"][system], "") for system, label in
               (("bm25", "BM25"), ("hybrid", "plain hybrid (RRF)"))]
     for row in rows:

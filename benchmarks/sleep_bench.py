@@ -8,10 +8,10 @@ from typing import Any
 import dagster as dg
 
 import mnemo_dagster.assets.sleep as sleep_assets
-from mnemo_dagster.assets.sleep import SHARED_PHASES, SPECS
 from benchmarks.launched import REPLAY_ENV
 from benchmarks.measure import CHANGED_SAMPLES, NAMESPACE, IngestRunner, launched, median_sample, step_times, timed
 from mnemo.sleep.consolidate import SleepReport
+from mnemo_dagster.assets.sleep import SHARED_PHASES, SPECS
 
 # the job's phases in the order they run; `rest` is what the job's own metadata does not time
 PHASES = ("read", "dedup", "view", "communities", "summaries", "salience", "profile", "graph", "checks", "compaction", "rest")
@@ -41,11 +41,11 @@ def phases(result: dg.ExecuteInProcessResult, wall: float) -> dict[str, float]:
     found: dict[str, float] = {}
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
-        metadata = {key: value.value for key, value in materialization.metadata.items()}
+        metadata: dict[str, Any] = {key: value.value for key, value in materialization.metadata.items()}
         if materialization.asset_key in step_of and "seconds" in metadata:
             found[step_of[materialization.asset_key]] = float(metadata["seconds"])
         found.update({phase: float(s) for phase, s in (metadata.get("shared_seconds") or {}).items() if phase in SHARED_PHASES})
-    checks = [evaluation.metadata.get("seconds") for evaluation in result.get_asset_check_evaluations()]
+    checks: list[Any] = [evaluation.metadata.get("seconds") for evaluation in result.get_asset_check_evaluations()]
     if checks:
         found["checks"] = sum(float(c.value) for c in checks if c is not None)
     found["rest"] = max(0.0, wall - sum(found.values()))

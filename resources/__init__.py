@@ -14,8 +14,8 @@ from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from mnemo.writeback.run import WritebackPlan, WritebackReport, writeback_namespace
-from ontology import Ontology, load_ontology
 from mnemo_dagster.resources.run_recovery import end_guard, guard_run
+from ontology import Ontology, load_ontology
 
 
 class MnemoConfigResource(dg.ConfigurableResource):
@@ -52,7 +52,9 @@ class RunGuardedResource(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         released = guard_run(context.instance, context.run.run_id if context.run else None)
         log = context.log
-        for run_id in released if log is not None else []:
+        if log is None:
+            return
+        for run_id in released:
             log.warning(f"run {run_id}: its process is gone; marked failed and its pool slots freed")
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:

@@ -7,8 +7,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from mnemo_dagster.jobs import NAMESPACE_TAG
 from mnemo.cli.main import app
+from mnemo_dagster.jobs import NAMESPACE_TAG
 from mnemo_dagster.resources import MnemoConfigResource
 from mnemo_dagster.sensors.memories import memory_inbox_sensor
 from tests.support import Workspace

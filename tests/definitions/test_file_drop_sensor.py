@@ -10,11 +10,11 @@ import dagster as dg
 import pytest
 import yaml
 
-from mnemo_dagster.jobs import NAMESPACE_TAG
 from mnemo.errors import MisplacedNamespace
 from mnemo.ingest.pipeline import scan_documents
 from mnemo.sources.watch import SNAPSHOT_FILE, NamespaceWatch, fingerprint, step
 from mnemo.stores.files import NamespaceFiles
+from mnemo_dagster.jobs import NAMESPACE_TAG
 from mnemo_dagster.resources import MnemoConfigResource
 from mnemo_dagster.sensors.file_drop import file_drop_sensor
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from mnemo_dagster.assets.ingest import GRAPH_POOL
 from mnemo.maintenance.dump import differences
+from mnemo_dagster.assets.ingest import GRAPH_POOL
 from mnemo_dagster.resources.run_recovery import (
     WORKER_TAG,
     RunGuard,

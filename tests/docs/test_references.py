@@ -123,7 +123,7 @@ def settings() -> set[str]:
     """Every mnemo.yaml setting by its dotted path (`sleep.cron`, `llm.concurrency`)."""
     found: set[str] = set()
 
-    def walk(model: type, prefix: str) -> None:
+    def walk(model: type[BaseModel], prefix: str) -> None:
         for name, info in model.model_fields.items():
             found.add(prefix + name)
             for kind in (info.annotation, *get_args(info.annotation)):  # `LLMConfig | None` too

@@ -8,13 +8,13 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from mnemo_dagster.definitions import build_defs
 from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.settings import RecallSettings
 from mnemo.sources.memories import memory_doc_id
 from mnemo.stores.tombstones import Tombstones
+from mnemo_dagster.definitions import build_defs
 from mnemo_dagster.resources import default_resources
 from tests.support import Workspace
 
