@@ -40,8 +40,8 @@ $(VENV)/.scale-installed: $(STAMP) pyproject.toml
 test-shards: $(VENV)/.scale-installed ## many machines on this one: PostgreSQL, Redis, Celery workers as two shards (needs postgresql, redis-server)
 	$(BIN)/python -m pytest -m shards -s -rfE tests/shards
 
-lint: $(STAMP) ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy on mnemo/
-	$(BIN)/ruff check mnemo
+lint: $(STAMP) ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy over the whole tree
+	$(BIN)/ruff check .
 	$(BIN)/mypy
 
 ui: $(STAMP) $(DAGSTER_HOME)/dagster.yaml ## start the Dagster UI on http://127.0.0.1:3000

@@ -2,29 +2,28 @@
 
 import dagster as dg
 
-from assets.ingest_checks import ingest_checks
-from assets.extraction import extraction_assets
-from assets.ingest import ingest_assets
-from assets.sleep import sleep_assets_for
-from assets.writeback import writeback_assets
-from jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job, sleep_writeback_job
-from mnemo.runtime import keep_out_of_collections
-from mnemo.errors import ConfigError
 from mnemo.config import MnemoConfig
-from resources import MnemoConfigResource, default_resources
-from sensors import namespaces_sensor
-from sensors.file_drop import file_drop_sensor
-from sensors.memories import memory_inbox_sensor
-from sensors.recovery import run_recovery_sensor
+from mnemo.runtime import keep_out_of_collections
+from mnemo_dagster.assets.extraction import extraction_assets
+from mnemo_dagster.assets.ingest import ingest_assets
+from mnemo_dagster.assets.ingest_checks import ingest_checks
+from mnemo_dagster.assets.sleep import sleep_assets_for
+from mnemo_dagster.assets.writeback import writeback_assets
+from mnemo_dagster.jobs import ingest_job, nightly_schedule_for, reextraction_job, sleep_mode_job, sleep_writeback_job
+from mnemo_dagster.resources import MnemoConfigResource, default_resources
+from mnemo_dagster.sensors import namespaces_sensor
+from mnemo_dagster.sensors.file_drop import file_drop_sensor
+from mnemo_dagster.sensors.memories import memory_inbox_sensor
+from mnemo_dagster.sensors.recovery import run_recovery_sensor
 
 
 def _settings(resources: dict[str, dg.ConfigurableResource]) -> MnemoConfig:
-    """mnemo.yaml's settings for the schedule (defaults when there is no valid file)."""
+    """mnemo.yaml's settings for the schedule: defaults while there is no file (the sensors say so);
+    an invalid file fails loading the definitions with a ConfigError naming the file and field."""
     config = resources.get("mnemo_config")
-    try:
-        return config.load() if isinstance(config, MnemoConfigResource) else MnemoConfig()
-    except ConfigError:
+    if not isinstance(config, MnemoConfigResource) or not config.path().is_file():
         return MnemoConfig()
+    return config.load()
 
 
 def build_defs(resources: dict[str, dg.ConfigurableResource] | None = None) -> dg.Definitions:

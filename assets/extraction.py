@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
 from mnemo.extract.grounding import LanceEntityNeighbours
 from mnemo.ingest.pipeline import llm_extract
-from resources import EmbedderResource, LLMResource, MnemoConfigResource, VectorResource
+from mnemo_dagster.assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
+from mnemo_dagster.resources import EmbedderResource, LLMResource, MnemoConfigResource, VectorResource
 
 
 class LLMExtractionConfig(dg.Config):

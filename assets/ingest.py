@@ -4,6 +4,7 @@ Their metadata and logs carry counts and ids, never what the user wrote (titles,
 entity names): Dagster keeps run history after `mnemo forget` (docs/ARCHITECTURE.md)."""
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
@@ -15,14 +16,14 @@ from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import EMPTY_FILE
 from mnemo.sources.walk import Problem
 from mnemo.stores.forget_journal import pending_forget
-from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
+from mnemo_dagster.resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
 GROUP = "ingest"
 GRAPH_POOL = "graph_writer"
 
 
-def _table(rows: list[dict[str, object]], columns: list[str], limit: int = 20, total: int | None = None) -> str:
+def _table(rows: Sequence[Mapping[str, object]], columns: list[str], limit: int = 20, total: int | None = None) -> str:
     """A Markdown table preview of at most `limit` rows (of `total`, when only the first are given)."""
     if not rows:
         return "_none_"
@@ -92,13 +93,17 @@ def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource)
     """Heading-aware passages of each document, with stable content-addressed ids."""
     config = mnemo_config.load()
     found, stats = build_chunks(mnemo_config.files(context.partition_key), config.chunking.max_words)
-    return dg.MaterializeResult(metadata={
-        "chunks": stats.chunks,
-        "documents": stats.documents,
-        "rechunked_documents": stats.rechunked_documents,
-        "reused_documents": stats.reused_documents,
-        "preview": dg.MetadataValue.md(_table([c.__dict__ for c in found[:10]], ["id", "doc_id", "position"], 10, len(found))),
-    })
+    return dg.MaterializeResult(
+        metadata={
+            "chunks": stats.chunks,
+            "documents": stats.documents,
+            "rechunked_documents": stats.rechunked_documents,
+            "reused_documents": stats.reused_documents,
+            "preview": dg.MetadataValue.md(
+                _table([c.__dict__ for c in found[:10]], ["id", "doc_id", "position"], 10, len(found))
+            ),
+        }
+    )
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"lancedb"}, deps=[chunks])
@@ -147,7 +152,9 @@ def entity_graph(
 ) -> dg.MaterializeResult:
     """The Kùzu graph of notes, chunks, entities, aliases and days, reconciled with the extractions."""
     namespace = context.partition_key
-    facts = canonical_facts(mnemo_config.files(namespace), shared=True)  # merges and sleep overlays kept (mnemo/sleep/merges.py)
+    facts = canonical_facts(
+        mnemo_config.files(namespace), shared=True
+    )  # merges and sleep overlays kept (mnemo/sleep/merges.py)
     stats = graph.store(namespace).apply(facts, run_id=context.run_id)
     changed = {k: v for k, v in stats.inserted.items() if v} | {f"-{k}": v for k, v in stats.deleted.items() if v}
     return dg.MaterializeResult(metadata={

@@ -2,15 +2,17 @@
 
 import dagster as dg
 
-from assets.ingest import chunk_vectors, entity_graph, entity_vectors
 from mnemo.maintenance.store_integrity import dangling, relation_violations, vector_dimensions
-from resources import EmbedderResource, GraphResource, VectorResource
+from mnemo_dagster.assets.ingest import chunk_vectors, entity_graph, entity_vectors
+from mnemo_dagster.resources import EmbedderResource, GraphResource, VectorResource
 
 
 @dg.asset_check(asset=entity_graph, description="Every relation's endpoint types are allowed by the ontology.")
 def relations_conform_to_ontology(context: dg.AssetCheckExecutionContext, graph: GraphResource) -> dg.AssetCheckResult:
     problems = [line for ns in _namespaces(context) for line in relation_violations(graph.store(ns))]
-    return dg.AssetCheckResult(passed=not problems, metadata={"violations": len(problems), "examples": "\n".join(problems[:20])})
+    return dg.AssetCheckResult(
+        passed=not problems, metadata={"violations": len(problems), "examples": "\n".join(problems[:20])}
+    )
 
 
 @dg.asset_check(asset=entity_graph, description="No chunk without its note, no alias without its entity, no orphan.")
@@ -22,19 +24,29 @@ def no_dangling_elements(context: dg.AssetCheckExecutionContext, graph: GraphRes
     return dg.AssetCheckResult(passed=not any(totals.values()), metadata=totals)
 
 
-def _vector_check(context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource) -> dg.AssetCheckResult:
+def _vector_check(
+    context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource
+) -> dg.AssetCheckResult:
     dim = embedder.embedder().dim
-    wrong = {f"{ns}/{table}": d for ns in _namespaces(context) for table, d in vector_dimensions(vectors.store(ns), dim).items()}
+    wrong = {
+        f"{ns}/{table}": d
+        for ns in _namespaces(context)
+        for table, d in vector_dimensions(vectors.store(ns), dim).items()
+    }
     return dg.AssetCheckResult(passed=not wrong, metadata={"expected": dim, "mismatched": dg.MetadataValue.json(wrong)})
 
 
 @dg.asset_check(asset=chunk_vectors, description="Chunk vectors have the embedder's dimension.")
-def chunk_vector_dimensions(context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource) -> dg.AssetCheckResult:
+def chunk_vector_dimensions(
+    context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource
+) -> dg.AssetCheckResult:
     return _vector_check(context, vectors, embedder)
 
 
 @dg.asset_check(asset=entity_vectors, description="Entity vectors have the embedder's dimension.")
-def entity_vector_dimensions(context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource) -> dg.AssetCheckResult:
+def entity_vector_dimensions(
+    context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource
+) -> dg.AssetCheckResult:
     return _vector_check(context, vectors, embedder)
 
 

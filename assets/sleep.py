@@ -5,13 +5,11 @@ and evaluates the selected checks on them."""
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import dagster as dg
 
-from assets.ingest import GRAPH_POOL, entity_graph, namespaces
-from assets.sleep_checks import check_results, check_specs
 from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import entity_rows
@@ -24,7 +22,9 @@ from mnemo.sleep.picture import salience_histogram
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
-from resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
+from mnemo_dagster.assets.ingest import GRAPH_POOL, entity_graph, namespaces
+from mnemo_dagster.assets.sleep_checks import check_results, check_specs
+from mnemo_dagster.resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 GROUP = "sleep_mode"
 NOW_TAG = "mnemo/now"
@@ -33,8 +33,8 @@ NOW_TAG = "mnemo/now"
 def run_time(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> datetime:
     """The run's clock: the `mnemo/now` tag (ISO time, for replays), else now in UTC."""
     stamp = context.run.tags.get(NOW_TAG)
-    when = datetime.fromisoformat(stamp) if stamp else datetime.now(timezone.utc)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    when = datetime.fromisoformat(stamp) if stamp else datetime.now(UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _spec(key: str, deps: list[Any], kinds: set[str], description: str) -> dg.AssetSpec:
@@ -42,22 +42,50 @@ def _spec(key: str, deps: list[Any], kinds: set[str], description: str) -> dg.As
 
 
 SPECS = {  # sleep step -> the asset it materializes
-    "dedup": _spec("entity_merges", [entity_graph], {"kuzu", "lancedb"},
-                   "Duplicate entities merged (logged, undoable) or queued for review."),
-    "communities": _spec("entity_communities", ["entity_merges"], {"kuzu", "python"},
-                         "Communities of entities (Leiden, two levels) with stable ids and cited summaries; abstractions with an LLM."),
-    "summaries": _spec("episodic_summaries", ["entity_merges"], {"kuzu"},
-                       "Day, week and month summaries of episodic memory; only changed periods are re-made."),
-    "salience": _spec("salience_scores", ["entity_communities", "episodic_summaries"], {"kuzu", "python"},
-                      "Salience of entities and episodic chunks: decay, reinforcement by access, fading, promotion."),
-    "profile": _spec("self_profile", ["salience_scores"], {"kuzu"},
-                     "A versioned portrait of the namespace's own person: traits, current state, recent episodes."),
-    "compaction": _spec("store_compaction", ["self_profile"], {"kuzu", "lancedb"},
-                        "The graph rebuilt from the memory files once its file has grown to `sleep.compact_growth` times "
-                        "its size after the last rebuild (Kùzu keeps the pages an update leaves behind); vector tables "
-                        "that gained 32+ fragments since their last compaction compacted."),
+    "dedup": _spec(
+        "entity_merges",
+        [entity_graph],
+        {"kuzu", "lancedb"},
+        "Duplicate entities merged (logged, undoable) or queued for review.",
+    ),
+    "communities": _spec(
+        "entity_communities",
+        ["entity_merges"],
+        {"kuzu", "python"},
+        "Communities of entities (Leiden, two levels) with stable ids and cited summaries; abstractions with an LLM.",
+    ),
+    "summaries": _spec(
+        "episodic_summaries",
+        ["entity_merges"],
+        {"kuzu"},
+        "Day, week and month summaries of episodic memory; only changed periods are re-made.",
+    ),
+    "salience": _spec(
+        "salience_scores",
+        ["entity_communities", "episodic_summaries"],
+        {"kuzu", "python"},
+        "Salience of entities and episodic chunks: decay, reinforcement by access, fading, promotion.",
+    ),
+    "profile": _spec(
+        "self_profile",
+        ["salience_scores"],
+        {"kuzu"},
+        "A versioned portrait of the namespace's own person: traits, current state, recent episodes.",
+    ),
+    "compaction": _spec(
+        "store_compaction",
+        ["self_profile"],
+        {"kuzu", "lancedb"},
+        "The graph rebuilt from the memory files once its file has grown to `sleep.compact_growth` times "
+        "its size after the last rebuild (Kùzu keeps the pages an update leaves behind); vector tables "
+        "that gained 32+ fragments since their last compaction compacted.",
+    ),
 }
-SHARED_PHASES = ("read", "view", "graph")  # the run's phases no step owns: reading the facts, indexing them, the graph sync
+SHARED_PHASES = (
+    "read",
+    "view",
+    "graph",
+)  # the run's phases no step owns: reading the facts, indexing them, the graph sync
 COMPACTION_WAIT_SECONDS = 60.0  # for writers outside Dagster (the CLI); past it compaction waits for the next night
 
 
@@ -94,11 +122,25 @@ def sleep_mode(
 
 
 def _consolidated(
-    context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, store: VectorStore, embedder: EmbedderResource,
-    settings: MnemoConfig, steps: list[str],
+    context: dg.AssetExecutionContext,
+    files: NamespaceFiles,
+    graph: GraphStore,
+    store: VectorStore,
+    embedder: EmbedderResource,
+    settings: MnemoConfig,
+    steps: list[str],
 ) -> Iterator[dg.MaterializeResult]:
-    report = consolidate(files, graph, settings.sleep, run_time(context), settings.namespace(context.partition_key).self_name,
-                         store, context.run_id, writer_for(settings.llm, settings.sleep.llm), steps=steps)
+    report = consolidate(
+        files,
+        graph,
+        settings.sleep,
+        run_time(context),
+        settings.namespace(context.partition_key).self_name,
+        store,
+        context.run_id,
+        writer_for(settings.llm, settings.sleep.llm),
+        steps=steps,
+    )
     seconds = dict(report.seconds)
     if report.dedup and report.dedup.merges:  # the merged entities' vectors, part of dedup's time
         start = time.perf_counter()
@@ -106,31 +148,55 @@ def _consolidated(
         seconds["dedup"] = round(seconds.get("dedup", 0.0) + time.perf_counter() - start, 3)
     shared = dg.MetadataValue.json({phase: report.seconds[phase] for phase in SHARED_PHASES if phase in report.seconds})
     for step in steps:
-        owned = STEP_TABLES.get(step, frozenset()) | (STEP_TABLES["abstractions"] if step == "communities" else frozenset())
-        writes = sum(n for t, n in report.table_writes.items() if (t in owned if step != "dedup" else t not in SLEEP_TABLES))
-        metadata = {**METADATA[step](report, files, settings), "graph_writes": writes, "seconds": seconds.get(step, 0.0),
-                    "shared_seconds": shared}
+        owned = STEP_TABLES.get(step, frozenset()) | (
+            STEP_TABLES["abstractions"] if step == "communities" else frozenset()
+        )
+        writes = sum(
+            n for t, n in report.table_writes.items() if (t in owned if step != "dedup" else t not in SLEEP_TABLES)
+        )
+        metadata = {
+            **METADATA[step](report, files, settings),
+            "graph_writes": writes,
+            "seconds": seconds.get(step, 0.0),
+            "shared_seconds": shared,
+        }
         yield dg.MaterializeResult(asset_key=SPECS[step].key, metadata=metadata)
 
 
 def _compacted(
-    context: dg.AssetExecutionContext, files: NamespaceFiles, graph: GraphStore, vectors: VectorStore, settings: MnemoConfig,
+    context: dg.AssetExecutionContext,
+    files: NamespaceFiles,
+    graph: GraphStore,
+    vectors: VectorStore,
+    settings: MnemoConfig,
 ) -> dg.MaterializeResult:
     """The stores compacted when they have grown enough (`seconds`: the whole step, the size checks
     included); stores busy past the wait are left for the next run."""
     start = time.perf_counter()
     try:
-        done = compact_stores(files, graph, vectors, settings.sleep.compact_growth, context.run_id, COMPACTION_WAIT_SECONDS)
+        done = compact_stores(
+            files, graph, vectors, settings.sleep.compact_growth, context.run_id, COMPACTION_WAIT_SECONDS
+        )
     except StoreLocked as exc:
         context.log.warning(f"store compaction skipped: {exc}")
-        return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata={"graph_rebuilt": False, "skipped": str(exc),
-                                                                                     "seconds": _since(start)})
+        return dg.MaterializeResult(
+            asset_key=SPECS["compaction"].key,
+            metadata={"graph_rebuilt": False, "skipped": str(exc), "seconds": _since(start)},
+        )
     mb = 1024 * 1024
-    metadata = {"graph_rebuilt": done.rebuilt, "graph_mb": round(done.size / mb, 1), "graph_after_mb": round(done.size_after / mb, 1),
-                "graph_base_mb": round(done.base / mb, 1), "graph_growth": done.growth, "rebuild_at_growth": settings.sleep.compact_growth,
-                "rebuild_seconds": done.seconds, "vector_tables_compacted": dg.MetadataValue.json(
-                    {name: {"fragments": before, "fragments_after": after} for name, (before, after) in done.tables.items()}),
-                "seconds": _since(start)}
+    metadata: dict[str, Any] = {
+        "graph_rebuilt": done.rebuilt,
+        "graph_mb": round(done.size / mb, 1),
+        "graph_after_mb": round(done.size_after / mb, 1),
+        "graph_base_mb": round(done.base / mb, 1),
+        "graph_growth": done.growth,
+        "rebuild_at_growth": settings.sleep.compact_growth,
+        "rebuild_seconds": done.seconds,
+        "vector_tables_compacted": dg.MetadataValue.json(
+            {name: {"fragments": before, "fragments_after": after} for name, (before, after) in done.tables.items()}
+        ),
+        "seconds": _since(start),
+    }
     return dg.MaterializeResult(asset_key=SPECS["compaction"].key, metadata=metadata)
 
 
@@ -142,8 +208,14 @@ def _merges(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -
     result = report.dedup
     assert result is not None
     why = Counter(reason for m in result.merges for reason in m.reasons)  # no entity names (docs/ARCHITECTURE.md)
-    return {"merges": len(result.merges), "queued": result.queued, "queue_size": result.queue_size, "examined": result.examined,
-            "candidates": result.candidates, "reasons": dg.MetadataValue.json(dict(why))}
+    return {
+        "merges": len(result.merges),
+        "queued": result.queued,
+        "queue_size": result.queue_size,
+        "examined": result.examined,
+        "candidates": result.candidates,
+        "reasons": dg.MetadataValue.json(dict(why)),
+    }
 
 
 def _communities(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
@@ -160,7 +232,13 @@ def _communities(report: SleepReport, files: NamespaceFiles, settings: MnemoConf
 def _summaries(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
     stats = report.summaries
     assert stats is not None
-    return {"made": stats.made, "reused": stats.reused, "days": stats.days, "weeks": stats.weeks, "months": stats.months}
+    return {
+        "made": stats.made,
+        "reused": stats.reused,
+        "days": stats.days,
+        "weeks": stats.weeks,
+        "months": stats.months,
+    }
 
 
 def _salience(report: SleepReport, files: NamespaceFiles, settings: MnemoConfig) -> dict[str, Any]:
@@ -191,7 +269,7 @@ def sleep_assets_for(settings: MnemoConfig) -> list[dg.AssetsDefinition]:
     if settings.llm is None or not settings.sleep.llm:
         return sleep_assets
     communities = SPECS["communities"].key
-    return dg.map_asset_specs(
+    return list(dg.map_asset_specs(
         lambda spec: spec.replace_attributes(kinds={*spec.kinds, LLM_KIND}) if spec.key == communities else spec,
         sleep_assets,
-    )
+    ))

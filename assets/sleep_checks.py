@@ -10,7 +10,6 @@ from datetime import date
 
 import dagster as dg
 
-from assets.ingest_checks import _namespaces
 from mnemo.maintenance.store_integrity import dangling
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.sleep_integrity import (
@@ -21,7 +20,8 @@ from mnemo.sleep.sleep_integrity import (
 )
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
-from resources import GraphResource, MnemoConfigResource
+from mnemo_dagster.assets.ingest_checks import _namespaces
+from mnemo_dagster.resources import GraphResource, MnemoConfigResource
 
 Problems = Callable[[MnemoConfigResource, GraphResource, str, date], list[str]]
 
@@ -55,7 +55,11 @@ def _days(config: MnemoConfigResource, graph: GraphResource, ns: str, today: dat
 CHECKS: dict[str, tuple[str, str, Problems]] = {  # check -> (sleep step of its asset, description, problems found)
     "merges_keep_types": ("dedup", "No merge joins entities of different ontology types.", _merges),
     "no_dangling_after_merges": ("dedup", "Nothing dangles after merges (aliases, chunks, entities).", _dangling),
-    "communities_are_summarized": ("communities", "Every community has 2+ members and a summary citing its sources.", _communities),
+    "communities_are_summarized": (
+        "communities",
+        "Every community has 2+ members and a summary citing its sources.",
+        _communities,
+    ),
     "salience_in_range": ("salience", "Every salience score lies in [0, 1].", _salience),
     "closed_days_summarized": ("summaries", "Every closed day with content has a day summary.", _days),
 }
@@ -63,7 +67,10 @@ CHECKS: dict[str, tuple[str, str, Problems]] = {  # check -> (sleep step of its 
 
 def check_specs(asset_keys: dict[str, dg.AssetKey]) -> list[dg.AssetCheckSpec]:
     """The checks' specs, given the asset key of each sleep step."""
-    return [dg.AssetCheckSpec(name, asset=asset_keys[step], description=description) for name, (step, description, _) in CHECKS.items()]
+    return [
+        dg.AssetCheckSpec(name, asset=asset_keys[step], description=description)
+        for name, (step, description, _) in CHECKS.items()
+    ]
 
 
 def check_results(

@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from assets.ingest import GRAPH_POOL, entity_graph, namespaces
-from assets.sleep import run_time
-from resources import NoteWriterResource
+from mnemo_dagster.assets.ingest import GRAPH_POOL, entity_graph, namespaces
+from mnemo_dagster.assets.sleep import run_time
+from mnemo_dagster.resources import NoteWriterResource
 
 GROUP = "writeback"
 
@@ -22,7 +22,7 @@ def _skipped_table(skipped: list[tuple[str, str]]) -> str:
 
 
 # after sleep mode when it runs: the community, week, month and profile pages are built from what it made
-_AFTER = [entity_graph, "entity_communities", "episodic_summaries", "self_profile"]
+_AFTER: list[dg.AssetsDefinition | str] = [entity_graph, "entity_communities", "episodic_summaries", "self_profile"]
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "markdown"}, deps=_AFTER, pool=GRAPH_POOL)

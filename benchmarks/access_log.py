@@ -20,18 +20,17 @@ import shutil
 import statistics
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from benchmarks.measure import NAMESPACE
+from mnemo.config import SleepConfig, load_config
 from mnemo.runtime import collections_paused
-from mnemo.config import load_config
 from mnemo.sleep.merges import merged_sleep_facts
 from mnemo.sleep.salience import build_salience
-from mnemo.config import SleepConfig
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
@@ -58,7 +57,7 @@ def measure(config: Path, sizes: list[int], nights: int, per_night: int, namespa
         view = FactsView(merged_sleep_facts(files))
         state = sleep.read_state("salience")
         items = sorted(view.chunks)[:4000] + sorted(view.entities)
-        start = datetime.now(timezone.utc)
+        start = datetime.now(UTC)
         for size in sizes:
             rnd = random.Random(size)
             log.write_bytes(own + _accesses(items, size, start, timedelta(days=365), rnd))

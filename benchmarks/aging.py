@@ -31,7 +31,6 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from ontology import load_ontology
 
-
 QUERIES = ("garden budget", "meeting about the roadmap", "trip to Kyoto", "reading list", "sleep and health",
            "launch of the project")
 

@@ -13,11 +13,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from mnemo.config import parse_config  # noqa: E402
+from mnemo.ingest.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
 from mnemo.maintenance.backup import backup_namespace, restore_namespace  # noqa: E402
 from mnemo.maintenance.dump import canonical_dump, differences  # noqa: E402
-from mnemo.config import parse_config  # noqa: E402
 from mnemo.maintenance.export import export_namespace, import_namespace  # noqa: E402
-from mnemo.ingest.pipeline import build_chunks, chunk_rows, entity_rows, extract_facts, scan_documents  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from mnemo.stores.files import NamespaceFiles  # noqa: E402
 from mnemo.stores.graph import GraphStore  # noqa: E402
@@ -59,9 +59,9 @@ def main() -> int:
                   f"restore {back.seconds:.2f} s; round trip identical: {same}")
         began = time.perf_counter()
         out = export_namespace(work / "a", "bench", ontology, work / "export")
-        back = import_namespace(work / "export", work / "imported", ontology)
+        imported = import_namespace(work / "export", work / "imported", ontology)
         same = differences(canonical_dump(work / "imported", "bench", ontology), original) == []
-        print(f"export: {out.bytes / 1e6:.2f} MB in {out.seconds:.2f} s; import {back.seconds:.2f} s; round trip identical: {same} "
+        print(f"export: {out.bytes / 1e6:.2f} MB in {out.seconds:.2f} s; import {imported.seconds:.2f} s; round trip identical: {same} "
               f"(total {time.perf_counter() - began:.2f} s)")
         print("rows:", ", ".join(f"{k} {v}" for k, v in out.rows.items() if v))
     return 0

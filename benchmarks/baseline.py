@@ -60,7 +60,7 @@ def sections(body: str) -> list[tuple[str, str]]:
 
 def _chat_rows(chats: Path, max_words: int, start: int) -> list[dict[str, Any]]:
     """Each conversation's messages as `role: content` paragraphs, packed into passages."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in sorted(chats.rglob("*.jsonl")):
         conversations: dict[str, list[str]] = defaultdict(list)
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -74,7 +74,7 @@ def _chat_rows(chats: Path, max_words: int, start: int) -> list[dict[str, Any]]:
 
 
 def _rows(vault: Path, max_words: int) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in sorted(vault.rglob("*.md")):
         rel = path.relative_to(vault).as_posix()
         body = frontmatter.loads(path.read_text(encoding="utf-8")).content

@@ -15,17 +15,17 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from mnemo.serve.activity import mark_interaction  # noqa: E402
 from mnemo.client import MemoryClient  # noqa: E402
 from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig  # noqa: E402
 from mnemo.eval.locomo import load_conversations, prepare  # noqa: E402
-from mnemo.serve.hooks import before_turn, tokens  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
+from mnemo.serve.activity import mark_interaction  # noqa: E402
+from mnemo.serve.hooks import before_turn, tokens  # noqa: E402
 from mnemo.stores.embedders import MiniLMEmbedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
-NOW = dt.datetime(2023, 12, 1, 12, 0, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2023, 12, 1, 12, 0, tzinfo=dt.UTC)
 
 
 def measure(conversation: dict, embedder: MiniLMEmbedder, budget: int) -> tuple[list[float], list[int]]:
@@ -35,7 +35,7 @@ def measure(conversation: dict, embedder: MiniLMEmbedder, budget: int) -> tuple[
         config = MnemoConfig(data_dir=root / "data", namespaces={
             "locomo": NamespaceConfig(sources=(SourceConfig(kind="locomo", path=root / "source"),))})
         client = MemoryClient("locomo", config, embedder=embedder)
-        mark_interaction(client, dt.datetime(2023, 6, 1, tzinfo=dt.timezone.utc))
+        mark_interaction(client, dt.datetime(2023, 6, 1, tzinfo=dt.UTC))
         before_turn("locomo", [{"role": "user", "content": "warm up"}], NOW, client=client, token_budget=budget)
         seconds, sizes, recall_only = [], [], []
         for question in prepared.questions:

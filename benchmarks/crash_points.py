@@ -66,7 +66,7 @@ def killed(work: Path, vault: Path, seeds: int) -> tuple[int, int]:
     reference = Setup(work / "kill-ref", sources)
     _, duration = kill_at(reference, delay=600)
     expected = reference.dump()
-    kinds = {}
+    kinds: dict[str, str] = {}
     for name, nth in trace(Setup(work / "kill-trace", sources)):
         kinds.setdefault(name.split(":")[0], f"{name}@{nth}:kill")
     plans = [(f"seed {s}", random.Random(s).uniform(0.02, 0.98) * duration, "") for s in range(1, seeds + 1)]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from mnemo.config import SourceConfig
+from mnemo.config import SourceConfig, SourceKind
 from mnemo.documents import Document, normalize_name
 from mnemo.extract.structural import NoteIndex
 from mnemo.sleep.dedup import EntityRecord
@@ -38,7 +38,7 @@ def _key(doc: Document) -> str:
 class CorpusContext:
     """Pages and references of one vault, and records built from them."""
 
-    def __init__(self, kind: str, path: Path) -> None:
+    def __init__(self, kind: SourceKind, path: Path) -> None:
         docs = scan_namespace("eval", (SourceConfig(kind=kind, path=path),), [], []).documents
         self.pages = {_key(d): d for d in docs}
         for doc in docs:  # the file name, as the labeled set names pages

@@ -42,13 +42,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.dedup_context import CorpusContext  # noqa: E402
+from mnemo.config import SleepConfig, SourceKind  # noqa: E402
 from mnemo.documents import normalize_name  # noqa: E402
 from mnemo.sleep.dedup import EntityRecord, PairScore, candidate_pairs, name_keys, score_pair  # noqa: E402
-from mnemo.config import SleepConfig  # noqa: E402
 
 PAIRS = Path(__file__).with_name("dedup_pairs.tsv")
 CORPORA = ROOT.parent / "shared" / "corpora"
-KINDS = {"obsidian-kepano": "obsidian", "logseq-docs": "logseq"}
+KINDS: dict[str, SourceKind] = {"obsidian-kepano": "obsidian", "logseq-docs": "logseq"}
 _OBSIDIAN_LINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?\|([^\]]+)\]\]")
 _LOGSEQ_LINK = re.compile(r"\[([^\]]+)\]\(\[\[([^\]]+)\]\]\)")
 _LOGSEQ_ALIAS = re.compile(r"^alias::\s*(.+)$", re.MULTILINE)
@@ -108,11 +108,11 @@ def build(seed: int = 13) -> list[tuple[str, str, str, int, str]]:
                     rows.append((corpus, page, alias, 1, "alias"))
                     same.add(frozenset((page.lower(), alias.lower())))
         for target, display in sorted(set(displays)):
-            page = pages.get(target.lower())
+            named = pages.get(target.lower())
             key = frozenset((target.lower(), display.lower()))
-            if page and _name_like(display) and normalize_name(display) != normalize_name(page) and key not in same \
+            if named and _name_like(display) and normalize_name(display) != normalize_name(named) and key not in same \
                     and context.referenced_as(display):
-                rows.append((corpus, page, display, 1, "display"))
+                rows.append((corpus, named, display, 1, "display"))
                 same.add(key)
         rows += _negatives(corpus, sorted(aliases), same, rng)
         rows += _link_negatives(corpus, context, sorted(aliases), same)

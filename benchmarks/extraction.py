@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python benchmarks/extraction.py [PATH ...] [--repeat N]
 For each vault: the structural extractor's chunks/s (best of N runs), then one LLM
-extraction run against the loopback stub endpoint of tests/llm_stub.py (which answers with
+extraction run against the loopback stub endpoint of tests/support/llm_stub.py (which answers with
 the grounded entities the passage names, and estimates tokens as characters / 4), then a
 second run over the same chunks, which must send nothing.
 """
@@ -46,7 +46,7 @@ def grounded_answer(request: dict) -> Reply:
 
 def measure(path: Path, repeat: int) -> None:
     ontology = load_ontology()
-    docs = scan_namespace("bench", [SourceConfig(kind="obsidian", path=path)], [], []).documents
+    docs = scan_namespace("bench", (SourceConfig(kind="obsidian", path=path),), [], []).documents
     chunks = [c for d in docs for c in chunk_document(d)]
     best = float("inf")
     for _ in range(repeat):

@@ -38,9 +38,10 @@ def holders(root: Path, needle: bytes) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and needle in p.read_bytes())
 
 
-def _timed_forget(client: MemoryClient, **what: str) -> dict[str, Any]:
+def _timed_forget(client: MemoryClient, memory: str | None = None, entity: str | None = None) -> dict[str, Any]:
     start = time.perf_counter()
-    report = client.forget(**what)
+    report = client.forget(memory, entity)
+    what = {"memory": memory, "entity": entity}
     return {"what": what, "wall_s": round(time.perf_counter() - start, 2), "phases_s": report.seconds,
             "notes": report.notes, "docs": len(report.docs)}
 

@@ -23,11 +23,11 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from definitions import build_defs  # noqa: E402
-from mnemo.config import SourceConfig  # noqa: E402
+from mnemo.config import SourceConfig, SourceKind  # noqa: E402
 from mnemo.ingest.segments import block_index, chunk_segments  # noqa: E402
 from mnemo.sources.scan import scan_namespace  # noqa: E402
-from resources import default_resources  # noqa: E402
+from mnemo_dagster.definitions import build_defs  # noqa: E402
+from mnemo_dagster.resources import default_resources  # noqa: E402
 
 CORPORA = REPO.parent / "shared" / "corpora"
 WORDS = "the train to porto leaves at nine and we walk along the river after lunch".split()
@@ -57,7 +57,7 @@ def write_jsonl(path: Path, conversations: int = 100, messages: int = 40) -> Non
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-def read_rate(kind: str, path: Path, repeats: int = 3) -> tuple[int, int, float]:
+def read_rate(kind: SourceKind, path: Path, repeats: int = 3) -> tuple[int, int, float]:
     """(units, chunks, seconds per pass) for scanning + parsing + chunking the source."""
     best = float("inf")
     for _ in range(repeats):
@@ -93,7 +93,8 @@ def main() -> int:
         root = Path(tmp)
         write_claude(root / "claude.json")
         write_jsonl(root / "chats.jsonl")
-        cases = [("claude", root / "claude.json", "messages"), ("jsonl", root / "chats.jsonl", "messages")]
+        cases: list[tuple[SourceKind, Path, str]] = [("claude", root / "claude.json", "messages"),
+                                                     ("jsonl", root / "chats.jsonl", "messages")]
         if (CORPORA / "chat-exports").exists():
             cases.insert(0, ("chatgpt", CORPORA / "chat-exports/chatgpt/pkuppens-my_chat_gpt/conversations.json", "messages"))
             cases.append(("logseq", CORPORA / "logseq-docs", "blocks"))

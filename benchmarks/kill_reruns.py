@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.crash_points import change  # noqa: E402
-from mnemo.stores import faults  # noqa: E402
 from mnemo.maintenance.dump import differences  # noqa: E402
+from mnemo.stores import faults  # noqa: E402
 from tests.support.crash import Setup, run_child, warm_up  # noqa: E402
 
 SLEEP_TAGS = {"mnemo/now": "2026-11-22T03:00:00+00:00"}
@@ -152,11 +152,11 @@ def run(work: Path, vault: Path, named: int, timed: int, seed: int) -> int:
             print(f"  {kind:5s} {label:55s} killed={out.killed!s:5s} converged={out.converged!s:5s} "
                   f"fresh run {out.seconds:5.1f} s" + (f"  temp leftovers {out.leftovers}" if out.leftovers else "")
                   + (f"  DIFFERS: {out.diff}" if out.diff else ""))
-    kills = totals["named"][0] + totals["timed"][0]
+    killed = totals["named"][0] + totals["timed"][0]
     converged = totals["named"][1] + totals["timed"][1]
-    print(f"TOTAL: {kills} kills ({totals['named'][0]} at named write points, {totals['timed'][0]} at random moments), "
+    print(f"TOTAL: {killed} kills ({totals['named'][0]} at named write points, {totals['timed'][0]} at random moments), "
           f"{converged} converged to the uninterrupted result; longest recovery {longest[0]:.1f} s ({longest[1]})")
-    return 0 if converged == kills else 1
+    return 0 if converged == killed else 1
 
 
 def main() -> int:

@@ -23,8 +23,8 @@ REPLAY_ENV = "MNEMO_BENCH_REPLAY_REPORT"
 
 
 def job():  # noqa: ANN201 - the reconstructable target, found again by name in the run's process
-    from definitions import build_defs
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs
+    from mnemo_dagster.resources import default_resources
 
     return build_defs(default_resources(os.environ[CONFIG_ENV])).resolve_job_def(os.environ[JOB_ENV])
 
@@ -35,10 +35,9 @@ def main() -> None:
     os.environ[JOB_ENV] = job_name
     import dagster as dg
 
+    import mnemo_dagster.definitions  # noqa: F401 - what a launched run imports first
+    import mnemo_dagster.resources  # noqa: F401
     from benchmarks.measure import NAMESPACE, step_times
-
-    import definitions  # noqa: F401 - what a launched run imports first
-    import resources  # noqa: F401
 
     imported = time.perf_counter() - START
     if os.environ.get(REPLAY_ENV):

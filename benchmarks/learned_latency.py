@@ -51,7 +51,7 @@ def main() -> None:
     conversations = load_conversations(args.file)
     copies = [{"sample_id": f"{c['sample_id']}-{n}", "conversation": c["conversation"]}
               for n in range(args.copies) for c in conversations]
-    embedder, ontology = build_embedder(EmbedderConfig(kind=args.embedder)), load_ontology()  # type: ignore[arg-type]
+    embedder, ontology = build_embedder(EmbedderConfig(kind=args.embedder)), load_ontology()
     with tempfile.TemporaryDirectory(prefix="mnemo-learned-latency-") as tmp:
         source = Path(tmp) / "source"
         source.mkdir()
@@ -62,7 +62,9 @@ def main() -> None:
         vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
         start = time.perf_counter()
         ingest_namespace(files, config.namespace("chats"), vectors, graph, embedder, ontology, 180)
-        turns = vectors.table("chunks").count_rows()
+        chunks = vectors.table("chunks")
+        assert chunks is not None, "the ingest wrote no chunks"
+        turns = chunks.count_rows()
         print(f"{turns} chat turns ingested in {time.perf_counter() - start:.1f} s", flush=True)
         questions = [q.text for c in conversations for q in questions_of(c)]
         engines = {fusion: RecallEngine(files.root, vectors, graph, embedder,
@@ -75,7 +77,7 @@ def main() -> None:
             for mode in ("eager", "deliberate"):
                 for fusion, engine in engines.items():
                     began = time.perf_counter()
-                    engine.recall(question, k=10, mode=mode)  # type: ignore[arg-type]
+                    engine.recall(question, k=10, mode=mode)
                     seconds.setdefault((mode, fusion), []).append(time.perf_counter() - began)
         load = os.getloadavg()[0]
         for (mode, fusion), values in sorted(seconds.items()):

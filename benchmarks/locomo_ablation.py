@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -22,7 +23,7 @@ from mnemo.stores.embedders import MiniLMEmbedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
-STANDARD = [
+STANDARD: list[dict[str, Any]] = [
     {},
     {"fusion": "rrf", "pool": 20},
     {"second_neighbour_cosine_weight": 0},

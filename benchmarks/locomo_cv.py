@@ -5,7 +5,7 @@ Usage: .venv/bin/python -m benchmarks.locomo_cv [FILE] [--embedders minilm e5] [
 
 Each conversation of FILE (default: the dev split in ../shared/corpora/locomo) is ingested
 once per embedder; the ranking weights are then fitted on all conversations but one and
-scored on that one, for each in turn (`mnemo/eval/locomo_cv.py`). Prints, per embedder, the
+scored on that one, for each in turn (`benchmarks/fitting/locomo_cv.py`). Prints, per embedder, the
 cross-validated R@5/10/20 by category beside the in-sample fit, the shipped weights, BM25,
 the plain hybrid and dense retrieval alone, and writes
 `OUT/locomo_cv-<date>.json` and `OUT/locomo_cv-<date>.md`.
@@ -24,9 +24,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from benchmarks.fitting.locomo_cv import cross_validate  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.eval.locomo import load_conversations, prepare  # noqa: E402
-from mnemo.eval.locomo_cv import cross_validate  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402

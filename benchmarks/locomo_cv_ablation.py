@@ -6,7 +6,7 @@ Each conversation of FILE (default: the dev split in ../shared/corpora/locomo) i
 its own namespace (under DIR when given, where a later run finds it and ingests only what
 changed; else a temporary directory), then sleep mode's speaker profile items are built for it
 (only that part of sleep mode, so that its summaries do not enter the comparison). Every
-variant of `mnemo/eval/locomo_cv_ablation.py` is then fitted and scored leave-one-conversation-out.
+variant of `benchmarks/fitting/locomo_cv_ablation.py` is then fitted and scored leave-one-conversation-out.
 Prints the table and writes `OUT/locomo_cv_ablation-<date>.json` and `.md`.
 """
 
@@ -22,9 +22,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from benchmarks.fitting.locomo_cv_ablation import ablate  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.eval.locomo import Scores, ask, load_conversations, prepare, summarize  # noqa: E402
-from mnemo.eval.locomo_cv_ablation import ablate  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.sleep.consolidate import run_speakers  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
@@ -48,8 +48,9 @@ def table(file: Path, embedder: str, rows: list[dict[str, Any]], baselines: dict
              "| variant | R@5 | R@10 | R@20 | R@10 cat 1 | cat 2 | cat 3 | cat 4 | p95 ms |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        latency = next(iter(row["scores"]["latency"].values()), {}).get("p95_ms", "")
-        lines.append(_row(row["name"], row["scores"]["systems"]["mnemo"], str(latency)))
+        latencies = list(row["scores"]["latency"].values())
+        p95 = latencies[0].get("p95_ms") if latencies else None
+        lines.append(_row(row["name"], row["scores"]["systems"]["mnemo"], "" if p95 is None else str(p95)))
     lines += [_row(label, baselines["systems"][system], "") for system, label in
               (("bm25", "BM25"), ("hybrid", "plain hybrid (RRF)"))]
     for row in rows:

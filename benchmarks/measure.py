@@ -19,16 +19,16 @@ from typing import Any
 import dagster as dg
 import yaml
 
-from definitions import build_defs
 from mnemo.config import load_config
 from mnemo.ingest.pipeline import chunk_rows, entity_rows
 from mnemo.sleep.merges import canonical_facts
 from mnemo.sources.scan import PARSERS
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN
 from mnemo.stores.vector_rows import embedding_windows
-from resources import default_resources
+from mnemo.stores.vectors import EMBED_BATCH, TEXT_COLUMN
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 
 NAMESPACE = "bench"
 ROOT = Path(__file__).resolve().parent.parent
@@ -232,7 +232,7 @@ def incremental(runner: IngestRunner, vault: Path, paths: list[str], full: dict[
     runs after each re-run (outside its timing)."""
     middle = len(paths) // 2
     changed = [middle, *(middle + 2 + k for k in range(CHANGED_SAMPLES - 1))]  # middle + 1 is the launched run's note
-    steps: list[tuple[str, Callable[[], None]]] = [
+    steps: list[tuple[str, Callable[[], object]]] = [
         ("unchanged", lambda: None),
         *(("one_changed", lambda i=i: change_one(vault, paths, i)) for i in changed),
         ("one_added", lambda: (vault / "Notes" / "Bench added note.md").write_text("# Added\n\nA note written just now.\n", encoding="utf-8")),

@@ -26,13 +26,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import dagster as dg  # noqa: E402
 import yaml  # noqa: E402
 
-from definitions import build_defs  # noqa: E402
 from mnemo.config import load_config  # noqa: E402
 from mnemo.sleep.store import SleepFiles  # noqa: E402
 from mnemo.stores.files import NamespaceFiles  # noqa: E402
 from mnemo.stores.graph import GraphStore  # noqa: E402
+from mnemo_dagster.definitions import build_defs  # noqa: E402
+from mnemo_dagster.resources import default_resources  # noqa: E402
 from ontology import load_ontology  # noqa: E402
-from resources import default_resources  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = {"obsidian-kepano": "obsidian", "obsidian-ideaverse": "obsidian", "logseq-docs": "logseq"}

@@ -4,8 +4,6 @@ The vector-scale tables hold generated unit vectors and generated text in exactl
 columns the `chunks` table has, so the measured calls are mnemo's own recall.
 """
 
-import importlib.util
-import inspect
 import random
 import time
 from collections.abc import Callable
@@ -19,11 +17,11 @@ import pyarrow as pa
 from benchmarks.synth import WORDS, Entity
 from mnemo.config import VectorIndexConfig
 from mnemo.recall.engine import RecallEngine
-from mnemo.recall.settings import RecallSettings
+from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 from mnemo.stores.vector_index import refresh_vector_index
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 from ontology import load_ontology
 
 TEMPLATES = ("What did I discuss with {name}?", "{name}", "notes about {name} and the budget",
@@ -72,20 +70,12 @@ def deliberate(config_path: Path, namespace: str, texts: list[str], k: int = 10)
     return client_recall(config_path, namespace, texts, "deliberate", k)
 
 
-def client_recall(config_path: Path, namespace: str, texts: list[str], mode: str, k: int = 10) -> dict[str, Any]:
+def client_recall(config_path: Path, namespace: str, texts: list[str], mode: Mode, k: int = 10) -> dict[str, Any]:
     """Recall latency through MemoryClient, the whole path an assistant calls (search, scored
-    ranking, graph hydration, sleep-mode shaping), once that mode has landed."""
-    if importlib.util.find_spec("mnemo.client") is None:
-        return {"status": "not available yet (no mnemo.client)"}
-    from mnemo import client
+    ranking, graph hydration, sleep-mode shaping)."""
+    from mnemo.client import MemoryClient
 
-    cls = getattr(client, "MemoryClient", None)
-    recall = getattr(cls, "recall", None)
-    if recall is None or "mode" not in inspect.signature(recall).parameters:
-        return {"status": "not available yet (MemoryClient.recall has no mode)"}
-    options = inspect.signature(cls).parameters
-    config_key = next((n for n in ("config_path", "config") if n in options), None)
-    memory = cls(namespace=namespace, **({config_key: config_path} if config_key else {}))
+    memory = MemoryClient(namespace=namespace, config=config_path)
     return {"status": "measured", **latency(lambda q: memory.recall(q, k=k, mode=mode), texts)}
 
 
@@ -139,6 +129,7 @@ def build_vector_table(path: Path, rows: int, dim: int, seed: int = 3, batch: in
         if offset:
             table.add(data)
     out: dict[str, Any] = {"write_s": time.perf_counter() - start}
+    assert table is not None, "rows must be at least 1"
     if fts:
         start = time.perf_counter()
         table.create_fts_index(TEXT_COLUMN, replace=True)

@@ -17,6 +17,7 @@ import argparse
 import json
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,23 +60,28 @@ def _held_both_ways(held: HeldChunks | None, client: MemoryClient, follow: list[
 
 
 def measure(client: MemoryClient, n: int) -> dict[str, Any]:
-    remember, to_recall, after, steady, follow, whole = [], [], [], [], [], []
+    remember: list[float] = []
+    to_recall: list[float] = []
+    after: list[float] = []
+    steady: list[float] = []
+    follow: list[float] = []
+    whole: list[float] = []
     for question in QUESTIONS * 2:  # warm-up
         client.recall(question)
     for i in range(n):
-        steady.append(_timed(lambda: client.recall(QUESTIONS[i % len(QUESTIONS)]))[0])
+        steady.append(_timed(partial(client.recall, QUESTIONS[i % len(QUESTIONS)]))[0])
         text = f"Memory {i}: the zorblax{i} filter in the quennet{i} pump was replaced on site."
         start = time.perf_counter()
         memory = client.remember(text)
         remember.append(time.perf_counter() - start)
         before = client.engine._held[1] if client.engine._held else None
-        took, result = _timed(lambda: client.recall(f"quennet{i} pump zorblax{i}"))
+        took, result = _timed(partial(client.recall, f"quennet{i} pump zorblax{i}"))
         after.append(took)
         to_recall.append(time.perf_counter() - start)
         _held_both_ways(before, client, follow, whole)  # after the recall: it is timed untouched
         if memory.status != "recallable" or not result.items or result.items[0].text != text:
             raise SystemExit(f"memory {i} was not recalled first: {memory.status}")
-    out = {name: percentiles(samples) for name, samples in
+    out: dict[str, Any] = {name: percentiles(samples) for name, samples in
            (("remember", remember), ("remember_to_recall", to_recall), ("recall_after", after), ("recall", steady),
             ("held_refresh", follow), ("held_whole_read", whole))}
     out["ratio_remember_to_recall_p50"] = out["remember"]["p50_ms"] / out["recall"]["p50_ms"]

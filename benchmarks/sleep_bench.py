@@ -7,11 +7,11 @@ from typing import Any
 
 import dagster as dg
 
-import assets.sleep
-from assets.sleep import SHARED_PHASES, SPECS
+import mnemo_dagster.assets.sleep as sleep_assets
 from benchmarks.launched import REPLAY_ENV
 from benchmarks.measure import CHANGED_SAMPLES, NAMESPACE, IngestRunner, launched, median_sample, step_times, timed
 from mnemo.sleep.consolidate import SleepReport
+from mnemo_dagster.assets.sleep import SHARED_PHASES, SPECS
 
 # the job's phases in the order they run; `rest` is what the job's own metadata does not time
 PHASES = ("read", "dedup", "view", "communities", "summaries", "salience", "profile", "graph", "checks", "compaction", "rest")
@@ -41,11 +41,11 @@ def phases(result: dg.ExecuteInProcessResult, wall: float) -> dict[str, float]:
     found: dict[str, float] = {}
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
-        metadata = {key: value.value for key, value in materialization.metadata.items()}
+        metadata: dict[str, Any] = {key: value.value for key, value in materialization.metadata.items()}
         if materialization.asset_key in step_of and "seconds" in metadata:
             found[step_of[materialization.asset_key]] = float(metadata["seconds"])
         found.update({phase: float(s) for phase, s in (metadata.get("shared_seconds") or {}).items() if phase in SHARED_PHASES})
-    checks = [evaluation.metadata.get("seconds") for evaluation in result.get_asset_check_evaluations()]
+    checks: list[Any] = [evaluation.metadata.get("seconds") for evaluation in result.get_asset_check_evaluations()]
     if checks:
         found["checks"] = sum(float(c.value) for c in checks if c is not None)
     found["rest"] = max(0.0, wall - sum(found.values()))
@@ -85,7 +85,7 @@ def _sleep_again(runner: IngestRunner, label: str) -> dict[str, Any]:
 def replaying(path: Path) -> None:
     """The sleep job's consolidation replaced, in this process, by the pickled report at `path`."""
     report = pickle.loads(path.read_bytes())
-    assets.sleep.consolidate = lambda *args, **kwargs: report
+    sleep_assets.consolidate = lambda *args, **kwargs: report
 
 
 def floor(runner: IngestRunner, work: Path, sleep: dict[str, Any], samples: int = CHANGED_SAMPLES) -> dict[str, Any]:
@@ -97,13 +97,13 @@ def floor(runner: IngestRunner, work: Path, sleep: dict[str, Any], samples: int 
     name = sleep_job_name(runner)
     if name is None or not sleep.get("full_s"):
         return {}
-    real, kept = assets.sleep.consolidate, []
+    real, kept = sleep_assets.consolidate, []
 
     def keeping(*args: Any, **kwargs: Any) -> SleepReport:
         kept.append(real(*args, **kwargs))
         return kept[-1]
 
-    assets.sleep.consolidate = keeping
+    sleep_assets.consolidate = keeping
     try:
         run_job(runner, name)
         path = work / "floor-report.pickle"
@@ -111,7 +111,7 @@ def floor(runner: IngestRunner, work: Path, sleep: dict[str, Any], samples: int 
         replaying(path)
         in_process = [run_job(runner, name) for _ in range(samples)]
     finally:
-        assets.sleep.consolidate = real
+        sleep_assets.consolidate = real
     here = median_sample(in_process, "s")
     there = median_sample([launched(work, runner.config_path, name, {REPLAY_ENV: str(path)}) for _ in range(samples)], "job_s")
     return {**here, "fraction_of_full": here["s"] / sleep["full_s"],

@@ -11,7 +11,7 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -70,7 +70,7 @@ def main() -> None:
         files = NamespaceFiles(config.data_dir, "bench")
         graph = GraphStore(files.graph_path, load_ontology())
         print(f"ingest                 {ingest(files, config, graph):7.2f} s, graph: {graph.counts()}")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         seconds = {}
         for label, when in (("first consolidation", now), ("second, no change", now),
                             ("next night, no change", now + timedelta(days=1))):

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     scale: list[dict[str, Any]] = []
     profiles: list[dict[str, Any]] = []
-    result = {"when": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
+    result = {"when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "cpus": os.cpu_count(),
               "load_average_1m": loads, "suite_s": 0.0, "args": {k: str(v) for k, v in vars(args).items()},
               "host_speed": speeds, "runs": runs, "vector_scale": scale, "profiles": profiles}
 
@@ -154,7 +154,7 @@ def main() -> None:
     result = run(args)
     text = render(result)
     print(text)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     for name in (f"bench-{stamp}.json", "latest.json"):
         (args.out / name).write_text(json.dumps(result, indent=1), encoding="utf-8")
     (args.out / "latest.md").write_text(text + "\n", encoding="utf-8")

@@ -13,7 +13,7 @@ import argparse
 import datetime as dt
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,7 +140,7 @@ class Writer:
         return self.rng.sample(TAG_TREE, self.rng.randint(0, 3))
 
 
-def _frontmatter(values: dict[str, object]) -> str:
+def _frontmatter(values: Mapping[str, object]) -> str:
     lines = ["---"]
     for key, value in values.items():
         lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import yaml
@@ -123,7 +124,7 @@ def day_links(root: Path, after: dict[str, bytes], kind: str) -> list[str]:
         if day:
             titles.add(format_day(dt.date(*map(int, day.groups())), logseq_title_format(root)))
     found = []
-    for path, data in after.items():
+    for data in after.values():
         found += [t for t in _LINK.findall(without_mnemo(data.decode("utf-8"))[1]) if t in titles or shaped.search(t)]
     return found
 
@@ -208,7 +209,7 @@ def synthetic_vault(root: Path, count: int) -> Path:
     return vault
 
 
-def _row(f: dict[str, object]) -> str:
+def _row(f: dict[str, Any]) -> str:
     share = f"{f['related_new_share']:.1%}" if f["related_new_share"] is not None else "-"
     return (
         f"| {f['vault']} | {f['kind']} | {f['notes']} | {f['written']} | {f['skipped']} | {f['outside_bytes']} "

@@ -19,7 +19,9 @@ from mnemo.serve.hooks import after_turn, before_turn
 SYSTEM = "You are a helpful assistant with a long-term memory of the user's notes and chats."
 
 
-def chat_turn(llm: OpenAI, model: str, namespace: str, messages: list[dict[str, Any]], config: str | None = None) -> str:
+def chat_turn(
+    llm: OpenAI, model: str, namespace: str, messages: list[dict[str, Any]], config: str | None = None
+) -> str:
     """One turn: context from memory, the model's answer, the exchange remembered."""
     context = before_turn(namespace, messages, config=config)
     system = SYSTEM + ("\n\nWhat you remember:\n" + context if context else "")

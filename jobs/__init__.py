@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from assets.ingest import GROUP
-from assets.sleep import GROUP as SLEEP_GROUP
-from assets.writeback import GROUP as WRITEBACK_GROUP
 from mnemo.config import NAMESPACE_TAG, SleepConfig
+from mnemo_dagster.assets.ingest import GROUP
+from mnemo_dagster.assets.sleep import GROUP as SLEEP_GROUP
+from mnemo_dagster.assets.writeback import GROUP as WRITEBACK_GROUP
 
 # Every step of these jobs runs in the run's own process. Dagster's default executor starts a
 # process per step, each importing Dagster, the stores and (for the vector steps) the model
@@ -44,7 +44,8 @@ sleep_mode_job = dg.define_asset_job(
     "sleep_mode_job",
     executor_def=EXECUTOR,
     selection=dg.AssetSelection.groups(SLEEP_GROUP),
-    description="Consolidate a namespace's memory: dedup, communities, summaries, salience, self profile; compact its graph when grown.",
+    description="Consolidate a namespace's memory: dedup, communities, summaries, salience, self profile; "
+    "compact its graph when grown.",
 )
 
 
@@ -52,7 +53,8 @@ sleep_writeback_job = dg.define_asset_job(
     "sleep_writeback_job",
     executor_def=EXECUTOR,
     selection=dg.AssetSelection.groups(SLEEP_GROUP, WRITEBACK_GROUP),
-    description="Sleep mode, then write-back: what the notes do not say yet written into them, generated pages rebuilt (undoable).",
+    description="Sleep mode, then write-back: what the notes do not say yet written into them, generated pages "
+    "rebuilt (undoable).",
 )
 
 

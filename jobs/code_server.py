@@ -2,8 +2,8 @@
 load them anew. `mnemo up` runs this as a short process of its own, so that its long-running
 process imports no Dagster:
 
-    python -m jobs.code_server wait PORT [SECONDS]    exit 0 once loaded; 2 (and why) if it cannot load them
-    python -m jobs.code_server reload PORT [SECONDS]  exit 0 once the definitions are loaded anew
+    python -m mnemo_dagster.jobs.code_server wait PORT [SECONDS]    exit 0 once loaded; 2 (and why) if not
+    python -m mnemo_dagster.jobs.code_server reload PORT [SECONDS]  exit 0 once the definitions are loaded anew
 """
 
 import sys

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from jobs import namespace_tags
 from mnemo.ingest.progress import parse_progress
+from mnemo_dagster.jobs import namespace_tags
 
 POLL_SECONDS = 0.2
 
@@ -109,7 +109,7 @@ def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, object]]
     found: dict[str, dict[str, object]] = {}
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
-        values = {k: v.value for k, v in materialization.metadata.items()}
+        values: dict[str, object] = {k: v.value for k, v in materialization.metadata.items()}
         found[materialization.asset_key.to_user_string()] = values
     return found
 
@@ -125,23 +125,27 @@ def ingest_namespace(job: dg.JobDefinition, instance: dg.DagsterInstance, namesp
     watcher.start()
     try:
         result = job.execute_in_process(
-            partition_key=namespace, instance=instance, tags=namespace_tags(namespace), run_id=run_id,
-            raise_on_error=False, run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},  # the CLI tells it
+            partition_key=namespace,
+            instance=instance,
+            tags=namespace_tags(namespace),
+            run_id=run_id,
+            raise_on_error=False,
+            run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},  # the CLI tells it
         )
     finally:
         watcher.done.set()
         watcher.join()
     failures = [e.step_failure_data.error.message.strip() for e in result.get_step_failure_events()
                 if e.step_failure_data.error]
-    checks = [f"{c.asset_key.to_user_string()}: {c.check_name}" for c in result.get_asset_check_evaluations()
+    failed = [f"{c.asset_key.to_user_string()}: {c.check_name}" for c in result.get_asset_check_evaluations()
               if not c.passed]
-    return IngestOutcome(namespace, run_id, result.success, _metadata(result), "; ".join(failures), checks)
+    return IngestOutcome(namespace, run_id, result.success, _metadata(result), "; ".join(failures), failed)
 
 
 def ingest(namespaces: list[str], config_path: Path, report: Callable[[StepEvent], None]) -> list[IngestOutcome]:
     """Run the ingest job for each namespace in turn on the instance at $DAGSTER_HOME; stop at a failure."""
-    from definitions import build_defs  # the composition root, read after $DAGSTER_HOME is set
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs  # the composition root, read after $DAGSTER_HOME is set
+    from mnemo_dagster.resources import default_resources
 
     instance = dg.DagsterInstance.get()
     known = set(instance.get_dynamic_partitions("namespace"))

@@ -28,6 +28,7 @@ from mnemo.namespaces import check_ingested, configured_namespace
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.entity_history import page_observations, property_history
 from mnemo.recall.graph_view import current_view
+from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.recall.passage_visibility import visible_scopes
 from mnemo.recall.results import RecallResult
 from mnemo.recall.settings import Mode, RecallSettings
@@ -44,7 +45,6 @@ from mnemo.stores.vectors import VectorStore
 from ontology import Ontology, load_ontology
 
 ENTITY_WAIT = 5.0
-DEFAULT_LIMIT = 10
 
 
 def _forget_request(memory: str | None, entity: str | None, properties: list[str] | None,

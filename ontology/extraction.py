@@ -131,7 +131,9 @@ def _keep(item_model: type[BaseModel], items: Any, problems: Any) -> tuple[list[
     return kept, dropped
 
 
-def salvage(model: type[BaseModel], raw: dict[str, Any], ontology: "Ontology", known: dict[str, str]) -> tuple[BaseModel, int]:
+def salvage(
+    model: type[BaseModel], raw: dict[str, Any], ontology: "Ontology", known: dict[str, str]
+) -> tuple[BaseModel, int]:
     """Keep the valid items of an answer that failed validation; return it and the dropped count."""
     fields = model.model_fields
     entity_model = fields["entities"].annotation.__args__[0]  # type: ignore[union-attr]

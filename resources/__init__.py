@@ -2,19 +2,20 @@
 
 
 import os
+from pathlib import Path
 
 import dagster as dg
 from pydantic import PrivateAttr
 
-from mnemo.config import LLMConfig, MnemoConfig, load_config
+from mnemo.config import LLMConfig, MnemoConfig, load_config, resolve_config_path
 from mnemo.extract.llm import LLMExtractor
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
 from mnemo.writeback.run import WritebackPlan, WritebackReport, writeback_namespace
+from mnemo_dagster.resources.run_recovery import end_guard, guard_run
 from ontology import Ontology, load_ontology
-from resources.run_recovery import end_guard, guard_run
 
 
 class MnemoConfigResource(dg.ConfigurableResource):
@@ -22,6 +23,9 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     config_path: str = ""
     ontology_path: str = ""
+
+    def path(self) -> Path:
+        return resolve_config_path(self.config_path or None)
 
     def load(self) -> MnemoConfig:
         return load_config(self.config_path or None)
@@ -31,9 +35,14 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     def files(self, namespace: str) -> NamespaceFiles:
         """The namespace's files, on its shard's data root; a worker of another shard refuses it."""
-        config = self.load()
-        config.check_holds(namespace)
-        return NamespaceFiles(config.data_root(namespace), namespace)
+        return namespace_files(self.load(), namespace)
+
+
+def namespace_files(config: MnemoConfig, namespace: str) -> NamespaceFiles:
+    """The namespace's files, on its shard's data root; a process of another shard refuses it
+    (MisplacedNamespace)."""
+    config.check_holds(namespace)
+    return NamespaceFiles(config.data_root(namespace), namespace)
 
 
 class RunGuardedResource(dg.ConfigurableResource):
@@ -43,7 +52,9 @@ class RunGuardedResource(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         released = guard_run(context.instance, context.run.run_id if context.run else None)
         log = context.log
-        for run_id in released if log is not None else []:
+        if log is None:
+            return
+        for run_id in released:
             log.warning(f"run {run_id}: its process is gone; marked failed and its pool slots freed")
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
@@ -56,7 +67,8 @@ class GraphResource(RunGuardedResource):
     config: MnemoConfigResource
 
     def store(self, namespace: str) -> GraphStore:
-        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology(), engine=self.config.load().graph.engine)
+        engine = self.config.load().graph.engine
+        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology(), engine=engine)
 
 
 class VectorResource(RunGuardedResource):

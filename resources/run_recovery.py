@@ -77,7 +77,7 @@ def _dead_runs(instance: dg.DagsterInstance, exclude: str | None) -> list[dg.Dag
     """Runs in progress, or holding slots, whose recorded worker process is gone."""
     storage = instance.event_log_storage
     holding = storage.get_concurrency_run_ids() if storage.supports_global_concurrency_limits else set()
-    records = instance.get_run_records(dg.RunsFilter(statuses=_IN_PROGRESS))
+    records = list(instance.get_run_records(dg.RunsFilter(statuses=_IN_PROGRESS)))
     if holding:
         records += instance.get_run_records(dg.RunsFilter(run_ids=sorted(holding)))
     dead: dict[str, dg.DagsterRun] = {}

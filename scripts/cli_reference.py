@@ -5,7 +5,7 @@
 
 The text comes from Typer's click objects (`typer.main.get_command`): each command's
 help, usage line, and each argument's and option's help, metavar and default, as
-`mnemo COMMAND --help` shows them. tests/test_cli_reference.py fails when the committed
+`mnemo COMMAND --help` shows them. tests/docs/test_cli_reference.py fails when the committed
 file differs from what this script writes, or when a command has no help text.
 """
 
@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 import typer.core
@@ -43,7 +44,7 @@ class Entry:
     """One command or command group, with the context Typer would build to run it."""
 
     path: str
-    command: typer.core.TyperCommand | typer.core.TyperGroup
+    command: Any  # a command of Typer's own copy of click (typer._click), which Typer does not export
     context: typer.Context
 
 
@@ -93,7 +94,7 @@ def parameter_rows(entry: Entry) -> list[str]:
     """One table row per visible argument and option, with its help, default and range."""
     rows = []
     for parameter in entry.command.params:
-        if parameter.hidden:
+        if getattr(parameter, "hidden", False):  # an option can be hidden; an argument cannot
             continue
         record = parameter.get_help_record(entry.context)
         if record is None:
@@ -124,7 +125,8 @@ def command_table(entry: Entry) -> str:
     for name in sorted(group.commands):
         command = group.commands[name]
         if not command.hidden:
-            rows.append(f"| [`{entry.path} {name}`](#{anchor(f'{entry.path} {name}')}) | {cell(command.get_short_help_str(limit=120))} |")
+            link = f"[`{entry.path} {name}`](#{anchor(f'{entry.path} {name}')})"
+            rows.append(f"| {link} | {cell(command.get_short_help_str(limit=120))} |")
     return "\n".join(rows)
 
 

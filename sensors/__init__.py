@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from assets.ingest import namespaces
-from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
-from resources import MnemoConfigResource
+from mnemo_dagster.assets.ingest import namespaces
+from mnemo_dagster.jobs import ingest_job, namespace_run
+from mnemo_dagster.resources import MnemoConfigResource
 
 
 @dg.sensor(
@@ -14,13 +14,15 @@ from resources import MnemoConfigResource
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Adds a partition for each namespace in mnemo.yaml and runs its first ingest.",
 )
-def namespaces_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource) -> dg.SensorResult | dg.SkipReason:
+def namespaces_sensor(
+    context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource
+) -> dg.SensorResult | dg.SkipReason:
     """Adds a partition for each namespace in mnemo.yaml and runs its first ingest."""
     try:
         configured = sorted(mnemo_config.load().namespaces)
     except ConfigError as exc:
         return dg.SkipReason(str(exc))
-    known = set(context.instance.get_dynamic_partitions(namespaces.name))
+    known = set(namespaces.get_partition_keys(dynamic_partitions_store=context.instance))
     added = [ns for ns in configured if ns not in known]
     if not added:
         return dg.SkipReason("every configured namespace already has a partition")

@@ -4,12 +4,12 @@ import time
 
 import dagster as dg
 
-from assets.ingest import namespaces
-from jobs import ingest_job, namespace_run
 from mnemo.errors import ConfigError
 from mnemo.sources.watch import Snapshots, watch
 from mnemo.stores.files import NamespaceFiles
-from resources import MnemoConfigResource
+from mnemo_dagster.assets.ingest import namespaces
+from mnemo_dagster.jobs import ingest_job, namespace_run
+from mnemo_dagster.resources import MnemoConfigResource, namespace_files
 
 
 @dg.sensor(
@@ -18,22 +18,28 @@ from resources import MnemoConfigResource
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Requests an ingest run for a namespace once its watched folders changed and settled.",
 )
-def file_drop_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource) -> dg.SensorResult | dg.SkipReason:
+def file_drop_sensor(
+    context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource
+) -> dg.SensorResult | dg.SkipReason:
     """Requests an ingest run for a namespace once its watched folders changed and settled."""
     try:
         config = mnemo_config.load()
     except ConfigError as exc:
         return dg.SkipReason(str(exc))
-    known = set(context.instance.get_dynamic_partitions(namespaces.name))
+    known = set(namespaces.get_partition_keys(dynamic_partitions_store=context.instance))
+
     def files(namespace: str) -> NamespaceFiles:
-        return NamespaceFiles(config.data_root(namespace), namespace)
+        return namespace_files(config, namespace)  # a namespace another shard holds is refused
 
     result = watch(config, context.cursor, known, now=time.time(), snapshots=Snapshots(lambda ns: files(ns).root),
                    ingested=lambda ns: files(ns).read_manifest(),
                    refused=lambda ns: {p["path"] for p in files(ns).read_problems() if p.get("skipped")})
     requests = [
-        namespace_run(run.namespace, run.run_key,
-                      {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary})
+        namespace_run(
+            run.namespace,
+            run.run_key,
+            {"mnemo/trigger": "file-drop", "mnemo/fingerprint": run.fingerprint, "mnemo/changes": run.changes.summary},
+        )
         for run in result.runs
     ]
     for run in result.runs:

@@ -4,12 +4,12 @@ import json
 
 import dagster as dg
 
-from assets.ingest import namespaces
-from jobs import ingest_job, namespace_run
 from mnemo.config import validate_namespace
 from mnemo.errors import ConfigError
 from mnemo.sources.memory_files import inbox_fingerprints
-from resources import MnemoConfigResource
+from mnemo_dagster.assets.ingest import namespaces
+from mnemo_dagster.jobs import ingest_job, namespace_run
+from mnemo_dagster.resources import MnemoConfigResource
 
 
 @dg.sensor(
@@ -18,7 +18,9 @@ from resources import MnemoConfigResource
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Starts an ingest run for a namespace when new memories arrive in its inbox.",
 )
-def memory_inbox_sensor(context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource) -> dg.SensorResult | dg.SkipReason:
+def memory_inbox_sensor(
+    context: dg.SensorEvaluationContext, mnemo_config: MnemoConfigResource
+) -> dg.SensorResult | dg.SkipReason:
     """Starts an ingest run for a namespace when new memories arrive in its inbox."""
     try:
         data_dir = mnemo_config.load().data_dir
@@ -29,7 +31,7 @@ def memory_inbox_sensor(context: dg.SensorEvaluationContext, mnemo_config: Mnemo
     changed = sorted(ns for ns, fp in current.items() if seen.get(ns) != fp)
     if not changed:
         return dg.SkipReason("no new memories in any inbox")
-    known = set(context.instance.get_dynamic_partitions(namespaces.name))
+    known = set(namespaces.get_partition_keys(dynamic_partitions_store=context.instance))
     added = [ns for ns in changed if ns not in known]
     return dg.SensorResult(
         run_requests=[namespace_run(ns, f"inbox-{ns}-{current[ns]}") for ns in changed],

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from resources.run_recovery import release_dead_runs
+from mnemo_dagster.resources.run_recovery import release_dead_runs
 
 
 @dg.sensor(

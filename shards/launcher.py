@@ -32,7 +32,7 @@ class ShardRunLauncher(CeleryRunLauncher):
     tag, added to the run so the UI shows where it went); runs without a namespace go to
     `default_queue`."""
 
-    def launch_run(self, context):  # type: ignore[no-untyped-def]  # dagster's signature
+    def launch_run(self, context):  # dagster's signature
         run = context.dagster_run
         queue = shard_queue(run)
         if queue and run.tags.get(DAGSTER_CELERY_QUEUE_TAG) != queue:

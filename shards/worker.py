@@ -8,8 +8,8 @@ runtime in a forked child and warns that a fork in the middle of one of its oper
 deadlock; the worker's own process never opens a table (runs execute in the pool's process), so
 none is ever in progress when it forks."""
 
-import definitions  # noqa: F401  # the code location, as the run's job is loaded from it
-import shards.storage  # noqa: F401  # deploy/dagster.yaml's storage
+import mnemo_dagster.definitions  # noqa: F401  # the code location, as the run's job is loaded from it
+import mnemo_dagster.shards.storage  # noqa: F401  # deploy/dagster.yaml's storage
 from mnemo.stores.vectors import import_lancedb
 
 import_lancedb()

@@ -16,8 +16,8 @@ from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_jso
 from mnemo.errors import MnemoError
 
 if TYPE_CHECKING:  # the configuration loads when the command runs, not with --help
-    from jobs.launch import IngestOutcome
     from mnemo.config import MnemoConfig
+    from mnemo_dagster.jobs.launch import IngestOutcome
 
 console = Console()
 SHOWN_PROBLEMS = 10
@@ -71,7 +71,7 @@ def _print_problems(problems: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def _run(wanted: list[str], path: Path, as_json: bool) -> list["IngestOutcome"]:
-    from jobs.launch import ingest as run_ingest  # Dagster is loaded only by the commands that run it
+    from mnemo_dagster.jobs.launch import ingest as run_ingest  # Dagster is loaded only by the commands that run it
 
     dagster_home(path)
     with run_progress(Console(stderr=True) if as_json else console) as report:  # --json: progress on stderr

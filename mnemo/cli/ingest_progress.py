@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 if TYPE_CHECKING:
-    from jobs.launch import StepEvent
+    from mnemo_dagster.jobs.launch import StepEvent
 
 QUIET_SECONDS = 10.0  # a log never goes longer than this without a line while a run goes on
 EMBEDDING_SECONDS = 5.0  # how often a log gets the embedding's count

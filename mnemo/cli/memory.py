@@ -10,6 +10,7 @@ from rich.markup import escape
 from mnemo.cli.options import ConfigOption, JsonOption, NamespaceOption, fail, namespace_of, print_json
 from mnemo.cli.tables import fitting_table
 from mnemo.errors import MnemoError
+from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
 
 if TYPE_CHECKING:
@@ -42,8 +43,10 @@ def recall(
     query: Annotated[str, typer.Argument(help="What to look for, in your own words.")],
     namespace: NamespaceOption = None,
     limit: Annotated[
-        int, typer.Option("--limit", "--k", min=1, max=200, help="How many memories to return (--k: the same).")
-    ] = 5,
+        int, typer.Option("--limit", "--k", min=1, max=200, help=(
+            "How many memories to return (--k: the same); the Python client, the HTTP API and the MCP "
+            "server return as many by default."))
+    ] = DEFAULT_LIMIT,
     min_similarity: Annotated[
         float | None,
         typer.Option("--min-similarity", min=-1.0, max=1.0,

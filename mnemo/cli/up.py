@@ -24,7 +24,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from mnemo.cli.instance import REPO, dagster_home
+from mnemo.cli.instance import dagster_home
 from mnemo.cli.options import ConfigOption, fail
 from mnemo.cli.up_log import UpLog
 from mnemo.errors import MnemoError
@@ -48,7 +48,7 @@ class Children:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> None:
-        child = subprocess.Popen(argv, env=env, cwd=REPO, start_new_session=True,
+        child = subprocess.Popen(argv, env=env, cwd=_folder(env), start_new_session=True,
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.processes[name] = child
         threading.Thread(target=_relay, args=(child, UpLog(self.verbose)), daemon=True, name=f"log-{name}").start()
@@ -105,13 +105,19 @@ def _tool(name: str) -> str:
 
 def _environment(config_path: Path) -> dict[str, str]:
     home = dagster_home(config_path)
-    return {**os.environ, "DAGSTER_HOME": str(home), "MNEMO_CONFIG": str(config_path)}
+    return {**os.environ, "DAGSTER_HOME": str(home), "MNEMO_CONFIG": str(config_path.resolve())}
+
+
+def _folder(env: dict[str, str]) -> Path:
+    """The working folder of every process `up` starts: the config file's. The definitions load by
+    module name (`mnemo_dagster.definitions`) from the installed package, wherever that is."""
+    return Path(env["MNEMO_CONFIG"]).parent
 
 
 def _prepare_instance(env: dict[str, str]) -> None:
     """Create (or upgrade) the instance's storage before the webserver and the daemon start: both
     would create a new instance's tables at once, and one of them fail."""
-    done = subprocess.run([_tool("dagster"), "instance", "migrate"], env=env, cwd=REPO,
+    done = subprocess.run([_tool("dagster"), "instance", "migrate"], env=env, cwd=_folder(env),
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         fail(f"cannot prepare the Dagster instance in {env['DAGSTER_HOME']}: {done.stderr.strip()[-2000:]}")
@@ -126,16 +132,17 @@ def _free_port() -> int:
 
 
 def _code_server(command: str, port: int, env: dict[str, str]) -> subprocess.Popen[str]:
-    """`python -m jobs.code_server wait|reload PORT`: Dagster is imported there, not here."""
-    argv = [sys.executable, "-m", "jobs.code_server", command, str(port), str(LOAD_SECONDS)]
-    return subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    """`python -m mnemo_dagster.jobs.code_server wait|reload PORT`: Dagster is imported there, not here."""
+    argv = [sys.executable, "-m", "mnemo_dagster.jobs.code_server", command, str(port), str(LOAD_SECONDS)]
+    return subprocess.Popen(argv, env=env, cwd=_folder(env), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def _start_code_server(children: "Children", env: dict[str, str]) -> int:
     """The code server on a free loopback port, once it has loaded the definitions; its port."""
     port = _free_port()
-    children.start("code-server", [_tool("dagster"), "code-server", "start", "-m", "definitions", "-h", "127.0.0.1",
-                                   "-p", str(port), "--location-name", LOCATION], env)
+    children.start("code-server", [_tool("dagster"), "code-server", "start", "-m", "mnemo_dagster.definitions",
+                                   "-h", "127.0.0.1", "-p", str(port), "--location-name", LOCATION], env)
     waiting = _code_server("wait", port, env)
     try:
         while waiting.poll() is None:

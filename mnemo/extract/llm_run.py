@@ -25,8 +25,11 @@ from ontology.extraction import salvage
 
 
 class ChunkExtractor(Protocol):
-    model: str
-    prompt_version: str
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def prompt_version(self) -> str: ...
 
     def probe(self) -> None: ...
 

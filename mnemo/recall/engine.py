@@ -184,7 +184,7 @@ class RecallEngine:
     def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, seen: tuple[frozenset[str], frozenset[str]],
                 floor: float | None, period: DaySpan | None = None) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
-        on one score (`recall_sleep.eager_ranked`), then at most `per_note` passages of a note
+        on one score (`sleep_overlay.eager_ranked`), then at most `per_note` passages of a note
         before the other notes' (`diversified`), then a few salient memories for serendipity."""
         from mnemo.recall.sleep_overlay import SleepView, eager_ranked
 
@@ -247,7 +247,7 @@ class RecallEngine:
         return vector
 
     def _search_dated(self, table: Any, pool: Pool, vector: np.ndarray, size: int, dated: DaySpan | None) -> None:
-        """The passages of the days the question names join the pool (`recall_dates.add_dated`)."""
+        """The passages of the days the question names join the pool (`dates.add_dated`)."""
         if dated is not None:
             held = self._held_chunks(table) if self.settings.exact_vectors else None
             rows = semantic(table, vector, size, TimeWindow(dated.since, dated.until, dated_only=True), held)

@@ -5,7 +5,7 @@ session or note is to the query, where the hit stands among its document's hits,
 it was said on a day the query names).
 
 The trees are fitted with LightGBM's LambdaRank objective by the evaluation protocol
-(`mnemo/eval/locomo_cv.py`, leave-one-conversation-out on the LoCoMo dev split: the
+(`benchmarks/fitting/locomo_cv.py`, leave-one-conversation-out on the LoCoMo dev split: the
 cross-validated figure is what a conversation the fit never saw gets) and shipped as data in
 `ranker.json`; evaluating them needs numpy alone. The ensemble's output is a log-odds-like
 score; recall uses its exponential, so that what later steps do by multiplying (salience,

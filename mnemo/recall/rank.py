@@ -18,7 +18,8 @@ on the candidates of two of the five LoCoMo dev conversations, rounded (the seco
 weight was chosen on all five; the two dated weights are about the median of the
 cross-validation folds' fits, scaled to the shipped cosine weight): their dev figure is
 in-sample. What fitting such weights gives on conversations the fit never saw is measured by
-leave-one-conversation-out cross-validation (benchmarks/locomo_cv.py, mnemo/eval/locomo_cv.py; docs/EVALUATION.md).
+leave-one-conversation-out cross-validation (benchmarks/locomo_cv.py, benchmarks/fitting/locomo_cv.py;
+docs/EVALUATION.md).
 """
 
 import json

@@ -17,6 +17,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from mnemo.recall.rank import Pool, Scored
@@ -39,16 +41,15 @@ class SecondRound:
         return cls(r.second_round_docs, r.second_round_terms, r.second_round_weight, r.rrf_k)
 
 
-def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # a dependency already (the ranking fit)
-
-    return frozenset(ENGLISH_STOP_WORDS)
+@cache
+def stop_words() -> frozenset[str]:
+    lines = (Path(__file__).with_name("stop_words.txt").read_text(encoding="utf-8")).splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def terms_of(text: str) -> list[str]:
     """The lower-cased words of a text that can expand a query (no stop words or numbers)."""
-    stop = _stop_words()
-    return [w for w in (t.lower().strip("'-") for t in _TERM.findall(text)) if len(w) > 2 and w not in stop]
+    return [w for w in (t.lower().strip("'-") for t in _TERM.findall(text)) if len(w) > 2 and w not in stop_words()]
 
 
 def expansion(query: str, best: list[str], candidates: list[str], count: int) -> list[str]:

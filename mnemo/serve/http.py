@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mnemo.client import MemoryClient
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import MisplacedNamespace, MnemoError, NotIngested, StoreLocked, UnknownNamespace
+from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
 from mnemo.serve.activity import timeline
 from mnemo.serve.api_keys import KeyStore
@@ -190,7 +191,8 @@ def _read_routes(app: FastAPI, Client: Any) -> None:  # noqa: N803 - a type alia
 
     @app.get("/v1/{namespace}/recall", summary="Recall")
     def recall(c: Client, q: Annotated[str, Query(min_length=1, max_length=2000, pattern=r"\S")],
-               limit: Annotated[int | None, Query(ge=1, le=50, description="How many items (default 10).")] = None,
+               limit: Annotated[int | None,
+                                Query(ge=1, le=50, description=f"How many items (default {DEFAULT_LIMIT}).")] = None,
                k: Annotated[int | None, Query(ge=1, le=50, description="The same as limit.")] = None,
                min_similarity: Annotated[float | None, Query(ge=-1, le=1, description=SIMILARITY)] = None,
                mode: Literal["eager", "deliberate"] = "eager",

@@ -12,6 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from mnemo.client import MemoryClient
+from mnemo.recall.limit import DEFAULT_LIMIT
 from mnemo.recall.time_bounds import FORMS, check_time_bounds
 from mnemo.serve.activity import explore as explore_graph
 from mnemo.serve.activity import self_profile, top_of_mind
@@ -53,7 +54,7 @@ def _add_recall_tools(server: MCPServer, memory: MemoryClient) -> None:
             Literal["eager", "deliberate"],
             Field(description="eager: fast, one hop; deliberate: two hops, relations, a larger pool."),
         ] = "eager",
-        limit: Annotated[int | None, Field(description="How many memories to return (default 10).", ge=1,
+        limit: Annotated[int | None, Field(description=f"How many memories to return (default {DEFAULT_LIMIT}).", ge=1,
                                            le=50)] = None,
         k: Annotated[int | None, Field(description="The same as limit (its older name).", ge=1, le=50)] = None,
         min_similarity: Annotated[float | None, Field(

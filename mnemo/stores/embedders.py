@@ -32,7 +32,7 @@ class _MiniLM:
     """all-MiniLM-L6-v2 through transformers, as the package's sentence-transformers modules
     compute it (Transformer, mean Pooling, Normalize): the mean of the token vectors under the
     attention mask, L2-normalized. Importing sentence-transformers alone took 2.4-2.7 s of
-    every process that embeds; the vectors are the same to 1e-7 (tests/test_minilm.py)."""
+    every process that embeds; the vectors are the same to 1e-7 (tests/stores/test_minilm.py)."""
 
     def __init__(self, path: str) -> None:
         import transformers

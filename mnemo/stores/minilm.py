@@ -5,7 +5,7 @@ transformers and building the model took 2.7-3.1 s of it, while the forward pass
 texts takes milliseconds. This is the same BERT encoder (6 layers, 12 heads, hidden 384,
 exact GELU, LayerNorm eps 1e-12) read from the package's own `model.safetensors` and
 `tokenizer.json`, followed by the same mean pooling and normalization. Bulk encoding stays
-on torch, which is faster per text; the two agree to 1e-6 (tests/test_minilm.py).
+on torch, which is faster per text; the two agree to 1e-6 (tests/stores/test_minilm.py).
 """
 
 import json

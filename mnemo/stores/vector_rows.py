@@ -19,7 +19,7 @@ def embedding_windows(rows: list[dict[str, Any]], batch: int) -> list[tuple[list
     encode calls: positions in the window, `batch` at a time, longest texts first, so each call's
     texts have similar lengths and the model pads them little (the encoder sorts only within a
     call). A window is written in the given order, so a document's chunks lie next to each other
-    in the table and recall reads a hit's neighbouring chunks by address (`recall_search.rows_near`).
+    in the table and recall reads a hit's neighbouring chunks by address (`search.rows_near`).
     With MiniLM, 4,000 chunks in windows of 1,024 encoded as fast as in one sort (78.2 s, 78.8)."""
     out, window = [], WINDOW_BATCHES * batch
     for start in range(0, len(rows), window):

@@ -7,10 +7,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from jobs import NAMESPACE_TAG
 from mnemo.cli.main import app
-from resources import MnemoConfigResource
-from sensors.memories import memory_inbox_sensor
+from mnemo_dagster.jobs import NAMESPACE_TAG
+from mnemo_dagster.resources import MnemoConfigResource
+from mnemo_dagster.sensors.memories import memory_inbox_sensor
 from tests.support import Workspace
 
 runner = CliRunner()
@@ -76,3 +76,15 @@ def test_inbox_sensor_requests_one_run_per_change(workspace: Workspace) -> None:
     assert result.dynamic_partitions_requests[0].partition_keys == ["newbie"]
     again = memory_inbox_sensor(dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"mnemo_config": resource}))
     assert isinstance(again, dg.SkipReason)
+
+
+def test_recall_returns_as_many_items_by_default_on_every_surface() -> None:
+    from typer.main import get_command
+
+    from mnemo.cli.main import app
+    from mnemo.client import recall_limit
+    from mnemo.recall.limit import DEFAULT_LIMIT
+
+    command = get_command(app).commands["recall"]  # type: ignore[attr-defined]
+    (limit,) = [p for p in command.params if p.name == "limit"]
+    assert limit.default == recall_limit(None, None) == DEFAULT_LIMIT == 10  # the client, HTTP and MCP use it

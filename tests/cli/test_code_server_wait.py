@@ -1,4 +1,4 @@
-"""`python -m jobs.code_server`, which `mnemo up` runs to wait for its code server and to reload it:
+"""`python -m mnemo_dagster.jobs.code_server`, which `mnemo up` runs to wait for its code server and to reload it:
 a server that never answers is reported after the given time, and a wrong call prints its usage.
 (A server that answers is `mnemo up`'s own test, tests/cli/test_up_cli.py.)"""
 
@@ -10,7 +10,7 @@ from tests.support import REPO
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jobs.code_server", *args], cwd=REPO, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "mnemo_dagster.jobs.code_server", *args], cwd=REPO, capture_output=True,
                           text=True, timeout=120, check=False)
 
 
@@ -27,4 +27,4 @@ def test_a_code_server_that_never_answers_is_reported_after_the_given_time() -> 
 def test_a_wrong_call_prints_how_to_call_it() -> None:
     for args in ((), ("start", "4000"), ("wait", "port")):
         wrong = run(*args)
-        assert wrong.returncode == 2 and "python -m jobs.code_server wait PORT" in wrong.stderr
+        assert wrong.returncode == 2 and "python -m mnemo_dagster.jobs.code_server wait PORT" in wrong.stderr

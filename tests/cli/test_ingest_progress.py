@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from jobs.launch import StepEvent
 from mnemo.cli.ingest_progress import LogLines, Rate
 from mnemo.cli.main import app
 from mnemo.ingest.progress import every_few_seconds, parse_progress, progress_message
+from mnemo_dagster.jobs.launch import StepEvent
 from tests.support import EXAMPLE_VAULT, make_workspace
 
 STAMP = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d "

@@ -16,7 +16,7 @@ OPTIONAL = ("openai", "instructor", "igraph", "leidenalg", "matplotlib", "lanced
 
 
 def test_loading_the_definitions_imports_no_optional_heavy_library() -> None:
-    code = f"import sys, definitions; print(sorted(m for m in {OPTIONAL!r} if m in sys.modules))"
+    code = f"import sys, mnemo_dagster.definitions; print(sorted(m for m in {OPTIONAL!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 

@@ -11,7 +11,7 @@ import yaml
 
 from mnemo.config import load_config, parse_config, rendezvous_shard
 from mnemo.errors import ConfigError, MisplacedNamespace
-from resources import MnemoConfigResource
+from mnemo_dagster.resources import MnemoConfigResource
 from tests.support import REPO
 
 

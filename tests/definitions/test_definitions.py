@@ -5,7 +5,7 @@ from pathlib import Path
 
 from dagster import AssetKey
 
-from definitions import build_defs, defs
+from mnemo_dagster.definitions import build_defs, defs
 from tests.support import REPO
 
 REPO = REPO
@@ -34,7 +34,7 @@ def test_jobs_sensors_and_checks_are_documented() -> None:
 
 
 def test_build_defs_accepts_test_resources(tmp_path: Path) -> None:
-    from resources import default_resources
+    from mnemo_dagster.resources import default_resources
 
     built = build_defs(default_resources(str(tmp_path / "mnemo.yaml")))
     assert built.resolve_job_def("ingest_job") is not None
@@ -63,7 +63,7 @@ def test_no_future_annotations_in_dagster_modules() -> None:
 
 
 def test_entity_communities_shows_the_llm_kind_only_when_an_llm_is_configured(tmp_path: Path) -> None:
-    from resources import default_resources
+    from mnemo_dagster.resources import default_resources
 
     def kinds(settings: str) -> set[str]:
         path = tmp_path / "mnemo.yaml"

@@ -10,12 +10,13 @@ import dagster as dg
 import pytest
 import yaml
 
-from jobs import NAMESPACE_TAG
+from mnemo.errors import MisplacedNamespace
 from mnemo.ingest.pipeline import scan_documents
 from mnemo.sources.watch import SNAPSHOT_FILE, NamespaceWatch, fingerprint, step
 from mnemo.stores.files import NamespaceFiles
-from resources import MnemoConfigResource
-from sensors.file_drop import file_drop_sensor
+from mnemo_dagster.jobs import NAMESPACE_TAG
+from mnemo_dagster.resources import MnemoConfigResource
+from mnemo_dagster.sensors.file_drop import file_drop_sensor
 
 
 class Harness:
@@ -258,3 +259,15 @@ def test_first_look_after_an_ingest_that_skipped_a_file_requests_nothing(tmp_pat
     _scanned(h)
     assert [p["path"] for p in NamespaceFiles(tmp_path / "data", "me").read_problems()] == ["pages/Changelog.org"]
     assert h.evaluate() == []  # `mnemo up` started on an ingested graph: nothing to ingest again
+
+
+def test_a_namespace_another_shard_holds_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    h = Harness(tmp_path)
+    config = yaml.safe_load(h.config.read_text(encoding="utf-8"))
+    config["shards"] = {"a": {"data_dir": str(tmp_path / "a")}, "b": {"data_dir": str(tmp_path / "b")}}
+    config["placement"] = {"me": "b"}
+    h.config.write_text(yaml.safe_dump(config), encoding="utf-8")
+    monkeypatch.setenv("MNEMO_SHARD", "a")
+    with pytest.raises(MisplacedNamespace, match="'me'"):
+        h.evaluate()
+    assert not (tmp_path / "b" / "me").exists()  # nothing written on the other shard's data root

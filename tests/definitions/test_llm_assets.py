@@ -6,10 +6,10 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
-from definitions import build_defs
 from mnemo.extract.prompt import PROMPT_VERSION
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from ontology import DEFAULT_PATH
-from resources import default_resources
 from tests.support import Workspace
 from tests.support.llm_stub import Reply, StubLLM, empty_reply
 

@@ -2,9 +2,9 @@
 
 import dagster as dg
 
-from jobs import NAMESPACE_TAG
-from resources import MnemoConfigResource
-from sensors import namespaces_sensor
+from mnemo_dagster.jobs import NAMESPACE_TAG
+from mnemo_dagster.resources import MnemoConfigResource
+from mnemo_dagster.sensors import namespaces_sensor
 from tests.support import Workspace
 
 

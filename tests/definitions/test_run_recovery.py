@@ -17,9 +17,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.ingest import GRAPH_POOL
 from mnemo.maintenance.dump import differences
-from resources.run_recovery import (
+from mnemo_dagster.assets.ingest import GRAPH_POOL
+from mnemo_dagster.resources.run_recovery import (
     WORKER_TAG,
     RunGuard,
     Worker,
@@ -27,7 +27,7 @@ from resources.run_recovery import (
     release_dead_runs,
     this_worker,
 )
-from sensors.recovery import run_recovery_sensor
+from mnemo_dagster.sensors.recovery import run_recovery_sensor
 from tests.stores.test_crash_consistency import small_vault
 from tests.support import REPO
 from tests.support.crash import Setup
@@ -64,8 +64,8 @@ def statuses(instance: dg.DagsterInstance) -> list[dg.DagsterRunStatus]:
 HOLDER = """
 import sys, time
 import dagster as dg
-from assets.ingest import GRAPH_POOL
-from resources import GraphResource, MnemoConfigResource
+from mnemo_dagster.assets.ingest import GRAPH_POOL
+from mnemo_dagster.resources import GraphResource, MnemoConfigResource
 
 @dg.asset(pool=GRAPH_POOL)
 def hold(graph: GraphResource) -> None:
@@ -179,7 +179,7 @@ def test_a_runs_guard_stops_as_soon_as_the_run_ends(tmp_path: Path, monkeypatch:
     not wait out the rest of the interval (it had added up to 2 s to every run). With a 60 s
     interval, waiting it out would take a minute; waking takes far less than half of that on any
     machine."""
-    import resources.run_recovery as run_recovery
+    import mnemo_dagster.resources.run_recovery as run_recovery
 
     monkeypatch.setattr(run_recovery, "GUARD_INTERVAL_SECONDS", 60.0)
     instance = Setup(tmp_path / "s", []).instance

@@ -35,10 +35,10 @@ def queue_in(command: list[str]) -> str:
 def test_the_instance_keeps_one_run_per_namespace_and_launches_on_shards() -> None:
     instance = load("dagster.yaml")
     assert instance["concurrency"]["runs"]["tag_concurrency_limits"] == ONE_PER_NAMESPACE
-    assert instance["run_launcher"] == {**instance["run_launcher"], "module": "shards.launcher",
+    assert instance["run_launcher"] == {**instance["run_launcher"], "module": "mnemo_dagster.shards.launcher",
                                         "class": "ShardRunLauncher"}
     storage = instance["storage"]["custom"]
-    assert (storage["module"], storage["class"]) == ("shards.storage", "PooledPostgresStorage")
+    assert (storage["module"], storage["class"]) == ("mnemo_dagster.shards.storage", "PooledPostgresStorage")
     assert storage["config"]["postgres_url"] == {"env": "MNEMO_POSTGRES_URL"}
 
 
@@ -48,7 +48,7 @@ def test_helm_values_have_the_same_shards_queue_rule_and_launcher() -> None:
     assert queued["tagConcurrencyLimits"] == ONE_PER_NAMESPACE
     custom = values["runLauncher"]["config"]["customRunLauncher"]
     assert (values["runLauncher"]["type"], custom["module"], custom["class"]) == \
-        ("CustomRunLauncher", "shards.launcher", "ShardRunLauncher")
+        ("CustomRunLauncher", "mnemo_dagster.shards.launcher", "ShardRunLauncher")
     maps = {m["metadata"]["name"]: m for m in values["extraManifests"] if m["kind"] == "ConfigMap"}
     inside = parse_config(yaml.safe_load(maps["mnemo-config"]["data"]["mnemo.yaml"]), Path("/etc/mnemo/mnemo.yaml"))
     assert {s: (c.data_dir, c.queue) for s, c in inside.shards.items()} == \
@@ -87,7 +87,7 @@ def test_the_launcher_routes_a_namespace_to_its_shard_queue(tmp_path: Path, monk
     pytest.importorskip("dagster_celery", reason="the scale extra is not installed")
     import dagster as dg
 
-    from shards.launcher import shard_queue
+    from mnemo_dagster.shards.launcher import shard_queue
 
     path = tmp_path / "mnemo.yaml"
     path.write_text(yaml.safe_dump({"shards": {"a": {"data_dir": "a"}, "b": {"data_dir": "b", "queue": "bq"}},
@@ -105,7 +105,7 @@ def test_the_daemon_and_webserver_load_the_code_from_one_code_server() -> None:
     served = workspace["load_from"][0]["grpc_server"]
     assert served["host"] == {"env": "MNEMO_CODE_SERVER_HOST"} and served["port"] == {"env": "MNEMO_CODE_SERVER_PORT"}
     code = services[env["MNEMO_CODE_SERVER_HOST"]]["command"]
-    assert code[:3] == ["dagster", "code-server", "start"] and code[code.index("-m") + 1] == "definitions"
+    assert code[:3] == ["dagster", "code-server", "start"] and code[code.index("-m") + 1] == "mnemo_dagster.definitions"
     assert code[code.index("-p") + 1] == env["MNEMO_CODE_SERVER_PORT"]
     for role in ("daemon", "webserver"):
         command = services[role]["command"]
@@ -118,4 +118,4 @@ def test_every_worker_imports_what_runs_need_when_it_starts() -> None:
     commands += [c["command"] for m in load("helm-values.yaml")["extraManifests"] if m["kind"] == "StatefulSet"
                  for c in m["spec"]["template"]["spec"]["containers"] if "celery" in c["command"]]
     assert len(commands) == 4
-    assert all(command[command.index("-I") + 1] == "shards.worker" for command in commands)
+    assert all(command[command.index("-I") + 1] == "mnemo_dagster.shards.worker" for command in commands)

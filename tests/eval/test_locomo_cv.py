@@ -1,4 +1,4 @@
-"""Leave-one-conversation-out cross-validation of the ranking weights (mnemo/eval/locomo_cv.py,
+"""Leave-one-conversation-out cross-validation of the ranking weights (benchmarks/fitting/locomo_cv.py,
 benchmarks/locomo_cv.py): the weights scored on a conversation are fitted without it."""
 
 import copy
@@ -11,8 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo.eval.locomo import Question, load_conversations, prepare
-from mnemo.eval.locomo_cv import (
+from benchmarks.fitting.locomo_cv import (
     FITTED,
     Candidates,
     candidates,
@@ -22,6 +21,7 @@ from mnemo.eval.locomo_cv import (
     folds,
     fused_recall,
 )
+from mnemo.eval.locomo import Question, load_conversations, prepare
 from mnemo.recall.learned import FEATURES, load_trees
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder

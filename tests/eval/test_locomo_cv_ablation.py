@@ -1,4 +1,4 @@
-"""The LoCoMo ablation (mnemo/eval/locomo_cv_ablation.py, benchmarks/locomo_cv_ablation.py): every
+"""The LoCoMo ablation (benchmarks/fitting/locomo_cv_ablation.py, benchmarks/locomo_cv_ablation.py): every
 variant held out, signals a variant leaves out weigh nothing, one command writes the table."""
 
 import json
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.fitting.locomo_cv import FITTED, Candidates
+from benchmarks.fitting.locomo_cv_ablation import BEFORE, VARIANTS, Variant, ablate, masked
 from mnemo.eval.locomo import load_conversations, prepare
-from mnemo.eval.locomo_cv import FITTED, Candidates
-from mnemo.eval.locomo_cv_ablation import BEFORE, VARIANTS, Variant, ablate, masked
 from mnemo.recall.learned import FEATURES
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import HashingEmbedder

@@ -2,7 +2,7 @@
 
 import json
 import shutil
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -167,7 +167,7 @@ def test_the_closed_days_check_finds_the_days_the_summaries_read(tmp_path: Path,
     assert {"2026-09-01", "2026-09-03", "2026-09-04", "2026-09-05"} <= days  # journals and the three chats
     today = date(2026, 10, 1)
     assert missing_day_summaries(files, today) == sorted(days)
-    consolidate(files, workspace.graph(), SleepConfig(), datetime(2026, 10, 1, tzinfo=timezone.utc))
+    consolidate(files, workspace.graph(), SleepConfig(), datetime(2026, 10, 1, tzinfo=UTC))
     assert missing_day_summaries(files, today) == []
     assert missing_day_summaries(files, date(2026, 9, 4)) == []  # later days are not closed yet
     sleep = SleepFiles(files.root)

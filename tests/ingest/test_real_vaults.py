@@ -1,7 +1,7 @@
 """The ingest job on a real vault written by someone else (skipped when ../shared is absent)."""
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -64,7 +64,7 @@ def test_real_vaults_make_a_graph_with_communities(tmp_path: Path, name: str, ki
     held = {r["doc"]: set(r["aliases"] or []) | {r["name"]} for r in graph.query(
         "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN n.id AS doc, e.name AS name, e.aliases AS aliases")}
     assert [(d.path, a) for d in notes for a in d.aliases if a not in held.get(d.id, set())] == []
-    report = consolidate(files, graph, SleepConfig(), datetime(2026, 11, 27, 3, tzinfo=timezone.utc))
+    report = consolidate(files, graph, SleepConfig(), datetime(2026, 11, 27, 3, tzinfo=UTC))
     assert report.communities is not None
     if len(notes) >= 60:
         titled = graph.query("MATCH (c:Community) WHERE c.level = 0 AND c.summary <> '' RETURN c.title AS t")

@@ -174,8 +174,8 @@ def test_sleep_mode_purges_an_expired_titled_memory_and_a_reingest_does_not_brin
         workspace: Workspace) -> None:
     import datetime as dt
 
-    from definitions import build_defs
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs
+    from mnemo_dagster.resources import default_resources
 
     workspace.ingest()
     c = client(workspace)

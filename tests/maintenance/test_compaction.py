@@ -5,13 +5,12 @@ leaves the old graph in place."""
 
 import json
 import shutil
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
-from definitions import build_defs
 from mnemo.client import MemoryClient
 from mnemo.config import SleepConfig
 from mnemo.maintenance import compaction
@@ -21,12 +20,13 @@ from mnemo.sleep.merges import sync_graph
 from mnemo.stores import faults
 from mnemo.stores.embedders import HashingEmbedder
 from mnemo.stores.vectors import VectorStore
-from resources import default_resources
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from tests.support import Workspace
 
 pytestmark = pytest.mark.slow  # over 20 s on two cores
 
-T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 3, tzinfo=UTC)
 
 
 def _churn(workspace: Workspace, vault: Path, rounds: int) -> None:

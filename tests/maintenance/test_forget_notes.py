@@ -8,9 +8,9 @@ import pytest
 
 from mnemo.config import MnemoConfig, load_config
 from mnemo.errors import WritebackRefused
-from mnemo.stores.forget_journal import PageRef
 from mnemo.maintenance.forget_notes import block_removal, difference, remove_blocks
 from mnemo.stores.files import NamespaceFiles
+from mnemo.stores.forget_journal import PageRef
 from mnemo.writeback.note_files import run_lock
 from mnemo.writeback.run import note_patch
 from tests.support import EXAMPLE_VAULT, corpus, make_workspace

@@ -8,14 +8,14 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from definitions import build_defs
 from mnemo.cli.main import app
 from mnemo.client import MemoryClient
 from mnemo.errors import MnemoError
 from mnemo.recall.settings import RecallSettings
 from mnemo.sources.memory_files import memory_doc_id
 from mnemo.stores.tombstones import Tombstones
-from resources import default_resources
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from tests.support import Workspace
 
 PARKING = "The car is parked on level -2, bay 47, of the Colombo garage."

@@ -7,14 +7,14 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from definitions import build_defs
 from mnemo.cli.main import app
 from mnemo.config import load_config
 from mnemo.maintenance.dump import canonical_dump
 from mnemo.maintenance.shard_move import placed_text
 from mnemo.serve.api_keys import KeyStore
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from ontology import load_ontology
-from resources import default_resources
 from tests.support import REPO
 
 CONFIG = """# the team's memory

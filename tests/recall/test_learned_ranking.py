@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo.eval.ranker_fit import fit_trees, written
+from benchmarks.fitting.ranker_fit import fit_trees, written
 from mnemo.recall.learned import (
     EXTRA,
     FEATURES,

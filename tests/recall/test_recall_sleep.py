@@ -3,7 +3,7 @@ ranks faded passages lower but still returns them, adds summaries beside the pas
 made from (never instead of them), deliberate recall keeps the detail and adds period and community
 summaries, and top of mind comes with eager recall."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate, run_salience, run_summaries
@@ -12,7 +12,7 @@ from mnemo.sleep.store import SleepFiles, read_jsonl
 from tests.support import Workspace
 from tests.support import steady_client as _client
 
-T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 3, tzinfo=UTC)
 SETTINGS = SleepConfig()
 QUERY = "FSRS-style scheduler experiment exported reviews"
 
@@ -34,7 +34,7 @@ def test_recalls_and_lookups_are_logged_and_reinforce(workspace: Workspace) -> N
     assert chunks and chunks <= recalled
     assert {"person_alice_chen"} == {r["id"] for r in log if r["kind"] == "lookup"}
     assert result.grounding and all(ref.split("_id:")[0] + "_" + ref.split("_id:")[1] in recalled for ref in result.grounding)
-    run_salience(workspace.files(), SETTINGS, datetime.now(timezone.utc) + timedelta(minutes=1))
+    run_salience(workspace.files(), SETTINGS, datetime.now(UTC) + timedelta(minutes=1))
     scores = read_salience(root)
     assert scores["person_alice_chen"]["accesses"] >= 1
     assert all(scores[c]["accesses"] == 1 for c in chunks if c in scores)

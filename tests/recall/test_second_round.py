@@ -4,8 +4,10 @@ shares no word with the question, only with the passage that answers its first h
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from mnemo.client import MemoryClient
-from mnemo.recall.second_round import expansion, terms_of
+from mnemo.recall.second_round import expansion, stop_words, terms_of
 from mnemo.recall.settings import RecallSettings
 from tests.support import daily_notes_workspace
 
@@ -42,3 +44,9 @@ def test_the_answer_is_reached_only_through_the_first_hit(tmp_path: Path) -> Non
     found = top("deliberate", 1.0)
     assert any(answer in text for text in found) and "home country four years" in found[0]
     assert not any(answer in text for text in top("eager", 1.0))  # eager runs it only when told to
+
+
+def test_the_stop_words_are_scikit_learns_english_list() -> None:
+    """Recall reads them from a file of its own; they match the list the second round was measured with."""
+    text = pytest.importorskip("sklearn.feature_extraction.text")
+    assert stop_words() == frozenset(text.ENGLISH_STOP_WORDS)

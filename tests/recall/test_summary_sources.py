@@ -2,7 +2,7 @@
 from; a period that gains a passage (a late import) gets its summary rebuilt at the next
 consolidation; until then recall finds the new passage itself and no summary claims it."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from mnemo.sleep.summaries import read_summaries
 from mnemo.sleep.text import sentences
 from tests.support import Workspace, daily_notes_workspace
 
-NOW = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)  # June 2026 is 90+ days old: week and month summaries exist
+NOW = datetime(2026, 11, 21, 3, tzinfo=UTC)  # June 2026 is 90+ days old: week and month summaries exist
 DAYS = {
     "2026-06-02": "Decided with Marta to repaint the boat hull in 3 coats before the regatta.",
     "2026-06-03": "Bought 12 litres of marine varnish from Porto Nautica for the boat.",

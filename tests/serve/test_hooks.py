@@ -4,9 +4,10 @@ import datetime as dt
 import io
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from openai import OpenAI
@@ -17,7 +18,7 @@ from mnemo.serve.activity import explore, self_profile, timeline, top_of_mind
 from mnemo.serve.hooks import after_turn, before_turn, tokens
 from tests.support import Workspace, configured
 
-NOW = dt.datetime(2026, 11, 21, 9, 0, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2026, 11, 21, 9, 0, tzinfo=dt.UTC)
 
 
 def client(workspace: Workspace, namespace: str = "test") -> MemoryClient:

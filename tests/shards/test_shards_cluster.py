@@ -16,12 +16,12 @@ import pytest
 import yaml
 
 from benchmarks.synth import generate
-from definitions import build_defs
 from mnemo.config import load_config, rendezvous_shard
 from mnemo.maintenance.dump import canonical_dump, differences
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
+from mnemo_dagster.resources.run_recovery import Worker
 from ontology import load_ontology
-from resources import default_resources
-from resources.run_recovery import Worker
 from tests.support.cluster import Cluster
 from tests.support.crash import persistent_instance
 from tests.support.host import OtherWork

@@ -43,7 +43,7 @@ def test_the_interval_takes_fractions_and_defaults_to_half_a_second() -> None:
 @pytest.mark.shards
 def test_a_worker_has_imported_what_runs_need_before_the_first() -> None:
     pytest.importorskip("dagster_postgres", reason="the scale extra is not installed (pip install -e '.[scale]')")
-    probe = ("import sys, shards.worker\n"
-             "print(sorted(m for m in ('definitions', 'shards.storage', 'lancedb', 'kuzu') if m in sys.modules))")
+    probe = ("import sys, mnemo_dagster.shards.worker\n"
+             "print(sorted(m for m in ('mnemo_dagster.definitions', 'mnemo_dagster.shards.storage', 'lancedb', 'kuzu') if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
-    assert found.stdout.split("\n")[-2] == "['definitions', 'kuzu', 'lancedb', 'shards.storage']"
+    assert found.stdout.split("\n")[-2] == "['kuzu', 'lancedb', 'mnemo_dagster.definitions', 'mnemo_dagster.shards.storage']"

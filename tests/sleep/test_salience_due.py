@@ -2,7 +2,7 @@
 run time, later or replayed earlier, the result equals computing every row."""
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.view import FactsView
 from tests.support import Workspace, make_workspace
 
-T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 3, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ only time moved them a little, and a sync of sleep mode's own tables that still 
 graph canonical."""
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from mnemo.sleep.salience import SCORE_EPSILON, read_salience, retention_at
 from mnemo.sleep.store import Overlay, SleepFiles, read_json, write_json
 from tests.support import Workspace
 
-T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 3, tzinfo=UTC)
 
 
 def test_rerun_work_follows_what_changed(workspace: Workspace, vault: Path) -> None:

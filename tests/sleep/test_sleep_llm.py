@@ -3,7 +3,7 @@ portraits that cite chunks, abstraction nodes with instance_of edges, and the fa
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from mnemo.config import LLMConfig
@@ -14,7 +14,7 @@ from mnemo.sleep.store import SleepFiles
 from tests.support import Workspace
 from tests.support.llm_stub import Reply, StubLLM
 
-NOW = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, 3, tzinfo=UTC)
 
 
 def _tool(request: dict[str, Any]) -> str:

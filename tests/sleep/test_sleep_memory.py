@@ -1,15 +1,13 @@
 """Salience over simulated days, progressive summaries, and the sleep-mode job with its checks."""
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
 import pytest
 import yaml
 
-from definitions import build_defs
-from jobs import NAMESPACE_TAG
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import run_profile, run_salience, run_summaries
 from mnemo.sleep.merges import sync_graph
@@ -17,10 +15,12 @@ from mnemo.sleep.salience import read_salience, record_access, strength
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.summaries import read_summaries
 from mnemo.stores.graph import GraphStore
-from resources import default_resources
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.jobs import NAMESPACE_TAG
+from mnemo_dagster.resources import default_resources
 from tests.support import Workspace, make_workspace
 
-T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 3, tzinfo=UTC)
 SETTINGS = SleepConfig()
 
 
@@ -69,7 +69,7 @@ def test_strength_grows_more_after_a_long_gap() -> None:
 def test_progressive_summaries_and_a_versioned_self_profile(workspace: Workspace, vault: Path) -> None:
     workspace.ingest()
     files = workspace.files()
-    now = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 22, 3, tzinfo=UTC)
     settings = SleepConfig(week_after_days=14, month_after_days=30)
     first = run_summaries(files, settings, now)
     rows = SleepFiles(files.root).read_overlay("summaries").nodes["Summary"]
@@ -159,7 +159,7 @@ def test_day_summaries_cover_chat_turns_on_their_own_days(tmp_path: Path) -> Non
     texts.write_text("\n".join(json.dumps(t) for t in turns), encoding="utf-8")
     workspace = make_workspace(tmp_path, {"test": [{"kind": "jsonl", "path": str(texts)}]})
     workspace.ingest()
-    stats = run_summaries(workspace.files(), SETTINGS, datetime(2026, 9, 10, tzinfo=timezone.utc))
+    stats = run_summaries(workspace.files(), SETTINGS, datetime(2026, 9, 10, tzinfo=UTC))
     rows = SleepFiles(workspace.files().root).read_overlay("summaries").nodes["Summary"]
     assert stats.days == 2
     assert "Porto weekend" in rows["summary_day_2026-09-04"]["text"] and "train" not in rows["summary_day_2026-09-04"]["text"]

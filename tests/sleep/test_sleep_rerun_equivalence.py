@@ -4,13 +4,12 @@ same graph, overlays and state as consolidating a fresh copy of the same stores 
 
 import shutil
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
-from definitions import build_defs
 from mnemo.config import SleepConfig
 from mnemo.sleep.consolidate import consolidate
 from mnemo.sleep.merges import sync_graph
@@ -18,11 +17,12 @@ from mnemo.sleep.picture import salience_histogram
 from mnemo.sleep.store import Overlay, SleepFiles, read_json
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from ontology import load_ontology
-from resources import default_resources
 from tests.support import Workspace
 
-T0 = datetime(2026, 11, 21, 3, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 21, 3, tzinfo=UTC)
 T1 = T0 + timedelta(days=1, hours=1)
 SELF = "Sam Rivera"
 

@@ -85,7 +85,7 @@ def test_a_graph_ingests_blocks_as_chunks_with_resolved_references(tmp_path: Pat
     # the journal's blocks have its day; the page, without a date in its name or properties, none
     assert {c.timestamp for c in chunks.values()} == {"2026-09-02", None}
     assert workspace.graph().query("MATCH (n:Note)-[:ON_DAY]->(d:Day) RETURN d.id AS day") == [{"day": "2026-09-02"}]
-    assert workspace.metadata(result, "extractions")["entities"] >= 1  # type:: [[Project]] makes the page an entity
+    assert workspace.metadata(result, "extractions")["entities"] >= 1  # its "type:: [[Project]]" makes the page an entity
 
     # Editing the referenced block re-chunks the page that quotes it, and nothing else.
     page = graph / "pages" / "Project Heron.md"

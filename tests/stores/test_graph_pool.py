@@ -22,7 +22,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.ingest import GRAPH_POOL
+from mnemo_dagster.assets.ingest import GRAPH_POOL
 from tests.support import REPO, make_workspace
 
 WAIT = 60.0

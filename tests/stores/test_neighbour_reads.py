@@ -12,8 +12,8 @@ from mnemo.config import EmbedderConfig
 from mnemo.recall.rank import rows_around
 from mnemo.recall.search import TimeWindow, semantic
 from mnemo.stores.embedders import build_embedder
-from mnemo.stores.vectors import VectorStore
 from mnemo.stores.vector_rows import embedding_windows
+from mnemo.stores.vectors import VectorStore
 
 WORDS = "heron lantern compass garden signal meadow harvest engine bridge kestrel orchard quill ember atlas".split()
 

@@ -10,15 +10,15 @@ import dagster as dg
 import pytest
 import yaml
 
-from definitions import build_defs
 from mnemo.client import MemoryClient
 from mnemo.config import load_config
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from ontology import load_ontology
-from resources import default_resources
 
 
 def interruptible() -> None:

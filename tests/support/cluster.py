@@ -89,7 +89,7 @@ class Cluster:
         pin = ["taskset", "-c", str(core)] if core is not None else []
         argv = [*pin, str(BIN / "celery"), "-A", "dagster_celery.app", "worker", "-Q", ",".join(queues), "-c", "1",
                 "-n", f"{name}@%h", "-l", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "-I", "shards.worker"]
+                "-I", "mnemo_dagster.shards.worker"]
         env = {**self.env(shard), **({"MNEMO_FAULT": fault} if fault else {})}
         log = self.root / f"worker-{name}.log"
         seen = log.read_text(errors="replace").count(" ready.") if log.exists() else 0
@@ -105,7 +105,7 @@ class Cluster:
     def start_control(self) -> None:
         """The code server, then the daemon (run queue, launches, monitoring) and the webserver (run
         submission) loading the code from it (deploy/workspace.yaml)."""
-        code = [str(BIN / "dagster"), "code-server", "start", "-m", "definitions", "-h", "127.0.0.1",
+        code = [str(BIN / "dagster"), "code-server", "start", "-m", "mnemo_dagster.definitions", "-h", "127.0.0.1",
                 "-p", str(self.code_port), "--location-name", "mnemo"]
         self.processes["code"] = spawn(code, self.env(), self.root / "code.log")
         wait_for_port(self.code_port, 180, self.processes["code"])

@@ -18,11 +18,11 @@ from typing import Any
 import dagster as dg
 import yaml
 
-from definitions import build_defs
 from mnemo.maintenance.dump import canonical_dump, differences
 from mnemo.stores import faults
+from mnemo_dagster.definitions import build_defs
+from mnemo_dagster.resources import default_resources
 from ontology import load_ontology
-from resources import default_resources
 from tests.support import REPO
 
 # The jobs a crash test runs, in order. sleep_mode_job has write points (`sleep:<file>`, graph
@@ -154,7 +154,7 @@ def run_in_child(root: str, sources: list[dict[str, str]], fault: str = "", jobs
         raise SystemExit(1)
 
 
-def child_context() -> multiprocessing.context.BaseContext:
+def child_context() -> multiprocessing.context.ForkServerContext:
     """Fresh processes forked from a server that has already imported Dagster and the stores."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["tests.support.crash"])

@@ -5,7 +5,7 @@ import re
 import shutil
 import stat
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -23,7 +23,7 @@ from ontology import load_ontology
 from tests.support import EXAMPLE_VAULT, Workspace, make_workspace
 
 DAY = "2026-11-22"
-NIGHT = datetime(2026, 11, 22, 3, tzinfo=timezone.utc)
+NIGHT = datetime(2026, 11, 22, 3, tzinfo=UTC)
 BROKEN = {"Concepts/Zettelkasten.md", "People/Jonas Weber.md", "Places/Café Lusitano.md"}
 
 
@@ -214,8 +214,8 @@ def test_sleep_mode_facts_are_written_when_the_graph_has_them(workspace: Workspa
 
 
 def test_note_writeback_asset_is_outside_the_ingest_job(workspace: Workspace, vault: Path) -> None:
-    from definitions import build_defs
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs
+    from mnemo_dagster.resources import default_resources
 
     workspace.instance.add_dynamic_partitions("namespace", ["test"])
     defs = build_defs(default_resources(str(workspace.config_path)))
@@ -258,14 +258,15 @@ def test_logseq_pages_get_properties_that_never_feed_back_into_the_graph(tmp_pat
     edited = workspace.metadata(workspace.ingest(), "documents")
     assert edited["changed"] == 1
     doc = next(d for d in workspace.files().read_documents() if d.path == "pages/Alpha.md")
-    assert not [k for k in doc.properties if k.startswith("mnemo")] and not [l for l in doc.links if l.property and l.property.startswith("mnemo")]
+    assert not [k for k in doc.properties if k.startswith("mnemo")]
+    assert not [link for link in doc.links if link.property and link.property.startswith("mnemo")]
     roles = workspace.graph().query("MATCH (:Note)-[r:LINKS_TO]->(:Note) RETURN DISTINCT r.role AS role")
     assert not [r for r in roles if (r["role"] or "").startswith("mnemo")]
 
 
 def test_nightly_run_writes_back_only_when_turned_on(workspace: Workspace, vault: Path) -> None:
-    from definitions import build_defs
-    from resources import default_resources
+    from mnemo_dagster.definitions import build_defs
+    from mnemo_dagster.resources import default_resources
 
     def nightly() -> dg.ScheduleDefinition:
         return build_defs(default_resources(str(workspace.config_path))).resolve_schedule_def("nightly_sleep_schedule")

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.eval.locomo import Prepared, Scores, summarize
-from mnemo.eval.locomo_cv import (
+from benchmarks.fitting.locomo_cv import (
     FITTED,
     Candidates,
     candidates,
@@ -27,6 +26,7 @@ from mnemo.eval.locomo_cv import (
     merge_scores,
     score_with,
 )
+from mnemo.eval.locomo import Prepared, Scores, summarize
 from mnemo.recall.learned import FEATURES
 from mnemo.recall.settings import Mode, RecallSettings
 

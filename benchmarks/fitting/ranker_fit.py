@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.fitting import fitting_library
 from mnemo.recall.learned import FEATURES
 
 PARAMS: dict[str, Any] = {
@@ -32,8 +33,7 @@ def fit_trees(x: np.ndarray, y: np.ndarray, question: np.ndarray, fitted_on: lis
     """The ranker as `ranker.json` holds it, fitted on rows grouped by question (`question`:
     each row's question index, rows of one question together): the trees of one model per seed,
     each leaf's value divided by the number of models."""
-    import lightgbm
-
+    lightgbm = fitting_library("lightgbm")
     starts = np.flatnonzero(np.r_[True, question[1:] != question[:-1]])
     groups = np.diff(np.r_[starts, len(question)])
     trees = []

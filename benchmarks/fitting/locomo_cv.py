@@ -1,6 +1,6 @@
 """Leave-one-conversation-out cross-validation of recall's fitted ranking weights on LoCoMo.
 
-The scored fusion (`recall_rank.scored_fusion`) ranks a query's BM25 and vector hits by a
+The scored fusion (`rank.scored_fusion`) ranks a query's BM25 and vector hits by a
 linear score of nine signals; its weights are a logistic regression over the candidates of
 the questions (a candidate is positive when it is one of the question's evidence turns). Here
 that fit is made five times, each time on four conversations, and the fitted weights are
@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.fitting import fitting_library
+from benchmarks.fitting.ranker_fit import fit_trees, written
 from mnemo.eval.locomo import Prepared, Scores, ask, summarize
-from mnemo.eval.ranker_fit import fit_trees, written
 from mnemo.recall.learned import FEATURES, features_of
 from mnemo.recall.rank import rows_around, signals_of
 from mnemo.recall.search import HeldChunks, TimeWindow, lexical, semantic
@@ -89,11 +90,10 @@ def candidates(prepared: Prepared, settings: RecallSettings) -> Candidates:
 def fit_logistic(parts: list[Candidates]) -> dict[str, float]:
     """RecallSettings weights from a logistic regression (unregularized) over the candidates of
     the given conversations, to three significant digits."""
-    from sklearn.linear_model import LogisticRegression
-
+    linear_model = fitting_library("sklearn.linear_model")
     x = np.concatenate([p.x[:, :len(FITTED)] for p in parts])
     y = np.concatenate([p.y for p in parts])
-    model = LogisticRegression(C=np.inf, max_iter=5000).fit(x, y)
+    model = linear_model.LogisticRegression(C=np.inf, max_iter=5000).fit(x, y)
     return {field: float(f"{coef:.3g}") for field, coef in zip(FITTED.values(), model.coef_[0])}
 
 
@@ -135,7 +135,7 @@ def fit_ranking(parts: list[Candidates], rounds: int = 4) -> dict[str, float]:
 
 
 def fit_learned(parts: list[Candidates]) -> dict[str, Any]:
-    """The learned ranking's trees fitted on the training conversations (`eval.ranker_fit`), as
+    """The learned ranking's trees fitted on the training conversations (`ranker_fit`), as
     the settings that make recall use them (the trees written to a temporary file)."""
     questions = np.concatenate([p.question + 100_000 * n for n, p in enumerate(parts)])
     model = fit_trees(np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]), questions,
