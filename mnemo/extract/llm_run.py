@@ -25,8 +25,10 @@ from ontology.extraction import salvage
 
 
 class ChunkExtractor(Protocol):
-    model: str
     prompt_version: str
+
+    @property
+    def model(self) -> str: ...
 
     def probe(self) -> None: ...
 
