@@ -100,8 +100,8 @@ def evaluate_links(
             progress(f"{len(hidden.pairs)} of {hidden.linked_pairs} linked note pairs hidden")
         ingested = ingest_vault(hidden.vault, kind, Path(tmp), embedder, ontology, RecallSettings())
         slept = consolidate_for_eval(ingested.pipeline)
-        meanings = NoteVectors.of(ingested.vectors.document_means())
-        report = score_vault(Path(vault).name, hidden, kind, ingested.graph, meanings)
+        meanings = NoteVectors.of(ingested.pipeline.vectors.document_means())
+        report = score_vault(Path(vault).name, hidden, kind, ingested.pipeline.graph, meanings)
         return {**report, "steps": {"ingest": ingested.ingested.steps, "sleep": sleep_steps(slept)}}
 
 

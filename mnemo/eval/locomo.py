@@ -29,9 +29,6 @@ from mnemo.recall.search import TimeWindow, lexical
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
 CATEGORIES = (1, 2, 3, 4)
@@ -76,18 +73,6 @@ class Prepared:
     steps: dict[str, str]  # the ingest steps that ran
     dia_of: dict[str, str]
     questions: list[Question]
-
-    @property
-    def files(self) -> NamespaceFiles:
-        return self.pipeline.files
-
-    @property
-    def vectors(self) -> VectorStore:
-        return self.pipeline.vectors
-
-    @property
-    def graph(self) -> GraphStore:
-        return self.pipeline.graph
 
 
 @dataclass
@@ -147,7 +132,7 @@ def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: b
     (mnemo's, recalled in `mode`, under `label`; its latencies under `eager` / `deliberate` with
     the same suffix)."""
     k = max(scores.ks)
-    table = prepared.vectors.table("chunks")
+    table = prepared.pipeline.vectors.table("chunks")
     suffix = label.removeprefix("mnemo")
     for q in prepared.questions:
         evidence = list(q.evidence)
@@ -162,7 +147,7 @@ def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: b
             rows = lexical(table, q.text, k, TimeWindow())
             scores.add("bm25", q.category, _dia(prepared, [r["id"] for r in rows]), evidence)
         if "hybrid" in systems:
-            hits = recall_chunks(prepared.vectors, prepared.engine.embedder, q.text, k)
+            hits = recall_chunks(prepared.pipeline.vectors, prepared.engine.embedder, q.text, k)
             scores.add("hybrid", q.category, _dia(prepared, [h.chunk_id for h in hits]), evidence)
 
 
@@ -231,7 +216,7 @@ def evaluate(
             ask(prepared, scores, systems, latency)
             steps["ingest"] = prepared.steps
             if after_sleep and "mnemo" in systems:
-                SleepFiles(prepared.files.root).access_log.unlink(missing_ok=True)
+                SleepFiles(prepared.pipeline.files.root).access_log.unlink(missing_ok=True)
                 steps["sleep"] = sleep_steps(consolidate_for_eval(prepared.pipeline))
                 ask(prepared, scores, ("mnemo",), latency, label="mnemo_after_sleep")
         if progress:

@@ -31,8 +31,7 @@ from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore, import_lancedb
+from mnemo.stores.vectors import import_lancedb
 from ontology import Ontology
 
 VaultKind = Literal["obsidian", "logseq"]
@@ -105,18 +104,6 @@ class Vault:
     ingested: IngestRun
     engine: RecallEngine
 
-    @property
-    def files(self) -> NamespaceFiles:
-        return self.pipeline.files
-
-    @property
-    def vectors(self) -> VectorStore:
-        return self.pipeline.vectors
-
-    @property
-    def graph(self) -> GraphStore:
-        return self.pipeline.graph
-
 
 def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, ontology: Ontology,
                  settings: RecallSettings, max_words: int = 180) -> Vault:
@@ -174,15 +161,15 @@ def evaluate_notes(
     with tempfile.TemporaryDirectory(prefix="mnemo-notes-") as tmp:
         ingested = ingest_vault(Path(vault), kind, Path(tmp), embedder, ontology, settings or RecallSettings())
         steps["ingest"] = ingested.ingested.steps
-        unread = unreadable(qa_path, Path(vault), questions, ingested.files)
-        index = NoteIndex(ingested.files, Path(tmp) / "baseline")
+        unread = unreadable(qa_path, Path(vault), questions, ingested.pipeline.files)
+        index = NoteIndex(ingested.pipeline.files, Path(tmp) / "baseline")
         for question in questions:
             scores.add("bm25", question, index.search(question.text, DEPTH))
         ask_all(ingested, questions, scores, "mnemo")
         if progress:
             progress(f"{len(questions)} questions asked before sleep")
         if after_sleep:
-            SleepFiles(ingested.files.root).access_log.unlink(missing_ok=True)
+            SleepFiles(ingested.pipeline.files.root).access_log.unlink(missing_ok=True)
             steps["sleep"] = sleep_steps(consolidate_for_eval(ingested.pipeline))
             ask_all(ingested, questions, scores, "mnemo after sleep")
     return {**summarize_notes(scores, Path(vault).name, after_sleep), "unreadable": unread, "steps": steps}
