@@ -7,7 +7,6 @@ with the sleep merges and overlays a namespace has (`mnemo.sleep.merges.canonica
 """
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from mnemo.config import MnemoConfig, NamespaceConfig
 from mnemo.documents import Chunk
@@ -56,9 +55,6 @@ class IngestRun:
 
     steps: dict[str, str] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"steps": dict(self.steps), "counts": dict(self.counts)}
 
 
 def describe_steps(steps: dict[str, str], stage: str = "ingest") -> str:
