@@ -57,8 +57,10 @@ def test_eval_notes_scores_mnemo_before_and_after_sleep_against_bm25(small: tupl
     assert list(report["unreadable"]) == ["q4"] and "Broken.md" in report["unreadable"]["q4"]
     assert set(report["systems"]) == {"mnemo", "bm25", "mnemo after sleep"}
     assert list(report["steps"]["ingest"]) == list(STEPS)  # what ran, in the job's order
-    assert report["steps"]["ingest"]["llm_extractions"] == NO_LLM and list(report["steps"]["sleep"])[:5] == list(SLEEP)
-    assert "ingest steps: forget (none cut off), documents, chunks" in result.output and "sleep steps: dedup" in result.output
+    assert report["steps"]["ingest"]["llm_extractions"] == NO_LLM
+    assert list(report["steps"]["sleep"])[:5] == list(SLEEP)
+    assert "ingest steps: forget (none cut off), documents, chunks" in result.output
+    assert "sleep steps: dedup" in result.output
     for figures in report["systems"].values():
         overall = figures["overall"]
         assert 0 <= overall["hit@1"] <= overall["hit@5"] <= overall["hit@10"] <= 1 and 0 <= overall["MRR"] <= 1
