@@ -2,10 +2,8 @@
 
 import dagster as dg
 
-from mnemo.extract.grounding import LanceEntityNeighbours
-from mnemo.ingest.pipeline import llm_extract
-from mnemo_dagster.assets.ingest import GROUP, _table, entity_vectors, extractions, namespaces
-from mnemo_dagster.resources import EmbedderResource, LLMResource, MnemoConfigResource, VectorResource
+from mnemo_dagster.assets.ingest import GROUP, _table, entity_vectors, extractions, ingest_pipeline, namespaces
+from mnemo_dagster.resources import EmbedderResource, GraphResource, LLMResource, MnemoConfigResource, VectorResource
 
 
 class LLMExtractionConfig(dg.Config):
@@ -15,21 +13,15 @@ class LLMExtractionConfig(dg.Config):
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "openai"}, deps=[extractions, entity_vectors])
 def llm_extractions(
     context: dg.AssetExecutionContext, config: LLMExtractionConfig, mnemo_config: MnemoConfigResource,
-    llm: LLMResource, vectors: VectorResource, embedder: EmbedderResource,
+    llm: LLMResource, graph: GraphResource, vectors: VectorResource, embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
     """Entities and typed relations an LLM extracted from new chunks, grounded in known entities (only with `llm:`)."""
-    namespace = context.partition_key
-    settings = mnemo_config.load()
     ontology = mnemo_config.ontology()
     extractor = llm.extractor(ontology)
+    pipeline = ingest_pipeline(context, mnemo_config, graph, vectors, embedder, extractor)
+    stats = pipeline.llm_extractions(config.reextract)
     if extractor is None:
-        llm_extract(mnemo_config.files(namespace), None, ontology, settings.grounding)
         return dg.MaterializeResult(metadata={"configured": False, "requests": 0})
-    neighbours = LanceEntityNeighbours(vectors.store(namespace).table("entities"), embedder.embedder())
-    stats = llm_extract(
-        mnemo_config.files(namespace), extractor, ontology, settings.grounding, neighbours,
-        extractor.settings.concurrency, config.reextract,
-    )
     for item in stats.pending:
         context.log.warning(f"chunk {item['chunk_id']}: LLM extraction pending ({item['reason']})")
     usage = extractor.usage

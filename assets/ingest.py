@@ -8,14 +8,11 @@ from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from mnemo.ingest.memory_rows import pending_groups
-from mnemo.ingest.pipeline import build_chunks, chunk_groups, entity_rows, scan_documents, update_facts
+from mnemo.extract.llm import LLMExtractor
 from mnemo.ingest.progress import every_few_seconds
-from mnemo.maintenance.forget import ForgetStores, resume_forget
-from mnemo.sleep.merges import canonical_entities, canonical_facts
+from mnemo.pipelines.ingest import IngestPipeline
 from mnemo.sources.scan import EMPTY_FILE
 from mnemo.sources.walk import Problem
-from mnemo.stores.forget_journal import pending_forget
 from mnemo_dagster.resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -37,17 +34,14 @@ def _table(rows: Sequence[Mapping[str, object]], columns: list[str], limit: int 
     return "\n".join(lines)
 
 
-def finish_cut_off_forget(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
-                          vectors: VectorResource, embedder: EmbedderResource) -> None:
-    """Finish a forget that was cut off before anything is ingested, so nothing it forgets comes back."""
+def ingest_pipeline(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
+                    vectors: VectorResource, embedder: EmbedderResource,
+                    extractor: LLMExtractor | None = None) -> IngestPipeline:
+    """The partition's ingest pipeline on the run's resources; each asset runs one of its steps."""
     namespace = context.partition_key
-    files = mnemo_config.files(namespace)
-    if pending_forget(files.root) is None:
-        return
-    stores = ForgetStores(mnemo_config.load(), files, vectors.store(namespace), graph.store(namespace),
-                          embedder.embedder())
-    if resume_forget(stores) is not None:
-        context.log.warning("finished a forget that was cut off")
+    return IngestPipeline(mnemo_config.load(), mnemo_config.files(namespace), mnemo_config.ontology(),
+                          vectors.store(namespace), graph.store(namespace), embedder.embedder(), extractor,
+                          context.run_id)
 
 
 def _log_problems(context: dg.AssetExecutionContext, problems: list[Problem]) -> None:
@@ -65,10 +59,10 @@ def _log_problems(context: dg.AssetExecutionContext, problems: list[Problem]) ->
 def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
               vectors: VectorResource, embedder: EmbedderResource) -> dg.MaterializeResult:
     """Notes and conversations scanned incrementally from the namespace's sources."""
-    finish_cut_off_forget(context, mnemo_config, graph, vectors, embedder)
-    namespace = context.partition_key
-    config = mnemo_config.load()
-    result = scan_documents(mnemo_config.files(namespace), config.namespace(namespace), config.writeback.key)
+    pipeline = ingest_pipeline(context, mnemo_config, graph, vectors, embedder)
+    if pipeline.forget():
+        context.log.warning("finished a forget that was cut off")
+    result = pipeline.documents()
     _log_problems(context, result.problems)
     problems = [{"path": p.path, "reason": p.reason, "skipped": p.fatal} for p in result.problems]
     return dg.MaterializeResult(metadata={
@@ -89,10 +83,10 @@ def documents(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResour
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"}, deps=[documents])
-def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
+def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource,
+           vectors: VectorResource, embedder: EmbedderResource) -> dg.MaterializeResult:
     """Heading-aware passages of each document, with stable content-addressed ids."""
-    config = mnemo_config.load()
-    found, stats = build_chunks(mnemo_config.files(context.partition_key), config.chunking.max_words)
+    found, stats = ingest_pipeline(context, mnemo_config, graph, vectors, embedder).chunks()
     return dg.MaterializeResult(
         metadata={
             "chunks": stats.chunks,
@@ -108,77 +102,103 @@ def chunks(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource)
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"lancedb"}, deps=[chunks])
 def chunk_vectors(
-    context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, vectors: VectorResource,
+    context: dg.AssetExecutionContext,
+    mnemo_config: MnemoConfigResource,
+    graph: GraphResource,
+    vectors: VectorResource,
     embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
     """Chunk embeddings and the full-text index in LanceDB; only new or changed chunks are embedded."""
-    namespace = context.partition_key
-    model = embedder.embedder()
-    files = mnemo_config.files(namespace)
-    late = pending_groups(files.root, namespace, mnemo_config.load().chunking.max_words)
-    stats = vectors.store(namespace).sync_groups("chunks", chunk_groups(files.read_chunks()), model, late=late,
-                                                 progress=every_few_seconds(context.log.info))
+    pipeline = ingest_pipeline(context, mnemo_config, graph, vectors, embedder)
+    model = pipeline.embedder
+    stats = pipeline.chunk_vectors(progress=every_few_seconds(context.log.info))
     context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
-    return dg.MaterializeResult(metadata={
-        "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,
-        "rows": stats.total, "embedder": model.name, "dimensions": model.dim, "vector_index": stats.index,
-    })
+    return dg.MaterializeResult(
+        metadata={
+            "embedded": stats.embedded,
+            "metadata_updated": stats.updated,
+            "deleted": stats.deleted,
+            "rows": stats.total,
+            "embedder": model.name,
+            "dimensions": model.dim,
+            "vector_index": stats.index,
+        }
+    )
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"python", "parquet"}, deps=[chunks])
-def extractions(context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource) -> dg.MaterializeResult:
+def extractions(
+    context: dg.AssetExecutionContext,
+    mnemo_config: MnemoConfigResource,
+    graph: GraphResource,
+    vectors: VectorResource,
+    embedder: EmbedderResource,
+) -> dg.MaterializeResult:
     """Entities, aliases, typed relations and mentions extracted from the namespace's notes."""
-    namespace = mnemo_config.load().namespace(context.partition_key)
-    summary = update_facts(mnemo_config.files(context.partition_key), mnemo_config.ontology(), namespace)
+    summary = ingest_pipeline(context, mnemo_config, graph, vectors, embedder).extractions()
     counts = summary.counts
-    return dg.MaterializeResult(metadata={
-        "entities": counts["Entity"],
-        "aliases": counts["Alias"],
-        "relations": summary.relations,
-        "mentions": counts.get("MENTIONS", 0),
-        "episodes": counts.get("Episode", 0),
-        "days": counts.get("Day", 0),
-        "unchanged_inputs": summary.reused,
-        "counts": dg.MetadataValue.json(counts),
-    })
+    return dg.MaterializeResult(
+        metadata={
+            "entities": counts["Entity"],
+            "aliases": counts["Alias"],
+            "relations": summary.relations,
+            "mentions": counts.get("MENTIONS", 0),
+            "episodes": counts.get("Episode", 0),
+            "days": counts.get("Day", 0),
+            "unchanged_inputs": summary.reused,
+            "counts": dg.MetadataValue.json(counts),
+        }
+    )
 
 
 @dg.asset(
-    partitions_def=namespaces, group_name=GROUP, kinds={"kuzu"}, deps=[extractions, dg.AssetKey("llm_extractions")],
+    partitions_def=namespaces,
+    group_name=GROUP,
+    kinds={"kuzu"},
+    deps=[extractions, dg.AssetKey("llm_extractions")],
     pool=GRAPH_POOL,
 )
 def entity_graph(
-    context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, graph: GraphResource
+    context: dg.AssetExecutionContext,
+    mnemo_config: MnemoConfigResource,
+    graph: GraphResource,
+    vectors: VectorResource,
+    embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
     """The Kùzu graph of notes, chunks, entities, aliases and days, reconciled with the extractions."""
-    namespace = context.partition_key
-    facts = canonical_facts(
-        mnemo_config.files(namespace), shared=True
-    )  # merges and sleep overlays kept (mnemo/sleep/merges.py)
-    stats = graph.store(namespace).apply(facts, run_id=context.run_id)
+    written = ingest_pipeline(context, mnemo_config, graph, vectors, embedder).entity_graph()  # canonical: merges kept
+    stats = written.stats
     changed = {k: v for k, v in stats.inserted.items() if v} | {f"-{k}": v for k, v in stats.deleted.items() if v}
-    return dg.MaterializeResult(metadata={
-        "writes": stats.writes,
-        "inserted": sum(stats.inserted.values()),
-        "updated": sum(stats.updated.values()),
-        "deleted": sum(stats.deleted.values()),
-        "changes": dg.MetadataValue.json(changed),
-        "graph": dg.MetadataValue.json(facts.count()),
-    })
+    return dg.MaterializeResult(
+        metadata={
+            "writes": stats.writes,
+            "inserted": sum(stats.inserted.values()),
+            "updated": sum(stats.updated.values()),
+            "deleted": sum(stats.deleted.values()),
+            "changes": dg.MetadataValue.json(changed),
+            "graph": dg.MetadataValue.json(written.counts),
+        }
+    )
 
 
 @dg.asset(partitions_def=namespaces, group_name=GROUP, kinds={"lancedb"}, deps=[extractions])
 def entity_vectors(
-    context: dg.AssetExecutionContext, mnemo_config: MnemoConfigResource, vectors: VectorResource,
+    context: dg.AssetExecutionContext,
+    mnemo_config: MnemoConfigResource,
+    graph: GraphResource,
+    vectors: VectorResource,
     embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
     """Entity embeddings (name, type, aliases, properties) for semantic lookup and grounding."""
-    namespace = context.partition_key
-    facts = canonical_entities(mnemo_config.files(namespace))
-    stats = vectors.store(namespace).sync("entities", entity_rows(facts), embedder.embedder())
-    return dg.MaterializeResult(metadata={
-        "embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted, "rows": stats.total,
-    })
+    stats = ingest_pipeline(context, mnemo_config, graph, vectors, embedder).entity_vectors()
+    return dg.MaterializeResult(
+        metadata={
+            "embedded": stats.embedded,
+            "metadata_updated": stats.updated,
+            "deleted": stats.deleted,
+            "rows": stats.total,
+        }
+    )
 
 
 ingest_assets = [documents, chunks, chunk_vectors, extractions, entity_graph, entity_vectors]

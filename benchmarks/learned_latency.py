@@ -24,13 +24,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from mnemo.config import EmbedderConfig, MnemoConfig, NamespaceConfig, SourceConfig  # noqa: E402
 from mnemo.eval.locomo import load_conversations, questions_of  # noqa: E402
-from mnemo.ingest.pipeline import ingest_namespace  # noqa: E402
+from mnemo.pipelines.ingest import IngestPipeline  # noqa: E402
 from mnemo.recall.engine import RecallEngine  # noqa: E402
 from mnemo.recall.settings import RecallSettings  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
-from mnemo.stores.files import NamespaceFiles  # noqa: E402
-from mnemo.stores.graph import GraphStore  # noqa: E402
-from mnemo.stores.vectors import VectorStore  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
@@ -58,13 +55,11 @@ def main() -> None:
         (source / "conversations.json").write_text(json.dumps(copies), encoding="utf-8")
         config = MnemoConfig(data_dir=Path(tmp) / "data", namespaces={
             "chats": NamespaceConfig(sources=(SourceConfig(kind="locomo", path=source),))})
-        files = NamespaceFiles(config.data_root("chats"), "chats")
-        vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
+        pipeline = IngestPipeline.of(config, "chats", ontology, embedder)
+        files, vectors, graph = pipeline.files, pipeline.vectors, pipeline.graph
         start = time.perf_counter()
-        ingest_namespace(files, config.namespace("chats"), vectors, graph, embedder, ontology, 180)
-        chunks = vectors.table("chunks")
-        assert chunks is not None, "the ingest wrote no chunks"
-        turns = chunks.count_rows()
+        pipeline.run()
+        turns = vectors.count("chunks")
         print(f"{turns} chat turns ingested in {time.perf_counter() - start:.1f} s", flush=True)
         questions = [q.text for c in conversations for q in questions_of(c)]
         engines = {fusion: RecallEngine(files.root, vectors, graph, embedder,

@@ -65,7 +65,7 @@ def run(path: Path, kind: str, root: Path) -> tuple[list[dict[str, Any]], dict[s
                 for i, c in enumerate(load_conversations(path))]
     baselines = Scores((5, 10, 20))
     for p in prepared:
-        items = run_speakers(p.files, p.vectors)
+        items = run_speakers(p.pipeline.files, p.pipeline.vectors)
         print(f"{p.sample_id}: {len(p.questions)} questions, {items} speaker profile items", flush=True)
         ask(p, baselines, ("bm25", "hybrid"), latency=False)
     rows = ablate(prepared, RecallSettings(), progress=lambda m: print(m, flush=True))

@@ -26,7 +26,7 @@ from benchmarks.recall_bench import percentiles
 from benchmarks.synthetic_vault import generate
 from mnemo.client import MemoryClient
 from mnemo.config import load_config
-from mnemo.ingest.pipeline import ingest_namespace
+from mnemo.pipelines.ingest import IngestPipeline
 from mnemo.recall.held import refreshed
 from mnemo.recall.search import HeldChunks
 from mnemo.recall.settings import RecallSettings
@@ -41,8 +41,7 @@ def _ingest(work: Path, notes: int, embedder: str) -> MemoryClient:
     config = load_config(write_config(work, vault, embedder))
     client = MemoryClient(NAMESPACE, config, settings=RecallSettings(random_share=0.0))
     warm(client.embedder)
-    ingest_namespace(client.files, config.namespace(NAMESPACE), client.vectors, client.graph, client.embedder,
-                     client.ontology, config.chunking.max_words)
+    IngestPipeline(config, client.files, client.ontology, client.vectors, client.graph, client.embedder).run()
     return client
 
 

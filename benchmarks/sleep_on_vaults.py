@@ -54,7 +54,7 @@ def measure(name: str, embedder: str) -> dict[str, object]:
 
 
 def _communities(workspace: Any, files: Any) -> list[dict[str, Any]]:
-    report = consolidate_for_eval(files, workspace.graph("v"), workspace.vectors("v"))
+    report = consolidate_for_eval(workspace.pipeline("v"))
     assert report.communities is not None
     rows = workspace.graph("v").query(
         "MATCH (c:Community) WHERE c.level = 0 RETURN c.title AS title, c.members AS members, c.cohesion AS cohesion")

@@ -114,7 +114,7 @@ def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, object]]
     return found
 
 
-def ingest_namespace(job: dg.JobDefinition, instance: dg.DagsterInstance, namespace: str,
+def run_ingest_job(job: dg.JobDefinition, instance: dg.DagsterInstance, namespace: str,
                      report: Callable[[StepEvent], None], checks: set[str] | None = None) -> IngestOutcome:
     """One run of the ingest job for `namespace`, recorded in `instance`, its steps reported live;
     `checks` are the step keys of its asset checks (reported as checks)."""
@@ -156,7 +156,7 @@ def ingest(namespaces: list[str], config_path: Path, report: Callable[[StepEvent
     outcomes = []
     for namespace in namespaces:
         started = time.monotonic()
-        outcome = ingest_namespace(job, instance, namespace, report, checks)
+        outcome = run_ingest_job(job, instance, namespace, report, checks)
         outcome.metadata["run"] = {"seconds": round(time.monotonic() - started, 1)}
         outcomes.append(outcome)
         if not outcome.success:

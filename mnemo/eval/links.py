@@ -22,8 +22,8 @@ import numpy as np
 
 from mnemo.errors import MnemoError
 from mnemo.eval.hidden_links import HiddenLinks, hide_links, link_pairs
-from mnemo.eval.notes import VaultKind, ingest_vault
-from mnemo.eval.sleep_run import consolidate_for_eval
+from mnemo.eval.notes import VaultKind, ingest_vault, steps_lines
+from mnemo.eval.sleep_run import consolidate_for_eval, sleep_steps
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
@@ -99,9 +99,10 @@ def evaluate_links(
         if progress:
             progress(f"{len(hidden.pairs)} of {hidden.linked_pairs} linked note pairs hidden")
         ingested = ingest_vault(hidden.vault, kind, Path(tmp), embedder, ontology, RecallSettings())
-        consolidate_for_eval(ingested.files, ingested.graph, ingested.vectors)
-        meanings = NoteVectors.of(ingested.vectors.document_means())
-        return score_vault(Path(vault).name, hidden, kind, ingested.graph, meanings)
+        slept = consolidate_for_eval(ingested.pipeline)
+        meanings = NoteVectors.of(ingested.pipeline.vectors.document_means())
+        report = score_vault(Path(vault).name, hidden, kind, ingested.pipeline.graph, meanings)
+        return {**report, "steps": {"ingest": ingested.ingested.steps, "sleep": sleep_steps(slept)}}
 
 
 def score_vault(name: str, hidden: HiddenLinks, kind: str, graph: GraphStore, meanings: NoteVectors) -> dict[str, Any]:
@@ -164,6 +165,7 @@ def format_links_table(report: dict[str, Any]) -> str:
     lines = [
         f"Link prediction on {report['vault']}: {report['hidden_pairs']} of {report['linked_pairs']} linked pairs"
         f" hidden, {report['hidden_links']} hidden links to find, {report['notes']} notes",
+        *steps_lines(report),
         f"{'system':<{width}} {recall:>9} {'precision':>9} {'written':>8} {'notes':>6}",
     ]
     for name, row in rows:

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
+from mnemo.config import ChunkingConfig, MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
-from mnemo.eval.sleep_run import consolidate_for_eval
-from mnemo.ingest.pipeline import ingest_namespace
+from mnemo.eval.sleep_run import consolidate_for_eval, sleep_steps
+from mnemo.pipelines.ingest import IngestPipeline, describe_steps
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.hybrid import recall_chunks
 from mnemo.recall.results import RecallResult
@@ -29,9 +29,6 @@ from mnemo.recall.search import TimeWindow, lexical
 from mnemo.recall.settings import Mode, RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
 CATEGORIES = (1, 2, 3, 4)
@@ -68,15 +65,14 @@ class Question:
 
 @dataclass
 class Prepared:
-    """One conversation ingested into its own namespace, ready to be questioned."""
+    """One conversation ingested into its own namespace by the ingest pipeline, ready to be questioned."""
 
     sample_id: str
     engine: RecallEngine
-    vectors: VectorStore
+    pipeline: IngestPipeline
+    steps: dict[str, str]  # the ingest steps that ran
     dia_of: dict[str, str]
     questions: list[Question]
-    files: NamespaceFiles
-    graph: GraphStore
 
 
 @dataclass
@@ -112,17 +108,18 @@ def prepare(conversation: dict[str, Any], root: Path, embedder: Embedder, ontolo
     only_dialogue = {"sample_id": sample, "conversation": conversation["conversation"]}
     (source / "conversation.json").write_text(json.dumps([only_dialogue]), encoding="utf-8")
     namespace = "locomo"
-    config = MnemoConfig(data_dir=root / "data", namespaces={
+    config = MnemoConfig(data_dir=root / "data", chunking=ChunkingConfig(max_words=max_words), namespaces={
         namespace: NamespaceConfig(sources=(SourceConfig(kind="locomo", path=source),))
     })
-    files = NamespaceFiles(config.data_root(namespace), namespace)
-    vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
-    counts = ingest_namespace(files, config.namespace(namespace), vectors, graph, embedder, ontology, max_words)
-    if counts["problems"]:
+    pipeline = IngestPipeline.of(config, namespace, ontology, embedder)
+    ingested = pipeline.run()
+    files = pipeline.files
+    if ingested.counts["problems"]:
         raise MnemoError(f"{sample}: {files.read_problems()}")
     dia_of = {c.id: c.metadata.get("dia_id", "") for c in files.read_chunks()}
-    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)
-    return Prepared(sample, engine, vectors, dia_of, questions_of(conversation), files, graph)
+    engine = RecallEngine(files.root, pipeline.vectors, pipeline.graph, embedder, replace(settings, random_share=0.0),
+                          seed=0)
+    return Prepared(sample, engine, pipeline, ingested.steps, dia_of, questions_of(conversation))
 
 
 def _dia(prepared: Prepared, chunk_ids: list[str]) -> list[str]:
@@ -135,7 +132,7 @@ def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: b
     (mnemo's, recalled in `mode`, under `label`; its latencies under `eager` / `deliberate` with
     the same suffix)."""
     k = max(scores.ks)
-    table = prepared.vectors.table("chunks")
+    table = prepared.pipeline.vectors.table("chunks")
     suffix = label.removeprefix("mnemo")
     for q in prepared.questions:
         evidence = list(q.evidence)
@@ -150,7 +147,7 @@ def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: b
             rows = lexical(table, q.text, k, TimeWindow())
             scores.add("bm25", q.category, _dia(prepared, [r["id"] for r in rows]), evidence)
         if "hybrid" in systems:
-            hits = recall_chunks(prepared.vectors, prepared.engine.embedder, q.text, k)
+            hits = recall_chunks(prepared.pipeline.vectors, prepared.engine.embedder, q.text, k)
             scores.add("hybrid", q.category, _dia(prepared, [h.chunk_id for h in hits]), evidence)
 
 
@@ -212,17 +209,19 @@ def evaluate(
     conversation is then consolidated by sleep mode and asked again through mnemo
     (`mnemo_after_sleep`); the questions asked before sleep are taken out of the access log first."""
     scores = Scores(tuple(sorted(set(ks))))
+    steps: dict[str, dict[str, str]] = {}
     for index, conversation in enumerate(load_conversations(path)):
         with tempfile.TemporaryDirectory(prefix="mnemo-locomo-") as tmp:
             prepared = prepare(conversation, Path(tmp), embedder, ontology, settings or RecallSettings())
             ask(prepared, scores, systems, latency)
+            steps["ingest"] = prepared.steps
             if after_sleep and "mnemo" in systems:
-                SleepFiles(prepared.files.root).access_log.unlink(missing_ok=True)
-                consolidate_for_eval(prepared.files, prepared.graph, prepared.vectors)
+                SleepFiles(prepared.pipeline.files.root).access_log.unlink(missing_ok=True)
+                steps["sleep"] = sleep_steps(consolidate_for_eval(prepared.pipeline))
                 ask(prepared, scores, ("mnemo",), latency, label="mnemo_after_sleep")
         if progress:
             progress(f"{prepared.sample_id}: {len(prepared.questions)} questions ({index + 1} conversations done)")
-    return summarize(scores)
+    return {**summarize(scores), "steps": steps}
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -231,6 +230,7 @@ def format_table(report: dict[str, Any]) -> str:
     ks = list(next(iter(systems.values()))["overall"]) if systems else []
     w = max([8, *(len(name) for name in systems)])
     lines = [f"LoCoMo turn-level evidence recall — {report['questions']} questions",
+             *(describe_steps(ran, stage) for stage, ran in report.get("steps", {}).items()),
              f"{'system':<{w}} {'category':<9} {'n':>4} " + " ".join(f"{k:>6}" for k in ks)]
     for name, figures in systems.items():
         n = sum(c["questions"] for c in figures["by_category"].values())

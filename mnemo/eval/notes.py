@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from mnemo.config import MnemoConfig, NamespaceConfig, SourceConfig
+from mnemo.config import ChunkingConfig, MnemoConfig, NamespaceConfig, SourceConfig
 from mnemo.errors import MnemoError
-from mnemo.eval.sleep_run import consolidate_for_eval
-from mnemo.ingest.pipeline import ingest_namespace
+from mnemo.eval.sleep_run import consolidate_for_eval, sleep_steps
+from mnemo.pipelines.ingest import IngestPipeline, IngestRun, describe_steps
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.results import RecallResult
 from mnemo.recall.search import fts_query
@@ -31,8 +31,7 @@ from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore, import_lancedb
+from mnemo.stores.vectors import import_lancedb
 from ontology import Ontology
 
 VaultKind = Literal["obsidian", "logseq"]
@@ -99,26 +98,25 @@ def distinct_notes(result: RecallResult) -> list[str]:
 
 @dataclass
 class Vault:
-    """A vault ingested into its own namespace, ready to be questioned."""
+    """A vault ingested into its own namespace by the ingest pipeline, ready to be questioned."""
 
-    files: NamespaceFiles
+    pipeline: IngestPipeline
+    ingested: IngestRun
     engine: RecallEngine
-    vectors: VectorStore
-    graph: GraphStore
 
 
 def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, ontology: Ontology,
                  settings: RecallSettings, max_words: int = 180) -> Vault:
     """Ingest the vault (read in place, never written) into a fresh namespace under root."""
     namespace = "notes"
-    config = MnemoConfig(data_dir=root / "data", namespaces={
+    config = MnemoConfig(data_dir=root / "data", chunking=ChunkingConfig(max_words=max_words), namespaces={
         namespace: NamespaceConfig(sources=(SourceConfig(kind=kind, path=vault),))
     })
-    files = NamespaceFiles(config.data_root(namespace), namespace)
-    vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
-    ingest_namespace(files, config.namespace(namespace), vectors, graph, embedder, ontology, max_words)
-    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)
-    return Vault(files, engine, vectors, graph)
+    pipeline = IngestPipeline.of(config, namespace, ontology, embedder)
+    ingested = pipeline.run()
+    engine = RecallEngine(pipeline.files.root, pipeline.vectors, pipeline.graph, embedder,
+                          replace(settings, random_share=0.0), seed=0)
+    return Vault(pipeline, ingested, engine)
 
 
 class NoteIndex:
@@ -159,20 +157,22 @@ def evaluate_notes(
         raise MnemoError(f"{vault}: not a folder")
     questions = load_questions(qa_path)
     scores = NoteScores()
+    steps: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory(prefix="mnemo-notes-") as tmp:
         ingested = ingest_vault(Path(vault), kind, Path(tmp), embedder, ontology, settings or RecallSettings())
-        unread = unreadable(qa_path, Path(vault), questions, ingested.files)
-        index = NoteIndex(ingested.files, Path(tmp) / "baseline")
+        steps["ingest"] = ingested.ingested.steps
+        unread = unreadable(qa_path, Path(vault), questions, ingested.pipeline.files)
+        index = NoteIndex(ingested.pipeline.files, Path(tmp) / "baseline")
         for question in questions:
             scores.add("bm25", question, index.search(question.text, DEPTH))
         ask_all(ingested, questions, scores, "mnemo")
         if progress:
             progress(f"{len(questions)} questions asked before sleep")
         if after_sleep:
-            SleepFiles(ingested.files.root).access_log.unlink(missing_ok=True)
-            consolidate_for_eval(ingested.files, ingested.graph, ingested.vectors)
+            SleepFiles(ingested.pipeline.files.root).access_log.unlink(missing_ok=True)
+            steps["sleep"] = sleep_steps(consolidate_for_eval(ingested.pipeline))
             ask_all(ingested, questions, scores, "mnemo after sleep")
-    return {**summarize_notes(scores, Path(vault).name, after_sleep), "unreadable": unread}
+    return {**summarize_notes(scores, Path(vault).name, after_sleep), "unreadable": unread, "steps": steps}
 
 
 def unreadable(qa_path: Path, vault: Path, questions: list[NoteQuestion], files: NamespaceFiles) -> dict[str, str]:
@@ -215,7 +215,8 @@ def format_notes_table(report: dict[str, Any]) -> str:
     head = ["hit@1", "hit@5", "hit@10", "MRR", f"coverage@{COVERAGE_DEPTH}", "notes"]
     lines = [
         f"Note recall on {report['vault']} — {report['questions']} questions"
-        f" (notes: distinct notes in {report['depth']} items)"
+        f" (notes: distinct notes in {report['depth']} items)",
+        *steps_lines(report),
     ]
     if report.get("unreadable"):
         lines.append(
@@ -230,3 +231,8 @@ def format_notes_table(report: dict[str, Any]) -> str:
         for kind, n, row in rows:
             lines.append(f"{name:<18} {kind:<10} {n:>3} " + " ".join(f"{row[h]:>6.3f}" for h in head))
     return "\n".join(lines)
+
+
+def steps_lines(report: dict[str, Any]) -> list[str]:
+    """The header lines naming the steps an evaluation ran (ingest, and sleep when it ran)."""
+    return [describe_steps(steps, stage) for stage, steps in report.get("steps", {}).items()]

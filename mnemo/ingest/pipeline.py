@@ -1,7 +1,8 @@
 """The ingest steps as plain functions over a namespace's files and stores.
 
-Each asset of the ingest job calls one of these. Every step reconciles its output with
-its input, so re-running any step, in any state, converges to the same stores.
+`mnemo.pipelines.ingest.IngestPipeline` composes them into the steps the ingest job's assets run.
+Every step reconciles its output with its input, so re-running any step, in any state, converges
+to the same stores.
 """
 
 import json
@@ -31,14 +32,12 @@ from mnemo.sources.memory_files import MEMORY_METADATA, inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.sources.walk import Problem
 from mnemo.stores import durable
-from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles, read_json_object
-from mnemo.stores.graph import GraphStore
 from mnemo.stores.graph_schema import NODE_SCHEMAS
 from mnemo.stores.locks import writer
 from mnemo.stores.tombstones import FILE as TOMBSTONES
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import RowGroup, VectorStore
+from mnemo.stores.vectors import RowGroup
 from ontology import Ontology
 
 
@@ -367,22 +366,3 @@ def entity_rows(facts: GraphFacts) -> list[dict[str, Any]]:
             "doc_id": entity["doc_id"] or "", "embed_text": described,
         })
     return rows
-
-
-def ingest_namespace(
-    files: NamespaceFiles, namespace: NamespaceConfig, vectors: VectorStore, graph: GraphStore,
-    embedder: Embedder, ontology: Ontology, max_words: int, run_id: str = "",
-) -> dict[str, int]:
-    """The offline ingest steps in the job's order, outside Dagster, for evaluations: scan, chunk,
-    embed, structural extraction, graph and entity vectors. LLM extraction and sleep merges are not run."""
-    scan = scan_documents(files, namespace)
-    chunks, _ = build_chunks(files, max_words)
-    from mnemo.ingest.memory_rows import pending_groups  # memory_rows builds on this module
-
-    late = pending_groups(files.root, files.namespace, max_words)
-    chunk_stats = vectors.sync_groups("chunks", chunk_groups(chunks), embedder, late=late)
-    facts = extract_facts(files, ontology, namespace)
-    graph.apply(facts, run_id=run_id)
-    vectors.sync("entities", entity_rows(facts), embedder)
-    return {"documents": len(scan.documents), "chunks": len(chunks), "embedded": chunk_stats.embedded,
-            "problems": len({p.path for p in scan.problems})}

@@ -11,6 +11,8 @@ from mnemo.cli.main import app
 from mnemo.errors import MnemoError
 from mnemo.eval.locomo import evaluate
 from mnemo.eval.notes import load_questions
+from mnemo.pipelines.ingest import NO_LLM, STEPS
+from mnemo.sleep.consolidate import STEPS as SLEEP
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
 from tests.support import DATA, corpus, make_workspace
@@ -54,6 +56,11 @@ def test_eval_notes_scores_mnemo_before_and_after_sleep_against_bm25(small: tupl
     assert report["questions"] == 4 and report["after_sleep"] and report["vault"] == "vault"
     assert list(report["unreadable"]) == ["q4"] and "Broken.md" in report["unreadable"]["q4"]
     assert set(report["systems"]) == {"mnemo", "bm25", "mnemo after sleep"}
+    assert list(report["steps"]["ingest"]) == list(STEPS)  # what ran, in the job's order
+    assert report["steps"]["ingest"]["llm_extractions"] == NO_LLM
+    assert list(report["steps"]["sleep"])[:5] == list(SLEEP)
+    assert "ingest steps: forget (none cut off), documents, chunks" in result.output
+    assert "sleep steps: dedup" in result.output
     for figures in report["systems"].values():
         overall = figures["overall"]
         assert 0 <= overall["hit@1"] <= overall["hit@5"] <= overall["hit@10"] <= 1 and 0 <= overall["MRR"] <= 1

@@ -46,7 +46,7 @@ def _vault(root: Path) -> Path:
 def test_hubs_do_not_glue_clusters_and_names_reach_their_members(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(_vault(tmp_path))}]})
     workspace.ingest()
-    report = consolidate_for_eval(workspace.files(), workspace.graph(), workspace.vectors())
+    report = consolidate_for_eval(workspace.pipeline())
     graph = workspace.graph()
     rows = graph.query("MATCH (c:Community) WHERE c.level = 0 RETURN c.title AS title, c.members AS members, "
                        "c.cohesion AS cohesion")

@@ -12,7 +12,9 @@ import yaml
 
 from mnemo.client import MemoryClient
 from mnemo.config import load_config
+from mnemo.pipelines.ingest import IngestPipeline
 from mnemo.recall.settings import RecallSettings
+from mnemo.stores.embedders import build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.vectors import VectorStore
@@ -72,6 +74,11 @@ class Workspace:
 
     def vectors(self, namespace: str = "test") -> VectorStore:
         return VectorStore(self.files(namespace).vectors_path)
+
+    def pipeline(self, namespace: str = "test") -> IngestPipeline:
+        """The namespace's ingest pipeline outside Dagster, as the evaluations run it."""
+        config = self.config
+        return IngestPipeline.of(config, namespace, load_ontology(), build_embedder(config.embedder))
 
     def ingest(self, namespace: str = "test") -> dg.ExecuteInProcessResult:
         if namespace not in self.instance.get_dynamic_partitions("namespace"):

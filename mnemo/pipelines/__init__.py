@@ -1,0 +1,1 @@
+"""Pipelines composed of the stages: what the Dagster assets run step by step and evaluations end to end."""
