@@ -11,6 +11,7 @@ from mnemo.extract.llm import LLMExtractor
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.session import NamespaceSession
 from mnemo.stores.vectors import VectorStore
 from mnemo.writeback.run import WritebackPlan, WritebackReport, writeback_namespace
 from ontology import Ontology, load_ontology
@@ -22,6 +23,7 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     config_path: str = ""
     ontology_path: str = ""
+    _sessions: dict[str, NamespaceSession] = PrivateAttr(default_factory=dict)
 
     def load(self) -> MnemoConfig:
         return load_config(self.config_path or None)
@@ -30,10 +32,16 @@ class MnemoConfigResource(dg.ConfigurableResource):
         return load_ontology(self.ontology_path or None)
 
     def files(self, namespace: str) -> NamespaceFiles:
-        """The namespace's files, on its shard's data root; a worker of another shard refuses it."""
+        """The namespace's files, on its shard's data root; a worker of another shard refuses it. The
+        steps of a run share one session of the namespace (what they read, parsed once)."""
         config = self.load()
         config.check_holds(namespace)
-        return NamespaceFiles(config.data_root(namespace), namespace)
+        files = NamespaceFiles(config.data_root(namespace), namespace)
+        session = self._sessions.get(namespace)
+        if session is not None and session.root == files.root:
+            files.session = session
+        self._sessions[namespace] = files.session
+        return files
 
 
 class RunGuardedResource(dg.ConfigurableResource):
