@@ -121,7 +121,8 @@ def prepare(conversation: dict[str, Any], root: Path, embedder: Embedder, ontolo
     if counts["problems"]:
         raise MnemoError(f"{sample}: {files.read_problems()}")
     dia_of = {c.id: c.metadata.get("dia_id", "") for c in files.read_chunks()}
-    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)
+    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0,
+                          session=files.session)
     return Prepared(sample, engine, vectors, dia_of, questions_of(conversation), files, graph)
 
 

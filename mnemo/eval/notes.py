@@ -117,7 +117,8 @@ def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, o
     files = NamespaceFiles(config.data_root(namespace), namespace)
     vectors, graph = VectorStore(files.vectors_path), GraphStore(files.graph_path, ontology)
     ingest_namespace(files, config.namespace(namespace), vectors, graph, embedder, ontology, max_words)
-    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0)
+    engine = RecallEngine(files.root, vectors, graph, embedder, replace(settings, random_share=0.0), seed=0,
+                          session=files.session)
     return Vault(files, engine, vectors, graph)
 
 
