@@ -21,7 +21,7 @@ from mnemo.recall.rank import Pool
 from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks
 from mnemo.sleep.themes import themes_paths
-from mnemo.stores.session import NamespaceSession, mtime_size
+from mnemo.stores.session import THEMES, NamespaceSession, mtime_size
 
 KEPT = 3  # the best notes no linked note or theme note can pass
 SEEDS = 3  # the best notes whose links are followed
@@ -35,7 +35,6 @@ JOINED = 30  # linked and theme notes that join at most, the best first (more ca
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
 _WORD = re.compile(r"\w{3,}")
-THEMES = "themes"  # their name in the namespace's session
 
 
 @dataclass

@@ -20,9 +20,7 @@ from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks, rows_by_id
 from mnemo.recall.settings import Ranking
 from mnemo.sleep.store import SleepFiles
-from mnemo.stores.session import NamespaceSession, mtime_size
-
-PROFILES = "speaker profiles"  # their name in the namespace's session
+from mnemo.stores.session import SPEAKER_PROFILES, NamespaceSession, mtime_size
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class Profiles:
         version = mtime_size(path)
         try:
             if version is not None:
-                return session.current(PROFILES, version, lambda: cls.parse(json.loads(path.read_bytes())))
+                return session.current(SPEAKER_PROFILES, version, lambda: cls.parse(json.loads(path.read_bytes())))
         except (OSError, ValueError):
             pass  # unreadable: as before sleep mode ran
         return cls([], np.zeros((0, 0), dtype=np.float32))

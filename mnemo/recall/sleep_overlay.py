@@ -27,14 +27,13 @@ from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.refs import parse_ref
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
-from mnemo.stores.session import NamespaceSession, mtime_size
+from mnemo.stores.session import SLEEP_VIEW, NamespaceSession, mtime_size
 
 SUMMARY_SHARE = 0.5  # a summary's score: this share of the summed scores of the candidates it cites
 FADED_SHARE = 0.8  # a faded passage keeps this share of its score
 DELIBERATE_SUMMARIES = 3
 DELIBERATE_COMMUNITIES = 2
 LOG = logging.getLogger(__name__)
-SLEEP_VIEW = "sleep view"  # its name in the namespace's session
 STEPS = ("salience", "summaries", "communities")
 
 

@@ -182,6 +182,7 @@ def consolidate(
             files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds
         )
         del facts  # freed here, by reference counts, not walked by the first collection after the pause
+    files.session.sleep_wrote()
     return report
 
 

@@ -25,6 +25,8 @@ from typing import Any, TypeVar
 from mnemo.runtime import keep_out_of_collections
 
 T = TypeVar("T")
+# what recall derives from sleep mode's files, kept under these names (a sleep run drops them)
+SLEEP_VIEW, SPEAKER_PROFILES, THEMES = "sleep view", "speaker profiles", "themes"
 
 
 def mtime_size(path: Path) -> tuple[int, int] | None:
@@ -83,6 +85,10 @@ class NamespaceSession:
         """Forget what is kept under `names` (the next read parses their files again)."""
         for name in names:
             self._kept.pop(name, None)
+
+    def sleep_wrote(self) -> None:
+        """Forget what recall derived from sleep mode's files (a sleep run in this process wrote them)."""
+        self.drop(SLEEP_VIEW, SPEAKER_PROFILES, THEMES)
 
     def invalidate(self) -> None:
         """Forget everything kept (an ingest or sleep run in this process wrote the namespace)."""
