@@ -6,7 +6,7 @@ import os
 import dagster as dg
 from pydantic import PrivateAttr
 
-from mnemo.config import LLMConfig, MnemoConfig, load_config
+from mnemo.config import ConfigFile, LLMConfig, MnemoConfig
 from mnemo.extract.llm import LLMExtractor
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
@@ -23,10 +23,14 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     config_path: str = ""
     ontology_path: str = ""
+    _file: ConfigFile | None = PrivateAttr(default=None)
     _sessions: dict[str, NamespaceSession] = PrivateAttr(default_factory=dict)
 
     def load(self) -> MnemoConfig:
-        return load_config(self.config_path or None)
+        """The configuration, parsed again only when the file changed."""
+        if self._file is None:
+            self._file = ConfigFile(self.config_path or None)
+        return self._file.load()
 
     def ontology(self) -> Ontology:
         return load_ontology(self.ontology_path or None)
