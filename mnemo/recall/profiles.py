@@ -33,7 +33,7 @@ class Profiles:
     @classmethod
     def load(cls, session: NamespaceSession) -> "Profiles":
         """The items sleep mode last wrote, parsed once per version of the file; none before it ran."""
-        path = SleepFiles(session.root).root / "state" / "speakers.json"
+        path = SleepFiles(session.root, session).root / "state" / "speakers.json"
         version = mtime_size(path)
         try:
             if version is not None:

@@ -54,7 +54,7 @@ class SleepView:
     @classmethod
     def load(cls, session: NamespaceSession) -> "SleepView":
         """The view, rebuilt only when one of the three overlays it reads was rewritten."""
-        folder = SleepFiles(session.root).root / "overlay"
+        folder = SleepFiles(session.root, session).root / "overlay"
         parts = tuple(mtime_size(folder / f"{step}.json") for step in STEPS)
         return session.current(SLEEP_VIEW, parts, lambda: cls._build(session))
 
