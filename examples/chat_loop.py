@@ -14,33 +14,33 @@ from typing import Any, TextIO
 
 from openai import OpenAI
 
+from mnemo.client import MemoryClient
 from mnemo.serve.hooks import after_turn, before_turn
 
 SYSTEM = "You are a helpful assistant with a long-term memory of the user's notes and chats."
 
 
-def chat_turn(
-    llm: OpenAI, model: str, namespace: str, messages: list[dict[str, Any]], config: str | None = None
-) -> str:
+def chat_turn(llm: OpenAI, model: str, memory: MemoryClient, messages: list[dict[str, Any]]) -> str:
     """One turn: context from memory, the model's answer, the exchange remembered."""
-    context = before_turn(namespace, messages, config=config)
+    context = before_turn(memory.namespace, messages, client=memory)
     system = SYSTEM + ("\n\nWhat you remember:\n" + context if context else "")
     response = llm.chat.completions.create(model=model, messages=[{"role": "system", "content": system}, *messages])
     answer = response.choices[0].message.content or ""
     messages.append({"role": "assistant", "content": answer})
-    after_turn(namespace, messages, config=config)
+    after_turn(memory.namespace, messages, client=memory)
     return answer
 
 
 def chat(llm: OpenAI, model: str, namespace: str, lines: TextIO, out: TextIO, config: str | None = None) -> int:
     """Read user messages line by line until an empty one; return how many turns ran."""
+    memory = MemoryClient(namespace, config)  # held for the chat: recall's reads are kept between turns
     messages: list[dict[str, Any]] = []
     turns = 0
     for line in lines:
         if not line.strip():
             break
         messages.append({"role": "user", "content": line.strip()})
-        out.write(f"assistant: {chat_turn(llm, model, namespace, messages, config)}\n")
+        out.write(f"assistant: {chat_turn(llm, model, memory, messages)}\n")
         out.flush()
         turns += 1
     return turns

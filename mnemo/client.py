@@ -83,7 +83,8 @@ class MemoryClient:
         self.embedder = embedder or build_embedder(self.config.embedder)
         self.vectors = VectorStore(self.files.vectors_path)
         self.graph = GraphStore(self.files.graph_path, self.ontology, engine=self.config.graph.engine)
-        self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings)
+        self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings,
+                                   session=self.files.session)
         self.live = LiveMemories(self.forget_stores())  # remember, save, read and forget memories
         self.titled = self.live.titled
 
@@ -238,7 +239,7 @@ class MemoryClient:
         docs = self.engine.inbox.hidden_docs(visible_scopes(project, session))
         if not docs:
             return Hidden()
-        view = current_view(self.graph, ENTITY_WAIT)
+        view = current_view(self.graph, ENTITY_WAIT, self.files.session)
         return Hidden(docs, view.memory_only if view else {})
 
     def get_entity(

@@ -330,30 +330,37 @@ def as_shard(config: MnemoConfig, shard: str | None) -> MnemoConfig:
 
 def load_config(explicit: str | Path | None = None) -> MnemoConfig:
     """Read the configuration file, failing with a message that names the file and the problem."""
-    path = resolve_config_path(explicit)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(
-            f"{path}: configuration file not found: make one with `mnemo init PATH` (your vault, graph or "
-            f"chat export), or point to yours with --config or ${CONFIG_ENV}"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
-    kept = _LOADED.get(path)
-    if kept is not None and kept[0] == text:
-        return as_shard(kept[1], os.environ.get(SHARD_ENV))
-    try:
-        data = yaml.load(text, Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
-    config = parse_config(data, path)
-    _LOADED[path] = text, config
-    return as_shard(config, os.environ.get(SHARD_ENV))
+    return ConfigFile(explicit).load()
+
+
+class ConfigFile:
+    """The configuration file a holder (a run's config resource) loads again and again: parsed
+    again only when its path or text changed (configs are frozen, so the parsed one is handed out
+    again)."""
+
+    def __init__(self, explicit: str | Path | None = None) -> None:
+        self.explicit = explicit
+        self._parsed: tuple[Path, str, MnemoConfig] | None = None
+
+    def load(self) -> MnemoConfig:
+        path = resolve_config_path(self.explicit)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(
+                f"{path}: configuration file not found: make one with `mnemo init PATH` (your vault, graph or "
+                f"chat export), or point to yours with --config or ${CONFIG_ENV}"
+            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
+        if self._parsed is None or self._parsed[:2] != (path, text):
+            try:
+                data = yaml.load(text, Loader=_YAML_LOADER)
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+            self._parsed = path, text, parse_config(data, path)
+        return as_shard(self._parsed[2], os.environ.get(SHARD_ENV))
 
 
 # libyaml's safe loader where PyYAML was built with it (the same documents, parsed ~10x faster)
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-# path -> (the text last parsed there, its config): a run loads the file once per resource and
-# check; configs are frozen, so the parsed one is handed out again while the text is the same
-_LOADED: dict[Path, tuple[str, MnemoConfig]] = {}

@@ -7,11 +7,12 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
-from mnemo.config import LLMConfig, MnemoConfig, load_config, resolve_config_path
+from mnemo.config import ConfigFile, LLMConfig, MnemoConfig, resolve_config_path
 from mnemo.extract.llm import LLMExtractor
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.session import NamespaceSession
 from mnemo.stores.vectors import VectorStore
 from mnemo.writeback.run import WritebackPlan, WritebackReport, writeback_namespace
 from mnemo_dagster.resources.run_recovery import end_guard, guard_run
@@ -23,19 +24,30 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     config_path: str = ""
     ontology_path: str = ""
+    _file: ConfigFile | None = PrivateAttr(default=None)
+    _sessions: dict[str, NamespaceSession] = PrivateAttr(default_factory=dict)
 
     def path(self) -> Path:
         return resolve_config_path(self.config_path or None)
 
     def load(self) -> MnemoConfig:
-        return load_config(self.config_path or None)
+        """The configuration, parsed again only when the file changed."""
+        if self._file is None:
+            self._file = ConfigFile(self.config_path or None)
+        return self._file.load()
 
     def ontology(self) -> Ontology:
         return load_ontology(self.ontology_path or None)
 
     def files(self, namespace: str) -> NamespaceFiles:
-        """The namespace's files, on its shard's data root; a worker of another shard refuses it."""
-        return namespace_files(self.load(), namespace)
+        """The namespace's files, on its shard's data root; a worker of another shard refuses it. The
+        steps of a run share one session of the namespace (what they read, parsed once)."""
+        files = namespace_files(self.load(), namespace)
+        session = self._sessions.get(namespace)
+        if session is not None and session.root == files.root:
+            files.session = session
+        self._sessions[namespace] = files.session
+        return files
 
 
 def namespace_files(config: MnemoConfig, namespace: str) -> NamespaceFiles:

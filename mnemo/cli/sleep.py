@@ -170,7 +170,7 @@ def unmerge(
     namespace = namespace_of(namespace, config)
     try:
         files = _files(config, namespace)
-        undone = MergeLog(SleepFiles(files.root)).unmerge(target, reason="mnemo unmerge")
+        undone = MergeLog(SleepFiles(files.root, files.session)).unmerge(target, reason="mnemo unmerge")
         writes = _resync(files, config)
     except MnemoError as exc:
         fail(str(exc))

@@ -118,7 +118,7 @@ def prepare(conversation: dict[str, Any], root: Path, embedder: Embedder, ontolo
         raise MnemoError(f"{sample}: {files.read_problems()}")
     dia_of = {c.id: c.metadata.get("dia_id", "") for c in files.read_chunks()}
     engine = RecallEngine(files.root, pipeline.vectors, pipeline.graph, embedder, replace(settings, random_share=0.0),
-                          seed=0)
+                          seed=0, session=files.session)
     return Prepared(sample, engine, pipeline, ingested.steps, dia_of, questions_of(conversation))
 
 

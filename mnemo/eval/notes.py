@@ -115,7 +115,7 @@ def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, o
     pipeline = IngestPipeline.of(config, namespace, ontology, embedder)
     ingested = pipeline.run()
     engine = RecallEngine(pipeline.files.root, pipeline.vectors, pipeline.graph, embedder,
-                          replace(settings, random_share=0.0), seed=0)
+                          replace(settings, random_share=0.0), seed=0, session=pipeline.files.session)
     return Vault(pipeline, ingested, engine)
 
 

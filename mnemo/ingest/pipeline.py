@@ -27,7 +27,7 @@ from mnemo.extract.timeline import SpeakerMap
 from mnemo.facts import EDGE_COLUMNS, EdgeRows, GraphFacts
 from mnemo.ingest.cards import property_card
 from mnemo.ingest.segments import block_index, chunk_segments, referenced
-from mnemo.runtime import collections_paused, keep_out_of_collections
+from mnemo.runtime import collections_paused
 from mnemo.sources.memory_files import MEMORY_METADATA, inbox_dir, inbox_source
 from mnemo.sources.scan import ScanResult, scan_namespace
 from mnemo.sources.walk import Problem
@@ -225,7 +225,6 @@ def extract_facts(files: NamespaceFiles, ontology: Ontology, namespace: Namespac
         facts = Tombstones.load(files.root).filter_facts(facts)
         files.write_changed_facts(facts)
         _remember(files, facts)
-        keep_out_of_collections()  # kept for later readers: not scanned by the first collection after the pause
     return facts
 
 
@@ -285,7 +284,7 @@ def llm_extract(
     return run.stats
 
 
-_MERGED: dict[Path, tuple[list[Any], GraphFacts]] = {}
+MERGED = "merged facts"  # the name of `graph_facts`'s read in the namespace's session
 
 
 def graph_facts(files: NamespaceFiles, nodes: Collection[str] | None = None, shared: bool = False) -> GraphFacts:
@@ -295,15 +294,15 @@ def graph_facts(files: NamespaceFiles, nodes: Collection[str] | None = None, sha
     (and no edges). With `shared`, the tables are the caller's own but the rows are those other
     readers hold: read them, never change them."""
     version = [files.folder_stats("facts"), files.folder_stats(LLM_FACTS)]
-    kept = _MERGED.get(files.root)
+    merged: GraphFacts | None = files.session.kept(MERGED, version) if version[0] else None
     with collections_paused():
-        if kept is None or kept[0] != version or not version[0]:
-            kept = (version, merge_facts(files.read_facts(), files.read_facts(LLM_FACTS)))
-            _MERGED[files.root] = kept
+        if merged is None:
+            merged = merge_facts(files.read_facts(), files.read_facts(LLM_FACTS))
+            files.session.keep(MERGED, version, merged)
         if shared:
-            return GraphFacts(nodes={t: dict(rows) for t, rows in kept[1].nodes.items() if nodes is None or t in nodes},
-                              edges={k: dict(rows) for k, rows in kept[1].edges.items()} if nodes is None else {})
-        return _copy(kept[1], nodes)
+            return GraphFacts(nodes={t: dict(rows) for t, rows in merged.nodes.items() if nodes is None or t in nodes},
+                              edges={k: dict(rows) for k, rows in merged.edges.items()} if nodes is None else {})
+        return _copy(merged, nodes)
 
 
 def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
@@ -321,7 +320,7 @@ def _remember(files: NamespaceFiles, facts: GraphFacts) -> None:
         "edges.parquet"
     }:
         return
-    _MERGED[files.root] = (version, merge_facts(facts, files.read_facts(LLM_FACTS)))
+    files.session.keep(MERGED, version, merge_facts(facts, files.read_facts(LLM_FACTS)))
 
 
 def _copy(facts: GraphFacts, tables: Collection[str] | None = None) -> GraphFacts:

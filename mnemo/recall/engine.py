@@ -54,6 +54,7 @@ from mnemo.refs import entity_ids_in
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
+from mnemo.stores.session import NamespaceSession
 from mnemo.stores.tombstones import Tombstones
 from mnemo.stores.vectors import VectorStore, sql_quote
 
@@ -81,8 +82,10 @@ class RecallEngine:
     """Hybrid retrieval over one namespace, hydrated from its graph when the graph is free."""
 
     def __init__(self, root: Path, vectors: VectorStore, graph: GraphStore, embedder: Embedder,
-                 settings: RecallSettings | None = None, seed: int | None = None) -> None:
+                 settings: RecallSettings | None = None, seed: int | None = None,
+                 session: NamespaceSession | None = None) -> None:
         self.root = Path(root)
+        self.session = session or NamespaceSession(self.root)  # what recall reads on every call, kept
         self.vectors = vectors
         self.graph = graph
         self.embedder = embedder
@@ -141,7 +144,7 @@ class RecallEngine:
             if s.ranking.second_round_weight and (mode == "deliberate" or s.ranking.second_round_eager):
                 second_round(pool, query, SecondRound.of(s.ranking),
                              lambda text: self._scored(table, query, self._hits(table, text, size, window))[0])
-            profiles = profile_round(self.root, table, self._held_chunks(table), pool, query, vector, s.ranking)
+            profiles = profile_round(self.session, table, self._held_chunks(table), pool, query, vector, s.ranking)
         degraded, hydration, hidden = None, Hydration(), self.inbox.hidden_docs(scopes)
         if names or entities:
             hops = 2 if mode == "deliberate" else 1
@@ -168,8 +171,8 @@ class RecallEngine:
         relations = profiles + self._relation_items(hydration) if mode == "deliberate" else []
         from mnemo.recall.sleep_overlay import after_recall, with_source_paths  # builds on this module's types
 
-        shaped = after_recall(self.root, RecallResult("", grounding, items + relations, mode, degraded), mode)
-        shown = visible_entities(self.graph, shaped.top_of_mind, hidden, self.settings.graph_wait)
+        shaped = after_recall(self.session, RecallResult("", grounding, items + relations, mode, degraded), mode)
+        shown = visible_entities(self.graph, self.session, shaped.top_of_mind, hidden, self.settings.graph_wait)
         shaped = replace(shaped, top_of_mind=shown)
         shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
         return replace(shaped, text=self._assemble(shaped.items))
@@ -192,13 +195,13 @@ class RecallEngine:
             self._item(pool, i) for i in pool.best(max(k * CANDIDATES_PER_ITEM, self.settings.ranking.per_note_window))
         ]
         if mode == "eager":
-            candidates = eager_ranked(SleepView.load(self.root), candidates)
+            candidates = eager_ranked(SleepView.load(self.session), candidates)
         notes = {i.id: i.doc_id for i in candidates if i.kind == "chunk" and pool.rows[i.id].get("kind") != "chat"}
         items = diversified(candidates, self.settings.per_note, notes)[:k]
         if period is not None and mode == "eager" and not pool.learned:  # the notes of a period (`recall.periods`)
             from mnemo.recall.periods import period_ranked
 
-            items = period_ranked(pool, period, k, SleepView.load(self.root), lambda i: self._item(pool, i),
+            items = period_ranked(pool, period, k, SleepView.load(self.session), lambda i: self._item(pool, i),
                                   candidates, self.settings.per_note) or items
         return items if floor is not None else self._with_random(table, pool, items, k, seen)
 
@@ -309,7 +312,7 @@ class RecallEngine:
 
     def _hydrate(self, entities: list[str], hits: list[str], hops: int, as_of: str | None,
                  hidden_docs: frozenset[str] = frozenset()) -> tuple[str | None, Hydration]:
-        return hydrate(self.graph, entities, hits, hops, as_of, self.settings.graph_wait, hidden_docs)
+        return hydrate(self.graph, self.session, entities, hits, hops, as_of, self.settings.graph_wait, hidden_docs)
 
     def _add_entity_chunks(self, pool: Pool, hydration: Hydration, entities: list[str], context_only: bool) -> None:
         """Chunks about the matched entities: with a query, hits that mention them gain; with
@@ -343,7 +346,7 @@ class RecallEngine:
 
     def _add_linked(self, table: Any, pool: Pool, vector: np.ndarray, query: str) -> None:
         """Notes linked with the best notes and notes of a theme the question matches (`recall.linked`)."""
-        themes = Themes.load(self.root)
+        themes = Themes.load(self.session)
         if themes is not None:
             r = self.settings.ranking
             linked_round(pool, themes, vector, query, Weights(r.neighbour_weight, r.theme_weight),

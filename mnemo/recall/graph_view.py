@@ -1,4 +1,4 @@
-"""A process-local, read-only view of what recall's graph hydration reads.
+"""A read-only view of what recall's graph hydration reads, kept in the namespace's session.
 
 Kùzu lets one process open a database at a time, so recall cannot keep it open, and opening
 and closing it costs more than the rest of an eager recall. This view holds the little that
@@ -14,12 +14,10 @@ exactly what `mnemo.recall.graph.hydrate_from_graph` answers from the database.
 """
 
 import heapq
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mnemo.errors import GraphIncomplete, StoreLocked
 from mnemo.recall.graph import RELATION_LIMIT, Hydration
@@ -28,6 +26,7 @@ from mnemo.sources.memory_files import MEMORY_SOURCE
 from mnemo.stores.cypher import arrow_rows
 from mnemo.stores.files import file_stamp
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.session import NamespaceSession
 
 Stamp = tuple[tuple[Any, ...], ...]
 LOCKED = "the graph is locked by another process: answered from vectors and full-text search only"
@@ -35,7 +34,7 @@ INCOMPLETE = (
     "the graph is incomplete (the write that created it was cut off; the next ingest completes it): "
     "answered from vectors and full-text search only"
 )
-KEEP_VIEWS = 4  # namespaces whose views one process keeps (least recently used go first)
+GRAPH_VIEW = "graph view"  # its name in the namespace's session (with the database's path)
 
 # read whole, in the order hydration answers in (see mnemo.recall.graph)
 _BY_TIME = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id ORDER BY c.timestamp DESC, e.id, c.id"
@@ -158,68 +157,58 @@ def stamp(path: Path) -> Stamp:
     return tuple((part.name, *found) for part in parts if (found := file_stamp(part)) is not None)
 
 
-_VIEWS: OrderedDict[Path, tuple[Stamp, GraphView]] = OrderedDict()
-_LOADING = threading.Lock()
-
-
-def current_view(graph: GraphStore, wait_seconds: float) -> GraphView | None:
-    """The view of the graph as its files are now (None when there is no graph yet).
+def current_view(graph: GraphStore, wait_seconds: float, session: NamespaceSession) -> GraphView | None:
+    """The view of the graph as its files are now (None when there is no graph yet), kept in the
+    namespace's session.
 
     Reloads when the files changed; when a writer holds the database then, the previous
     view answers at once, and without one this waits up to `wait_seconds` and raises
     StoreLocked."""
-    key = graph.path.resolve()
-    now = stamp(key)
+    name = (GRAPH_VIEW, graph.path.resolve())
+    now = stamp(name[1])
     if not now:
-        _VIEWS.pop(key, None)
+        session.drop(name)
         return None
-    with _LOADING:
-        cached = _VIEWS.get(key)
+    with session.lock:
+        cached = session.entry(name)
         if cached is not None and cached[0] == now:
-            _VIEWS.move_to_end(key)
-            return cached[1]
+            return cast(GraphView, cached[1])
         try:
             with graph.connect(read_only=True, wait_seconds=0.0 if cached else wait_seconds) as conn:
                 view = GraphView.read(conn)
         except StoreLocked:
             if cached is None:
                 raise
-            return cached[1]
-        _VIEWS[key] = (now, view)
-        _VIEWS.move_to_end(key)
-        while len(_VIEWS) > KEEP_VIEWS:
-            _VIEWS.popitem(last=False)
+            return cast(GraphView, cached[1])
+        session.keep(name, now, view)
         return view
 
 
-def hydrate(graph: GraphStore, entities: list[str], hits: list[str], hops: int, as_of: str | None,
-            wait_seconds: float, hidden_docs: frozenset[str] = frozenset()) -> tuple[str | None, Hydration]:
+def hydrate(
+    graph: GraphStore, session: NamespaceSession, entities: list[str], hits: list[str], hops: int,
+    as_of: str | None, wait_seconds: float, hidden_docs: frozenset[str] = frozenset(),
+) -> tuple[str | None, Hydration]:
     """Hydration from the current view, without what comes only from `hidden_docs`; when a writer
     holds a graph with no view yet: nothing (with hidden documents, every entity asked for counts
     as hidden: which are cannot be told), and the reason that recall reports as `degraded`."""
     if not (entities or hits):
         return None, Hydration()
     try:
-        view = current_view(graph, wait_seconds)
+        view = current_view(graph, wait_seconds, session)
     except StoreLocked as exc:
         unknown = Hydration(hidden=set(entities) if hidden_docs else set())
         return INCOMPLETE if isinstance(exc, GraphIncomplete) else LOCKED, unknown
     return None, view.hydrate(entities, hits, hops, as_of, hidden_docs=hidden_docs) if view else Hydration()
 
 
-def visible_entities(graph: GraphStore, ids: list[str], hidden_docs: frozenset[str], wait_seconds: float) -> list[str]:
+def visible_entities(graph: GraphStore, session: NamespaceSession, ids: list[str], hidden_docs: frozenset[str],
+                     wait_seconds: float) -> list[str]:
     """The entities among `ids` that do not come only from `hidden_docs` (none when the graph cannot tell)."""
     if not (ids and hidden_docs):
         return ids
     try:
-        view = current_view(graph, wait_seconds)
+        view = current_view(graph, wait_seconds, session)
     except StoreLocked:
         return []
     hidden = view.hidden(ids, hidden_docs) if view else set()
     return [e for e in ids if e not in hidden]
-
-
-def drop_views() -> None:
-    """Forget every view this process holds (the next recall reads its graph again)."""
-    with _LOADING:
-        _VIEWS.clear()

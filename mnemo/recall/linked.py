@@ -10,7 +10,6 @@ ranks as before. Nothing changes before sleep mode has written its themes.
 """
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from mnemo.recall.rank import Pool
 from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks
 from mnemo.sleep.themes import themes_paths
+from mnemo.stores.session import THEMES, NamespaceSession, mtime_size
 
 KEPT = 3  # the best notes no linked note or theme note can pass
 SEEDS = 3  # the best notes whose links are followed
@@ -35,7 +35,6 @@ JOINED = 30  # linked and theme notes that join at most, the best first (more ca
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
 _WORD = re.compile(r"\w{3,}")
-_CACHE: dict[Path, tuple[tuple[int, int], "Themes"]] = {}
 
 
 @dataclass
@@ -50,27 +49,25 @@ class Themes:
     named_by: dict[str, list[int]] = field(default_factory=dict)  # a word of a theme's names -> the themes
 
     @classmethod
-    def load(cls, root: Path) -> "Themes | None":
+    def load(cls, session: NamespaceSession) -> "Themes | None":
         """The namespace's themes, parsed once per version of their file; None before any sleep."""
-        data_path, vectors_path = themes_paths(root)
-        try:
-            stat = os.stat(data_path)
-        except FileNotFoundError:
-            _CACHE.pop(data_path, None)
+        data_path, vectors_path = themes_paths(session.root)
+        version = mtime_size(data_path)
+        if version is None:
+            session.drop(THEMES)
             return None
-        key = (stat.st_mtime_ns, stat.st_size)
-        cached = _CACHE.get(data_path)
-        if cached is None or cached[0] != key:
-            data = json.loads(data_path.read_text(encoding="utf-8"))
-            matrix = np.load(vectors_path)
-            notes = {doc: n for n, doc in enumerate(data["notes"])}
-            named_by: dict[str, list[int]] = {}
-            for n, theme in enumerate(data["themes"]):
-                for word in {w for name in theme["words"] for w in _WORD.findall(name.lower())}:
-                    named_by.setdefault(word, []).append(n)
-            cached = (key, cls(notes, data["chunks"], data["links"], data["themes"], matrix, named_by))
-            _CACHE[data_path] = cached
-        return cached[1]
+        return session.current(THEMES, version, lambda: cls.read(data_path, vectors_path))
+
+    @classmethod
+    def read(cls, data_path: Path, vectors_path: Path) -> "Themes":
+        data = json.loads(data_path.read_text(encoding="utf-8"))
+        matrix = np.load(vectors_path)
+        notes = {doc: n for n, doc in enumerate(data["notes"])}
+        named_by: dict[str, list[int]] = {}
+        for n, theme in enumerate(data["themes"]):
+            for word in {w for name in theme["words"] for w in _WORD.findall(name.lower())}:
+                named_by.setdefault(word, []).append(n)
+        return cls(notes, data["chunks"], data["links"], data["themes"], matrix, named_by)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,7 @@ each gaining `weight` times the item's cosine to the query.
 """
 
 import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,8 +20,7 @@ from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks, rows_by_id
 from mnemo.recall.settings import Ranking
 from mnemo.sleep.store import SleepFiles
-
-_CACHE: dict[Path, tuple[tuple[int, int], "Profiles"]] = {}
+from mnemo.stores.session import SPEAKER_PROFILES, NamespaceSession, mtime_size
 
 
 @dataclass(frozen=True)
@@ -34,19 +31,16 @@ class Profiles:
     vectors: np.ndarray
 
     @classmethod
-    def load(cls, root: Path) -> "Profiles":
+    def load(cls, session: NamespaceSession) -> "Profiles":
         """The items sleep mode last wrote, parsed once per version of the file; none before it ran."""
-        path = SleepFiles(root).root / "state" / "speakers.json"
+        path = SleepFiles(session.root, session).root / "state" / "speakers.json"
+        version = mtime_size(path)
         try:
-            stat = os.stat(path)
-            key = (stat.st_mtime_ns, stat.st_size)
-            cached = _CACHE.get(path)
-            if cached is None or cached[0] != key:
-                cached = (key, cls.parse(json.loads(path.read_text(encoding="utf-8"))))
-                _CACHE[path] = cached
+            if version is not None:
+                return session.current(SPEAKER_PROFILES, version, lambda: cls.parse(json.loads(path.read_bytes())))
         except (OSError, ValueError):
-            return cls([], np.zeros((0, 0), dtype=np.float32))
-        return cached[1]
+            pass  # unreadable: as before sleep mode ran
+        return cls([], np.zeros((0, 0), dtype=np.float32))
 
     @classmethod
     def parse(cls, state: Any) -> "Profiles":
@@ -85,13 +79,13 @@ def profile_items(chosen: list[tuple[dict[str, Any], float]]) -> list[RecalledIt
             for item, cosine in chosen]
 
 
-def profile_round(root: Path, table: Any, held: HeldChunks | None, pool: Pool, query: str, vector: np.ndarray,
-                  ranking: Ranking) -> list[RecalledItem]:
+def profile_round(session: NamespaceSession, table: Any, held: HeldChunks | None, pool: Pool, query: str,
+                  vector: np.ndarray, ranking: Ranking) -> list[RecalledItem]:
     """The profile items nearest the query, their turns added to the pool (none while the
     weight is 0 or sleep mode has written none)."""
     if not ranking.profile_weight:
         return []
-    chosen = Profiles.load(root).nearest(query, vector, ranking.profile_items)
+    chosen = Profiles.load(session).nearest(query, vector, ranking.profile_items)
     wanted = [i for item, _ in chosen for i in item["sources"] if i not in pool.rows]
     rows = {r["id"]: r for r in held.full_rows(wanted)} if held is not None else rows_by_id(table, wanted)
     add_profiles(pool, chosen, ranking.profile_weight, rows)

@@ -15,7 +15,6 @@ Nothing changes before sleep mode has run: without its files, results pass throu
 """
 
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -28,38 +27,19 @@ from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.refs import parse_ref
 from mnemo.sleep.salience import record_access
 from mnemo.sleep.store import Overlay, SleepFiles
+from mnemo.stores.session import SLEEP_VIEW, NamespaceSession, mtime_size
 
 SUMMARY_SHARE = 0.5  # a summary's score: this share of the summed scores of the candidates it cites
 FADED_SHARE = 0.8  # a faded passage keeps this share of its score
 DELIBERATE_SUMMARIES = 3
 DELIBERATE_COMMUNITIES = 2
 LOG = logging.getLogger(__name__)
-_CACHE: dict[Path, tuple[tuple[int, int], Overlay]] = {}
-_VIEWS: dict[Path, tuple[tuple[tuple[int, int] | None, ...], "SleepView"]] = {}
+STEPS = ("salience", "summaries", "communities")
 
 
-def overlay(root: Path, step: str) -> Overlay:
-    """A sleep step's overlay, parsed once per version of its file (recall runs often)."""
-    sleep = SleepFiles(root)
-    path = sleep.root / "overlay" / f"{step}.json"
-    try:
-        stat = os.stat(path)
-    except FileNotFoundError:
-        _CACHE.pop(path, None)
-        return Overlay()
-    key = (stat.st_mtime_ns, stat.st_size)
-    cached = _CACHE.get(path)
-    if cached is None or cached[0] != key:
-        cached = (key, sleep.read_overlay(step))
-        _CACHE[path] = cached
-    return cached[1]
-
-
-def _version(root: Path, step: str) -> tuple[int, int] | None:
-    """The (mtime, size) of the overlay file as last parsed, after making sure it is current."""
-    overlay(root, step)
-    cached = _CACHE.get(SleepFiles(root).root / "overlay" / f"{step}.json")
-    return cached[0] if cached else None
+def overlay(session: NamespaceSession, step: str) -> Overlay:
+    """A sleep step's overlay, parsed once per version of its file in the session (recall runs often)."""
+    return SleepFiles(session.root, session).read_overlay(step)
 
 
 @dataclass
@@ -72,20 +52,17 @@ class SleepView:
     community_of: dict[str, str]
 
     @classmethod
-    def load(cls, root: Path) -> "SleepView":
+    def load(cls, session: NamespaceSession) -> "SleepView":
         """The view, rebuilt only when one of the three overlays it reads was rewritten."""
-        parts = tuple(_version(root, step) for step in ("salience", "summaries", "communities"))
-        cached = _VIEWS.get(root)
-        if cached is None or cached[0] != parts:
-            cached = (parts, cls._build(root))
-            _VIEWS[root] = cached
-        return cached[1]
+        folder = SleepFiles(session.root, session).root / "overlay"
+        parts = tuple(mtime_size(folder / f"{step}.json") for step in STEPS)
+        return session.current(SLEEP_VIEW, parts, lambda: cls._build(session))
 
     @classmethod
-    def _build(cls, root: Path) -> "SleepView":
-        salience = {r["item_id"]: r for r in overlay(root, "salience").nodes.get("Salience", {}).values()}
-        summaries = list(overlay(root, "summaries").nodes.get("Summary", {}).values())
-        found = overlay(root, "communities")
+    def _build(cls, session: NamespaceSession) -> "SleepView":
+        salience = {r["item_id"]: r for r in overlay(session, "salience").nodes.get("Salience", {}).values()}
+        summaries = list(overlay(session, "summaries").nodes.get("Summary", {}).values())
+        found = overlay(session, "communities")
         community_of = {
             r["src"]: r["dst"] for r in found.edges.get(("IN_COMMUNITY", "Entity", "Community"), {}).values()
         }
@@ -123,11 +100,13 @@ class SleepView:
         return sorted(hits, key=lambda s: ("month", "week", "day").index(s["level"]))
 
 
-def after_recall(root: Path, result: RecallResult, mode: str, at: datetime | None = None) -> RecallResult:
+def after_recall(
+    session: NamespaceSession, result: RecallResult, mode: str, at: datetime | None = None
+) -> RecallResult:
     """Log the recall as accesses, then add what sleep mode's state offers: top of mind (eager),
     period and community summaries (deliberate)."""
-    log_recall(root, result, at)
-    view = SleepView.load(root)
+    log_recall(session.root, result, at)
+    view = SleepView.load(session)
     if not (view.salience or view.summaries or view.communities):
         return result
     if mode == "eager":  # after the k items, the community a theme's notes came from

@@ -4,12 +4,12 @@
     reply = llm(system=context, messages=messages)
     after_turn("sam", messages + [reply])           # remembered and recallable now
 
-Messages are OpenAI-style dicts (`{"role": "user", "content": "..."}`). Clients are cached
-per (namespace, config) so a turn does not reload the embedder.
+Messages are OpenAI-style dicts (`{"role": "user", "content": "..."}`). Give both a
+`client=MemoryClient(...)` held across turns: what recall reads on every call (its namespace
+session) is then kept between turns; without one, each call opens the namespace anew.
 """
 
 import datetime as dt
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,28 +22,12 @@ from mnemo.sources.memory_files import Memory
 
 TOKEN_BUDGET = 800
 GRAPH_TTL = 60.0
-_CLIENTS: dict[tuple[str, str], MemoryClient] = {}
-_GRAPH_CACHE: dict[tuple[str, str], tuple[float, Any]] = {}
-
-
-def client_for(namespace: str, config: str | Path | None = None) -> MemoryClient:
-    """A cached MemoryClient for the namespace."""
-    key = (namespace, str(config or ""))
-    if key not in _CLIENTS:
-        _CLIENTS[key] = MemoryClient(namespace, config)
-    return _CLIENTS[key]
 
 
 def _cached(client: MemoryClient, key: str, compute: Callable[[], Any]) -> Any:
-    """Graph answers that change only with ingest or sleep mode, kept GRAPH_TTL seconds so a
-    turn does not reopen the graph for them."""
-    slot = (str(client.files.root), key)
-    hit = _GRAPH_CACHE.get(slot)
-    if hit is not None and time.monotonic() - hit[0] < GRAPH_TTL:
-        return hit[1]
-    value = compute()
-    _GRAPH_CACHE[slot] = (time.monotonic(), value)
-    return value
+    """Graph answers that change only with ingest or sleep mode, kept GRAPH_TTL seconds in the
+    client's session so a turn does not reopen the graph for them."""
+    return client.files.session.fresh(("before_turn", key), GRAPH_TTL, compute)
 
 
 def tokens(text: str) -> int:
@@ -108,7 +92,7 @@ def before_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime
     """A context block for the system prompt, at most `token_budget` tokens: eager recall for
     the latest user message, the time since the last interaction and what happened meanwhile,
     and the top-of-mind items. Empty when memory has nothing to say."""
-    client = client or client_for(namespace, config)
+    client = client or MemoryClient(namespace, config)
     now = now or dt.datetime.now(dt.UTC)
     lines: list[str] = []
     used = 0
@@ -131,7 +115,7 @@ def after_turn(namespace: str, messages: list[dict[str, Any]], now: dt.datetime 
                config: str | Path | None = None, client: MemoryClient | None = None) -> Memory:
     """Remember the latest exchange (the last user message and what followed) durably, now;
     it is recallable at once (status `recallable`)."""
-    client = client or client_for(namespace, config)
+    client = client or MemoryClient(namespace, config)
     start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
     if start is None:
         raise MnemoError("after_turn needs at least one user message")

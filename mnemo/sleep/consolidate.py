@@ -41,7 +41,7 @@ def run_communities(
 ) -> CommunityStats:
     """Communities with their summaries (Leiden skipped while the entity graph is unchanged, unless
     `reuse` is off), then the abstraction nodes over them."""
-    sleep = sleep or SleepFiles(files.root)
+    sleep = sleep or SleepFiles(files.root, files.session)
     view = _view(files, view)
     previous = sleep.read_overlay("communities")
     kept = sleep.read_state("communities")
@@ -64,7 +64,7 @@ def run_summaries(
     view: FactsView | None = None,
     sleep: SleepFiles | None = None,
 ) -> SummaryStats:
-    sleep = sleep or SleepFiles(files.root)
+    sleep = sleep or SleepFiles(files.root, files.session)
     previous = sleep.read_overlay("summaries")
     overlay, stats = build_summaries(
         _view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days
@@ -80,7 +80,7 @@ def run_salience(
     """Salience; PageRank is reused from the last run while the entity graph is unchanged, the access
     log is read from where the last run stopped (`accesses`), and rows that time alone cannot have
     changed yet are kept without computing them (`due_rows`), unless `reuse` is off."""
-    sleep = sleep or SleepFiles(files.root)
+    sleep = sleep or SleepFiles(files.root, files.session)
     view = _view(files, view)
     state = sleep.read_state("salience")
     digest = view.graph_digest()
@@ -114,7 +114,7 @@ def run_profile(
     view: FactsView | None = None,
     sleep: SleepFiles | None = None,
 ) -> ProfileStats | None:
-    sleep = sleep or SleepFiles(files.root)
+    sleep = sleep or SleepFiles(files.root, files.session)
     previous = sleep.read_overlay("profile")
     overlay, stats = build_profile(_view(files, view), self_name, previous,
                                    sleep.read_overlay("communities"), sleep.read_overlay("summaries"),
@@ -133,7 +133,7 @@ def run_speakers(files: NamespaceFiles, vectors: VectorStore | None, sleep: Slee
     chats = any(c.kind == "chat" for c in chunks)  # a vault of notes alone: no vectors read
     state = build_speaker_profiles(chunks, vectors_by_id(table.search().select(["id", "vector"]).limit(None)
                                                          .to_arrow()) if chats else {})
-    (sleep or SleepFiles(files.root)).write_state("speakers", state)
+    (sleep or SleepFiles(files.root, files.session)).write_state("speakers", state)
     return len(state["items"])
 
 
@@ -182,6 +182,7 @@ def consolidate(
             files, graph, settings, now, self_name, vectors, run_id, writer, reuse, steps, facts, seconds
         )
         del facts  # freed here, by reference counts, not walked by the first collection after the pause
+    files.session.sleep_wrote()
     return report
 
 
@@ -190,7 +191,7 @@ def _consolidate(
     vectors: VectorStore | None, run_id: str, writer: SleepWriter | None, reuse: bool, steps: Collection[str],
     facts: GraphFacts, seconds: dict[str, float],
 ) -> SleepReport:
-    sleep = SleepFiles(files.root)
+    sleep = SleepFiles(files.root, files.session)
     stamp = now.isoformat(timespec="seconds")
     if "dedup" in steps:
         dedup = _timed(seconds, "dedup", lambda: run_dedup(files, settings, vectors, stamp, facts))  # merges applied

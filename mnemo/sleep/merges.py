@@ -166,7 +166,7 @@ def _absorb(facts: GraphFacts, merged: dict[str, Any], canonical_id: str) -> Non
 def merged_facts(files: NamespaceFiles, shared: bool = False) -> GraphFacts:
     """The extraction facts (structural and LLM) with the active merges applied. With `shared`,
     rows no merge rewrites may be the ones other readers hold (see `graph_facts`): read them only."""
-    merges = MergeLog(SleepFiles(files.root)).active()
+    merges = MergeLog(SleepFiles(files.root, files.session)).active()
     facts = graph_facts(files, shared=shared and not merges)  # merges rewrite rows in place
     apply_merges(facts, merges)
     return facts
@@ -177,7 +177,7 @@ def canonical_facts(files: NamespaceFiles, shared: bool = False) -> GraphFacts:
     `shared`, for a reader that never changes a row (a graph write): rows are copied only when
     merges rewrite them."""
     facts = merged_facts(files, shared)
-    sleep = SleepFiles(files.root)
+    sleep = SleepFiles(files.root, files.session)
     for step in SleepFiles.STEPS:
         sleep.read_overlay(step).add_to(facts)
     return facts
@@ -187,7 +187,7 @@ def canonical_entities(files: NamespaceFiles) -> GraphFacts:
     """The entity rows of `canonical_facts` (and the aliases merges give them), without copying the
     rest of the facts: what the entity vectors are made of."""
     facts = graph_facts(files, nodes=("Entity", "Alias"))
-    sleep = SleepFiles(files.root)
+    sleep = SleepFiles(files.root, files.session)
     apply_merges(facts, MergeLog(sleep).active())
     for step in SleepFiles.STEPS:
         facts.nodes["Entity"].update(sleep.read_overlay(step).nodes.get("Entity", {}))
@@ -263,7 +263,7 @@ def sleep_facts(files: NamespaceFiles) -> GraphFacts:
 def merged_sleep_facts(files: NamespaceFiles) -> GraphFacts:
     """`sleep_facts` with the active merges applied: what the sleep steps read."""
     facts = sleep_facts(files)
-    apply_merges(facts, MergeLog(SleepFiles(files.root)).active())
+    apply_merges(facts, MergeLog(SleepFiles(files.root, files.session)).active())
     return facts
 
 
@@ -280,7 +280,7 @@ def sync_sleep_tables(
     the last sync, only the tables of overlays that changed since they were last synced are compared
     (the ingest keeps every other table canonical, overlays included); otherwise, or with `reuse`
     off, the whole graph is, from every fact."""
-    sleep = sleep or SleepFiles(files.root)
+    sleep = sleep or SleepFiles(files.root, files.session)
     overlays = {step: sleep.read_overlay(step) for step in SleepFiles.STEPS}
     log = content_hash(json.dumps(MergeLog(sleep).events(), sort_keys=True))
     state = sleep.read_state("sync")

@@ -15,7 +15,7 @@ BINS = 20
 def salience_histogram(files: NamespaceFiles, fade_below: float | None = None) -> Path:
     """Write `sleep/salience.png`: scores of entities and chunks, faded ones below the line (drawn
     again only when what it shows changed: the count of items in a bar, or the line)."""
-    sleep = SleepFiles(files.root)
+    sleep = SleepFiles(files.root, files.session)
     path = sleep.root / "salience.png"
     rows = list(sleep.read_overlay("salience").nodes.get("Salience", {}).values())
     counts = {kind: _counts([r["score"] for r in rows if r["item_kind"] == kind]) for kind, _ in KINDS}

@@ -77,7 +77,7 @@ def run_dedup(
 ) -> DedupResult:
     """Merge clear duplicates (logged), queue uncertain ones for review, leave the rest. `facts`, when
     given, are the extraction facts already read; the active merges (new ones too) are applied to them."""
-    sleep = SleepFiles(files.root)
+    sleep = SleepFiles(files.root, files.session)
     log = MergeLog(sleep)
     facts = graph_facts(files) if facts is None else facts
     apply_merges(facts, log.active())
@@ -161,7 +161,7 @@ def _enqueue(sleep: SleepFiles, queue: list[dict[str, Any]], pairs: list[PairSco
 
 def decide_review(files: NamespaceFiles, item_id: str, accept: bool) -> dict[str, Any]:
     """Accept (merge, logged as decided by review) or reject (kept apart) one queued pair."""
-    sleep = SleepFiles(files.root)
+    sleep = SleepFiles(files.root, files.session)
     queue = read_review_queue(sleep)
     item = next((q for q in queue if q["id"] == item_id), None)
     if item is None:

@@ -15,7 +15,7 @@ from mnemo.stores.files import NamespaceFiles
 
 def cross_type_merges(files: NamespaceFiles) -> list[str]:
     """Active merges whose two entities have different types in the extraction facts."""
-    active = MergeLog(SleepFiles(files.root)).active()
+    active = MergeLog(SleepFiles(files.root, files.session)).active()
     entities = graph_facts(files).nodes["Entity"] if active else {}
     bad = []
     for merge in active:
@@ -29,7 +29,7 @@ def community_problems(files: NamespaceFiles, view: Callable[[], FactsView]) -> 
     """Communities with fewer than 2 members, no summary, or no citation although members have chunks
     (`view` gives the merged facts' view, only needed when a summary cites nothing)."""
     problems = []
-    for row in SleepFiles(files.root).read_overlay("communities").nodes.get("Community", {}).values():
+    for row in SleepFiles(files.root, files.session).read_overlay("communities").nodes.get("Community", {}).values():
         members = json.loads(row["members"])
         if len(members) < 2:
             problems.append(f"{row['id']}: {len(members)} member")
@@ -41,7 +41,7 @@ def community_problems(files: NamespaceFiles, view: Callable[[], FactsView]) -> 
 
 
 def salience_out_of_range(files: NamespaceFiles) -> list[str]:
-    rows = SleepFiles(files.root).read_overlay("salience").nodes.get("Salience", {}).values()
+    rows = SleepFiles(files.root, files.session).read_overlay("salience").nodes.get("Salience", {}).values()
     return [f"{r['item_id']}: {r['score']}" for r in rows if not 0.0 <= r["score"] <= 1.0]
 
 
@@ -78,7 +78,7 @@ def missing_day_summaries(files: NamespaceFiles, today: date) -> list[str]:
     """Closed days with content but no day summary."""
     have = {
         r["period"]
-        for r in SleepFiles(files.root).read_overlay("summaries").nodes.get("Summary", {}).values()
+        for r in SleepFiles(files.root, files.session).read_overlay("summaries").nodes.get("Summary", {}).values()
         if r["level"] == "day"
     }
     return sorted(d for d in content_days(files) if date.fromisoformat(d) < today and d not in have)

@@ -10,7 +10,6 @@
 import functools
 import json
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from mnemo.documents import content_hash
 from mnemo.facts import GraphFacts, edge, row_hash
 from mnemo.stores import durable
 from mnemo.stores.files import file_stamp
+from mnemo.stores.session import NamespaceSession
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -212,34 +212,19 @@ def _link_columns(table: str) -> dict[str, Any]:
     return {k: v for k, v in edge(table, "", "", "", extractor="sleep").items() if k not in ("id", "src", "dst", "h")}
 
 
-_PARSED: "OrderedDict[Path, tuple[list[int], Overlay]]" = OrderedDict()
-_PARSED_KEPT = 24
-
-
-def _parsed_overlay(path: Path) -> tuple[Overlay, list[int] | None]:
+def _parsed_overlay(session: NamespaceSession, path: Path) -> tuple[Overlay, list[int] | None]:
     """The overlay in `path` and the file's stamp (None: no file), parsed once per version of the
-    file in this process (the sleep step, its checks and recall read the same overlays; callers
+    file in the session (the sleep step, its checks and recall read the same overlays; callers
     never change an overlay they read)."""
     stamp = file_stamp(path)
     if stamp is None:
         return Overlay(), None
-    kept = _PARSED.get(path)
-    if kept is not None and kept[0] == stamp:
-        _PARSED.move_to_end(path)
-        return kept[1], stamp
+    kept: Overlay | None = session.kept(path, stamp)
+    if kept is not None:
+        return kept, stamp
     overlay = Overlay.from_json(read_json(path, {}))
-    _keep_parsed(path, overlay, stamp)
+    session.keep(path, stamp, overlay)
     return overlay, stamp
-
-
-def _keep_parsed(path: Path, overlay: Overlay, stamp: list[int] | None = None) -> None:
-    """Keep `overlay` as what `path` holds now (just read, or just written)."""
-    stamp = stamp or file_stamp(path)
-    if stamp is not None:
-        _PARSED[path] = (stamp, overlay)
-        _PARSED.move_to_end(path)
-    while len(_PARSED) > _PARSED_KEPT:
-        _PARSED.popitem(last=False)
 
 
 def _filled(tables: dict[Any, dict[str, Any]]) -> dict[Any, dict[str, Any]]:
@@ -248,12 +233,14 @@ def _filled(tables: dict[Any, dict[str, Any]]) -> dict[Any, dict[str, Any]]:
 
 class SleepFiles:
     """Paths of sleep mode's files for one namespace. An instance keeps the overlays it read or
-    wrote (use one instance per run: the steps then share them instead of parsing files again)."""
+    wrote (use one instance per run: the steps then share them instead of parsing files again);
+    instances given one `session` share what they parse."""
 
     STEPS = ("communities", "abstractions", "summaries", "salience", "profile")
 
-    def __init__(self, namespace_root: Path) -> None:
+    def __init__(self, namespace_root: Path, session: NamespaceSession | None = None) -> None:
         self.root = Path(namespace_root) / "sleep"
+        self.session = session or NamespaceSession(Path(namespace_root))
         self._overlays: dict[str, Overlay] = {}
         self._at_start: dict[str, Overlay] = {}
         self._digests: dict[int, tuple[Overlay, str]] = {}
@@ -274,7 +261,7 @@ class SleepFiles:
 
     def read_overlay(self, step: str) -> Overlay:
         if step not in self._overlays:
-            self._overlays[step], stamp = _parsed_overlay(self.root / "overlay" / f"{step}.json")
+            self._overlays[step], stamp = _parsed_overlay(self.session, self.root / "overlay" / f"{step}.json")
             self._stamps[step] = self._start_stamps[step] = stamp
             self._at_start.setdefault(step, self._overlays[step])
         return self._overlays[step]
@@ -317,7 +304,8 @@ class SleepFiles:
         path = self.root / "overlay" / f"{step}.json"
         write_json(path, data)
         self._stamps[step] = file_stamp(path)
-        _keep_parsed(path, overlay, self._stamps[step])
+        if self._stamps[step] is not None:
+            self.session.keep(path, self._stamps[step], overlay)
         self._overlays[step] = overlay
         return True
 

@@ -14,8 +14,8 @@ import polars as pl
 from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document, ManifestEntry, content_hash
 from mnemo.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash
-from mnemo.runtime import keep_out_of_collections
 from mnemo.stores import durable
+from mnemo.stores.session import NamespaceSession
 
 T = TypeVar("T")
 DOCUMENT_SCHEMA = {
@@ -177,30 +177,31 @@ class _Parsed(Generic[T]):
     rows: dict[int, dict[str, Any]]
 
 
-_PARSED: dict[Path, _Parsed[Any]] = {}
-
-
-def _read_parsed(path: Path, frame: Callable[[], pl.DataFrame], parse: Callable[[dict[str, Any]], T]) -> list[T]:
-    kept = _PARSED.get(path)
+def _read_parsed(
+    session: NamespaceSession, path: Path, frame: Callable[[], pl.DataFrame], parse: Callable[[dict[str, Any]], T]
+) -> list[T]:
+    entry = session.entry(path)
+    kept: _Parsed[T] | None = entry[1] if entry is not None else None
     if kept is not None and kept.stat is not None and kept.stat == file_stamp(path):
         return list(kept.items)
     rows = frame().to_dicts()
     items = [parse(r) for r in rows]
-    _PARSED[path] = _Parsed(file_stamp(path), items, {id(i): r for i, r in zip(items, rows)})
-    keep_out_of_collections()
+    session.keep(path, None, _Parsed(file_stamp(path), items, {id(i): r for i, r in zip(items, rows)}))
     return list(items)
 
 
 def _write_parsed(
-    path: Path, items: list[T], to_row: Callable[[T], dict[str, Any]], parse: Callable[[dict[str, Any]], T],
-    schema: dict[str, Any],
+    session: NamespaceSession, path: Path, items: list[T], to_row: Callable[[T], dict[str, Any]],
+    parse: Callable[[dict[str, Any]], T], schema: dict[str, Any],
 ) -> None:
     """Write a table; an object read from the file as it is reuses its row, and the very
     objects the file holds, in its order, are not written again."""
-    kept = _PARSED.pop(path, None)
+    entry = session.entry(path)
+    session.drop(path)
+    kept: _Parsed[T] | None = entry[1] if entry is not None else None
     if kept is not None and kept.stat is not None and kept.stat == file_stamp(path) and len(items) == len(kept.items) \
             and all(a is b for a, b in zip(items, kept.items)):
-        _PARSED[path] = kept
+        session.keep(path, None, kept)
         return
     read_rows = kept.rows if kept is not None else {}
     rows = [read_rows.get(id(i)) or to_row(i) for i in items]
@@ -209,8 +210,7 @@ def _write_parsed(
     else:
         write_parquet(_rows_frame(rows, schema), path)
     parsed = [i if id(i) in read_rows else parse(r) for i, r in zip(items, rows)]
-    _PARSED[path] = _Parsed(file_stamp(path), parsed, {id(i): r for i, r in zip(parsed, rows)})
-    keep_out_of_collections()
+    session.keep(path, None, _Parsed(file_stamp(path), parsed, {id(i): r for i, r in zip(parsed, rows)}))
 
 
 def _rows_frame(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
@@ -240,9 +240,12 @@ def _chunk_from_row(row: dict[str, Any]) -> Chunk:
 class NamespaceFiles:
     """Paths and tables of one namespace under the data directory."""
 
-    def __init__(self, data_dir: Path, namespace: str) -> None:
+    def __init__(self, data_dir: Path, namespace: str, session: NamespaceSession | None = None) -> None:
+        """`session`: what this process keeps of the namespace, shared by everyone given it (a new one
+        when none is given)."""
         self.namespace = validate_namespace(namespace)
         self.root = Path(data_dir) / namespace
+        self.session = session or NamespaceSession(self.root)
 
     @property
     def graph_path(self) -> Path:
@@ -260,13 +263,13 @@ class NamespaceFiles:
         return pl.read_parquet(path) if path.exists() else pl.DataFrame(schema=schema)
 
     def read_documents(self) -> list[Document]:
-        """The documents table (parsed once per version of the file in a process: see `_Parsed`)."""
+        """The documents table (parsed once per version of the file in a session: see `_Parsed`)."""
         return _read_parsed(
-            self._table("documents"), lambda: self._read("documents", DOCUMENT_SCHEMA), Document.from_row
+            self.session, self._table("documents"), lambda: self._read("documents", DOCUMENT_SCHEMA), Document.from_row
         )
 
     def write_documents(self, docs: list[Document]) -> None:
-        _write_parsed(self._table("documents"), docs, Document.to_row, Document.from_row, DOCUMENT_SCHEMA)
+        _write_parsed(self.session, self._table("documents"), docs, Document.to_row, Document.from_row, DOCUMENT_SCHEMA)
 
     def read_manifest(self) -> list[ManifestEntry]:
         rows = self._read("manifest", MANIFEST_SCHEMA).to_dicts()
@@ -278,10 +281,11 @@ class NamespaceFiles:
         write_parquet(pl.DataFrame(columns, schema=MANIFEST_SCHEMA), self._table("manifest"))
 
     def read_chunks(self) -> list[Chunk]:
-        return _read_parsed(self._table("chunks"), lambda: self._read("chunks", CHUNK_SCHEMA), _chunk_from_row)
+        chunks = self._table("chunks")
+        return _read_parsed(self.session, chunks, lambda: self._read("chunks", CHUNK_SCHEMA), _chunk_from_row)
 
     def write_chunks(self, chunks: list[Chunk]) -> None:
-        _write_parsed(self._table("chunks"), chunks, Chunk.to_row, _chunk_from_row, CHUNK_SCHEMA)
+        _write_parsed(self.session, self._table("chunks"), chunks, Chunk.to_row, _chunk_from_row, CHUNK_SCHEMA)
 
     def write_facts(self, facts: GraphFacts, folder: str = "facts") -> None:
         """The extractions: one Parquet file per node table and one for all edges."""

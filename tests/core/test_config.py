@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.config import load_config
+from mnemo.config import ConfigFile, load_config
 from mnemo.errors import ConfigError, OntologyError
 from ontology import load_ontology, parse_ontology
 
@@ -44,16 +44,17 @@ def test_bad_config_messages(tmp_path: Path, text: str, expected: str) -> None:
 
 def test_a_rewritten_config_is_read_again_even_with_the_same_size_and_time(tmp_path: Path) -> None:
     path = write(tmp_path, "data_dir: aa\n")
-    first = load_config(path)
-    assert load_config(path) is first  # parsed once while the text is the same
+    held = ConfigFile(path)  # what a run's config resource holds
+    first = held.load()
+    assert held.load() is first  # parsed once while the text is the same
     stat = path.stat()
     path.write_text("data_dir: bb\n", encoding="utf-8")
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
-    assert load_config(path).data_dir == tmp_path / "bb"
+    assert held.load().data_dir == tmp_path / "bb"
     path.write_text("data_dir: [unclosed\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="invalid YAML"):
-        load_config(path)
+        held.load()
 
 
 def test_missing_config_names_the_env_var(tmp_path: Path) -> None:

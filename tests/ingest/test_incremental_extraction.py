@@ -12,10 +12,10 @@ from mnemo.extract.fragments import FragmentCache
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.extract.timeline import SpeakerMap
 from mnemo.facts import GraphFacts
-from mnemo.ingest.pipeline import _MERGED, build_chunks, extract_facts, graph_facts, scan_documents, update_facts
+from mnemo.ingest.pipeline import build_chunks, extract_facts, graph_facts, scan_documents, update_facts
 from mnemo.ingest.segments import block_index, chunk_segments
 from mnemo.sources.scan import scan_namespace
-from mnemo.stores.files import _PARSED, NamespaceFiles
+from mnemo.stores.files import NamespaceFiles
 from ontology import load_ontology
 from tests.support import EXAMPLE_VAULT, corpus
 
@@ -125,9 +125,8 @@ def test_what_a_run_keeps_in_memory_equals_what_its_files_hold(tmp_path: Path) -
         build_chunks(files, 180)
         update_facts(files, ONTOLOGY, namespace)
         kept = graph_facts(files), files.read_documents(), files.read_chunks()
-        _PARSED.clear()
-        _MERGED.clear()
-        fresh = graph_facts(files), files.read_documents(), files.read_chunks()
+        reader = NamespaceFiles(tmp_path / "data", "t")  # a session of its own: reads the files
+        fresh = graph_facts(reader), reader.read_documents(), reader.read_chunks()
         assert kept[0].nodes == fresh[0].nodes and kept[0].edges == fresh[0].edges
         assert kept[1] == fresh[1] and kept[2] == fresh[2]
     assert update_facts(files, ONTOLOGY, namespace).reused  # nothing changed since: skipped

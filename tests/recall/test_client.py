@@ -194,10 +194,7 @@ def test_context_only_and_time_filtered_recall(ingested: Workspace) -> None:
 
 
 def test_recall_degrades_when_another_process_holds_the_graph(ingested: Workspace) -> None:
-    from mnemo.recall.graph_view import drop_views
-
-    path = ingested.files().graph_path
-    drop_views()  # no view of the graph yet: recall must read the database, which is held
+    path = ingested.files().graph_path  # a new client: no view of the graph yet, recall must read the database
     holder = subprocess.Popen(
         [sys.executable, "-c", f"import kuzu, time; db = kuzu.Database({str(path)!r}); print('held', flush=True); time.sleep(30)"],
         stdout=subprocess.PIPE, text=True,

@@ -14,9 +14,10 @@ import pytest
 from mnemo.client import MemoryClient
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.graph import Hydration, hydrate_from_graph
-from mnemo.recall.graph_view import current_view, drop_views
+from mnemo.recall.graph_view import current_view
 from mnemo.recall.search import HeldChunks, NameIndex, TimeWindow, lexical, names_in, semantic
 from mnemo.recall.settings import RecallSettings
+from mnemo.stores.session import NamespaceSession
 from tests.support import Workspace
 
 QUERIES = ["Who is Alice Chen?", "What does Alice Chen work on?", "Project Heron launch", "dinner with Dana Kim",
@@ -57,7 +58,6 @@ def _hold_graph(path: Path) -> subprocess.Popen:
 @pytest.fixture
 def ingested(workspace: Workspace) -> Workspace:
     workspace.ingest()
-    drop_views()
     return workspace
 
 
@@ -75,7 +75,7 @@ def test_recall_from_the_view_equals_recall_from_the_stores(ingested: Workspace,
 
 def test_view_hydration_equals_the_database_for_every_entity(ingested: Workspace) -> None:
     graph = ingested.graph()
-    view = current_view(graph, 1.0)
+    view = current_view(graph, 1.0, NamespaceSession(ingested.files().root))
     chunks = sorted(view.chunk_mentions)
     for n, entity in enumerate(sorted(view.entities)):
         for hops, as_of, limit in ((1, None, 200), (2, "2026-10-01", 200), (2, None, 3)):
@@ -85,13 +85,13 @@ def test_view_hydration_equals_the_database_for_every_entity(ingested: Workspace
 
 
 def test_the_view_refreshes_after_a_reingest_changes_the_graph(ingested: Workspace, vault: Path) -> None:
-    graph = ingested.graph()
-    before = current_view(graph, 1.0)
-    assert current_view(graph, 1.0) is before  # unchanged files: the same view, no database opened
+    graph, session = ingested.graph(), NamespaceSession(ingested.files().root)
+    before = current_view(graph, 1.0, session)
+    assert current_view(graph, 1.0, session) is before  # unchanged files: the same view, no database opened
     note = vault / "People" / "Quinn Avery.md"
     note.write_text(QUINN, encoding="utf-8")
     ingested.ingest()
-    after = current_view(graph, 1.0)
+    after = current_view(graph, 1.0, session)
     assert after is not before and "person_quinn_avery" in after.entities
     hit = [c for c in after.chunk_mentions if c not in before.chunk_mentions]
     assert hit and any(r.other == "person_alice_chen" for r in after.adjacent["person_quinn_avery"])
@@ -111,7 +111,7 @@ def test_a_locked_graph_serves_the_last_view_and_degrades_without_one(ingested: 
         stale = client.recall("Who is Alice Chen?")
         assert time.monotonic() - started < 0.5  # no wait for the lock while a view exists
         assert stale.degraded is None and stale.grounding == seen.grounding
-        drop_views()
+        client.files.session.invalidate()
         cold = client.recall("Who is Alice Chen?")
         assert cold.degraded and "locked" in cold.degraded and len(cold.grounding) < len(seen.grounding)
     finally:

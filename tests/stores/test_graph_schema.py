@@ -99,7 +99,8 @@ def test_a_graph_cut_off_before_its_schema_was_complete_degrades_readers_until_t
     degrades to vectors and full-text) instead of an engine error, reads of the tables it has still
     answer, and the next writer completes the schema."""
     from mnemo.errors import GraphIncomplete, StoreLocked
-    from mnemo.recall.graph_view import INCOMPLETE, drop_views, hydrate
+    from mnemo.recall.graph_view import INCOMPLETE, hydrate
+    from mnemo.stores.session import NamespaceSession
 
     store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     made, lacking = list(NODE_SCHEMAS)[:3], list(NODE_SCHEMAS)[-1]
@@ -118,8 +119,7 @@ def test_a_graph_cut_off_before_its_schema_was_complete_degrades_readers_until_t
     assert store.query(f"MATCH (n:{made[0]}) RETURN count(n) AS n") == [{"n": 0}]
     with pytest.raises(RuntimeError, match="Parser exception"):  # other errors are not taken for a missing table
         store.query("MATCH (n:", wait_seconds=0)
-    drop_views()
-    degraded, hydration = hydrate(store, ["person_a"], ["chunk_a"], 1, None, 0.0)
+    degraded, hydration = hydrate(store, NamespaceSession(tmp_path), ["person_a"], ["chunk_a"], 1, None, 0.0)
     assert degraded == INCOMPLETE and not hydration.relations
 
     with store.connect():  # a writer: the schema made complete
