@@ -25,14 +25,13 @@ def test_logseq_docs_graph() -> None:
     root = corpus("logseq-docs")
     result = _scan("logseq", root)
     docs = result.documents
-    # ls pages/*.md | wc -l -> 238; ls journals/*.md | wc -l -> 75; ls pages/*.org journals/*.org | wc -l -> 20
-    assert len(docs) == 238 + 75
-    assert Counter(d.kind for d in docs) == {"note": 238, "journal": 75}
-    unsupported = [p for p in result.problems if "Org-mode pages are not supported" in p.reason]
-    assert len(unsupported) == 20 and all(p.path.endswith(".org") for p in unsupported)
-    # journals are named yyyy_MM_dd, 2020-05-14 .. 2021-07-19 (the .md ones start 2020-09-14)
+    # ls pages/*.md | wc -l -> 238; ls journals/*.md | wc -l -> 75; ls pages/*.org -> 4; ls journals/*.org -> 16
+    assert len(docs) == 238 + 75 + 20
+    assert Counter(d.kind for d in docs) == {"note": 238 + 4, "journal": 75 + 16}
+    assert not [p for p in result.problems if p.path.endswith(".org")]
+    # journals are named yyyy_MM_dd, 2020-05-14 .. 2021-07-19 (the .md ones start 2020-09-14, the .org ones before)
     days = sorted(d.day for d in docs if d.day)
-    assert len(set(days)) == 75 and days[0] == "2020-09-14" and days[-1] == "2021-07-19"
+    assert len(set(days)) == 91 and days[0] == "2020-05-14" and days[-1] == "2021-07-19"
     # grep -liE '^alias::' pages/*.md journals/*.md | wc -l -> 62 (keys are case-insensitive: llcc.md has `Alias::`)
     assert sum(1 for d in docs if "alias" in d.properties) == 62
     # ls pages | grep '___' | grep -c '\.md$' -> 75 namespaced pages
