@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 # property keys that date a note, compared without case, with `_` / `-` read as spaces
-DATE_KEYS = ("created", "created at", "createdat", "date created", "datecreated", "creation date", "date",
+DATE_KEYS = ("created", "created at", "createdat", "date created", "datecreated", "creation date", "date", "clipped",
              "creado", "fecha", "criado", "criado em", "data", "erstellt", "datum", "cree le", "creato")
 UNDATED = "none"
 _EARLIEST_ID = dt.date(2001, 1, 1)  # a numeric id names a time from here to today

@@ -54,11 +54,13 @@ class NoteScores:
     share of the gold notes among the first COVERAGE_DEPTH notes)."""
 
     values: dict[str, list[tuple[str, int, int, float]]] = field(default_factory=dict)
+    answers: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # system -> question id -> notes
 
     def add(self, system: str, question: NoteQuestion, notes: list[str]) -> None:
         rank = next((n for n, path in enumerate(notes, 1) if path in question.gold), 0)
         covered = len(set(notes[:COVERAGE_DEPTH]) & set(question.gold)) / len(set(question.gold))
         self.values.setdefault(system, []).append((question.kind, rank, len(notes), covered))
+        self.answers.setdefault(system, {})[question.id] = notes[:COVERAGE_DEPTH]
 
 
 def load_questions(path: Path) -> list[NoteQuestion]:
@@ -199,7 +201,7 @@ def _figures(rows: list[tuple[str, int, int, float]]) -> dict[str, float]:
 
 def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[str, Any]:
     """The report: per system, overall and per question kind hit@k, MRR, gold coverage and distinct
-    notes per answer."""
+    notes per answer, and each question's first COVERAGE_DEPTH notes (`answers`)."""
     systems = {}
     for system, rows in scores.values.items():
         kinds = sorted({row[0] for row in rows})
@@ -207,7 +209,8 @@ def summarize_notes(scores: NoteScores, vault: str, after_sleep: bool) -> dict[s
                            "by_kind": {kind: {**_figures([r for r in rows if r[0] == kind]),
                                               "questions": sum(1 for r in rows if r[0] == kind)} for kind in kinds}}
     questions = len(next(iter(scores.values.values()), []))
-    return {"vault": vault, "questions": questions, "after_sleep": after_sleep, "depth": DEPTH, "systems": systems}
+    return {"vault": vault, "questions": questions, "after_sleep": after_sleep, "depth": DEPTH, "systems": systems,
+            "answers": scores.answers}
 
 
 def format_notes_table(report: dict[str, Any]) -> str:

@@ -139,7 +139,25 @@ def eager_ranked(view: SleepView, items: list[RecalledItem]) -> list[RecalledIte
             item = replace(item, metadata={**item.metadata, "summarized_by": _brief(summary)})
         out.append(item)
     out += _summary_items(view, out)
-    return sorted(out, key=lambda i: -i.score)
+    return cited_first(sorted(out, key=lambda i: -i.score))
+
+
+def cited_first(items: list[RecalledItem]) -> list[RecalledItem]:
+    """The items in order, except that the candidates a summary of matches cites (`matched`) come
+    up to just before it: a summary ranks on what it cites, so what it cites ranks with it."""
+    by_id = {i.id: i for i in items if i.kind == "chunk"}
+    out: list[RecalledItem] = []
+    placed: set[str] = set()
+    for item in items:
+        if item.id in placed:
+            continue
+        for cited in item.metadata.get("matched", []) if item.kind == "summary" else []:
+            if cited in by_id and cited not in placed:
+                out.append(by_id[cited])
+                placed.add(cited)
+        out.append(item)
+        placed.add(item.id)
+    return out
 
 
 def _summary_items(view: SleepView, items: list[RecalledItem]) -> list[RecalledItem]:

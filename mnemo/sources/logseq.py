@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from mnemo.documents import Document, Link, Segment, content_hash
 from mnemo.errors import SourceError
 from mnemo.sources.chats import iso_time
+from mnemo.sources.logseq_org import markdown_outline
 from mnemo.sources.markdown import body_links, prose, split_frontmatter
 
 SUFFIXES = (".md", ".org")
@@ -258,9 +259,7 @@ def parse_page(
 def parse_file(
     data: bytes, namespace: str, source: str, rel: str, modified: str | None, settings: GraphSettings | None = None
 ) -> list[Document]:
-    """A page file -> [Document]; Org-mode pages are reported as unsupported."""
-    if rel.lower().endswith(".org"):
-        raise SourceError(rel, "Org-mode pages are not supported (only Markdown pages are read)")
+    """A page file (Markdown, or Org mode read as its outline: `mnemo.sources.logseq_org`) -> [Document]."""
     if not data.strip():
         raise SourceError(rel, "empty file, nothing to ingest")
     try:
@@ -270,4 +269,6 @@ def parse_file(
     settings = settings or GraphSettings(journal_pattern(DEFAULT_JOURNAL_FORMAT))
     if PurePosixPath(rel).parts[0] not in ("pages", settings.journals_dir):
         return []  # Logseq itself reads only pages/ and the journals folder (not README, LICENSE, ...)
+    if rel.lower().endswith(".org"):
+        text = markdown_outline(text)
     return [parse_page(text, namespace=namespace, source=source, rel=rel, modified=modified, settings=settings)]

@@ -240,7 +240,7 @@ def since_ingest(config: MnemoConfig, namespace: str, files: dict[str, list[Any]
     that ingest saw them, with the change pending since the newest changed file's time (so a
     change that has already settled is ingested at once). None when nothing changed, or when
     the namespace was never ingested (its first ingest is the namespaces sensor's). `refused`:
-    the paths (in their source) the last ingest read and skipped, such as Org-mode pages; they
+    the paths (in their source) the last ingest read and skipped, such as empty pages; they
     are no change."""
     if not ingested:
         return None

@@ -88,7 +88,7 @@ def test_logseq_graph_and_chat_exports_are_detected_by_their_shape(tmp_path: Pat
     kinds = [s.kind for s in load_config(config).namespaces["me"].sources]
     assert kinds == ["logseq", "chatgpt", "claude"]
     counts = _counts(config, "me")
-    assert f"{counts['journal']} journals" in out and "Org-mode pages are not supported" in out
+    assert f"{counts['journal']} journals" in out
     chats = len(json.loads((chatgpt / "conversations.json").read_text(encoding="utf-8")))
     assert f"found chatgpt {chatgpt}: {chats} conversations" in out
     assert f"found claude {claude}: 1 conversation" in out

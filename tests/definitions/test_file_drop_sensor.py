@@ -255,9 +255,9 @@ def test_first_look_waits_for_a_recent_change_to_settle(tmp_path: Path) -> None:
 
 def test_first_look_after_an_ingest_that_skipped_a_file_requests_nothing(tmp_path: Path) -> None:
     h, graph = _logseq(tmp_path)
-    _write(graph / "pages" / "Changelog.org", "* read by the scan, skipped, never in the manifest\n")
+    _write(graph / "pages" / "Empty.md", "\n")  # read by the scan, skipped (nothing in it), never in the manifest
     _scanned(h)
-    assert [p["path"] for p in NamespaceFiles(tmp_path / "data", "me").read_problems()] == ["pages/Changelog.org"]
+    assert [p["path"] for p in NamespaceFiles(tmp_path / "data", "me").read_problems()] == ["pages/Empty.md"]
     assert h.evaluate() == []  # `mnemo up` started on an ingested graph: nothing to ingest again
 
 

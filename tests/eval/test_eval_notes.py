@@ -177,6 +177,8 @@ def test_coverage_counts_every_gold_note_of_a_question_among_the_first_ten():
     two = NoteQuestion("q1", "which two?", ("a.md", "b.md"), "multi")
     scores.add("mnemo", two, ["x.md", "a.md"] + [f"n{i}.md" for i in range(8)] + ["b.md"])  # b.md is 11th
     scores.add("mnemo", NoteQuestion("q2", "which one?", ("c.md",), "fact"), ["c.md"])
-    figures = summarize_notes(scores, "v", after_sleep=False)["systems"]["mnemo"]
+    report = summarize_notes(scores, "v", after_sleep=False)
+    figures = report["systems"]["mnemo"]
+    assert report["answers"]["mnemo"]["q1"][:2] == ["x.md", "a.md"] and len(report["answers"]["mnemo"]["q1"]) == 10
     assert figures["by_kind"]["multi"]["coverage@10"] == 0.5 and figures["by_kind"]["multi"]["hit@1"] == 0.0
     assert figures["overall"]["coverage@10"] == 0.75 and figures["by_kind"]["fact"]["coverage@10"] == 1.0

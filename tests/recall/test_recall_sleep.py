@@ -6,6 +6,8 @@ summaries, and top of mind comes with eager recall."""
 from datetime import UTC, datetime, timedelta
 
 from mnemo.config import SleepConfig
+from mnemo.recall.results import RecalledItem
+from mnemo.recall.sleep_overlay import SleepView, eager_ranked
 from mnemo.sleep.consolidate import consolidate, run_salience, run_summaries
 from mnemo.sleep.salience import read_salience
 from mnemo.sleep.store import SleepFiles, read_jsonl
@@ -79,3 +81,16 @@ def test_summaries_add_to_old_periods_and_hide_nothing(workspace: Workspace) -> 
     assert {"summary_month_2026-11", "summary_week_2026-W47", "summary_day_2026-11-20"} <= set(kinds)
     assert "community" in kinds.values() and not deliberate.top_of_mind
     assert all(i.path and i.metadata["source_paths"] for i in deliberate.items if i.kind == "summary")
+
+
+def test_the_passages_a_summary_cites_rank_with_it() -> None:
+    # "my theme project, and the meeting with someone from that company" (kepano): the month's
+    # summary cites the theme note and the meeting; the meeting ranked below the summary and out of the ten
+    month = {"id": "summary_month_2023-09", "level": "month", "period": "2023-09", "text": "September: ...",
+             "period_start": "2023-09-01", "period_end": "2023-09-30", "eager": True,
+             "sources": ["theme", "meeting"]}
+    view = SleepView({}, [month], {}, {})
+    scores = {"obsidian": 9.0, "theme": 6.0, "hub": 4.5, "meeting": 4.0, "other": 3.9}
+    items = [RecalledItem(i, "chunk", i, score) for i, score in scores.items()]
+    ranked = [i.id for i in eager_ranked(view, items)]
+    assert ranked == ["obsidian", "theme", "meeting", "summary_month_2023-09", "hub", "other"]

@@ -57,9 +57,9 @@ def test_journal_dates_follow_config_edn(tmp_path: Path) -> None:
     assert logseq.journal_day("journals/2026_09_03.md", logseq.graph_settings(tmp_path / "missing")) == "2026-09-03"
 
 
-def test_org_pages_are_reported_as_unsupported() -> None:
-    with pytest.raises(SourceError, match="Org-mode pages are not supported"):
-        logseq.parse_file(b"* Headline\n", "ns", "graph", "pages/Old.org", None)
+def test_an_empty_org_page_is_reported() -> None:
+    with pytest.raises(SourceError, match="empty file"):
+        logseq.parse_file(b"\n", "ns", "graph", "pages/Old.org", None)
 
 
 def test_a_graph_ingests_blocks_as_chunks_with_resolved_references(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_a_graph_ingests_blocks_as_chunks_with_resolved_references(tmp_path: Pat
     (graph / "pages" / "Project Heron.md").write_text(PAGE, encoding="utf-8")
     (graph / "journals" / "2026_09_02.md").write_text(
         "- Met Alice about ((6500a1b2-0000-4000-8000-000000000001))\n- Notes\n\t- second level\n", encoding="utf-8")
-    (graph / "pages" / "Old.org").write_text("* old\n", encoding="utf-8")
+    (graph / "pages" / "Old.org").write_text("\n", encoding="utf-8")  # an empty page is a problem
     workspace = make_workspace(tmp_path, {"test": [{"kind": "logseq", "path": str(graph)}]})
     result = workspace.ingest()
     assert [p["path"] for p in workspace.files().read_problems()] == ["pages/Old.org"]

@@ -33,6 +33,8 @@ def _doc(path: str, properties: dict[str, object] | None = None, day: str | None
     ("Juju.md", {"created_at": "2024-04-12 09:30"}, None, "2024-04-12T09:30", "frontmatter:created_at"),
     ("Juju.md", {"Created": dt.date(2024, 4, 12)}, None, "2024-04-12", "frontmatter:Created"),
     ("Juju.md", {"date": "[[2024-04-12]]"}, None, "2024-04-12", "frontmatter:date"),
+    ("Clippings/Buy wisely.md", {"clipped": "2023-11-18", "published": "2023-09-29"}, None, "2023-11-18",
+     "frontmatter:clipped"),  # a clipping was written into the vault the day it was clipped
     ("pages/juju.md", {"created-at": "1712910600000"}, None, "2024-04-12T08:30:00+00:00", "frontmatter:created-at"),
     ("Notes/2023-06-14 Meeting.md", {}, None, "2023-06-14", "title"),
     ("Zettel/202306141230 Evergreen idea.md", {}, None, "2023-06-14", "title"),

@@ -25,14 +25,14 @@ def test_logseq_docs_graph() -> None:
     root = corpus("logseq-docs")
     result = _scan("logseq", root)
     docs = result.documents
-    # ls pages/*.md | wc -l -> 238; ls journals/*.md | wc -l -> 75; ls pages/*.org journals/*.org | wc -l -> 20
-    assert len(docs) == 238 + 75
-    assert Counter(d.kind for d in docs) == {"note": 238, "journal": 75}
-    unsupported = [p for p in result.problems if "Org-mode pages are not supported" in p.reason]
-    assert len(unsupported) == 20 and all(p.path.endswith(".org") for p in unsupported)
-    # journals are named yyyy_MM_dd, 2020-05-14 .. 2021-07-19 (the .md ones start 2020-09-14)
+    # ls pages/*.md | wc -l -> 238; ls journals/*.md | wc -l -> 75; ls pages/*.org -> 4; ls journals/*.org -> 16
+    assert len(docs) == 238 + 75 + 20
+    assert Counter(d.kind for d in docs) == {"note": 238 + 4, "journal": 75 + 16}
+    assert not [p for p in result.problems if p.path.endswith(".org")]
+    # journals are named yyyy_MM_dd, 2020-05-14 .. 2021-07-19 (the .md ones start 2020-09-14, the .org ones before)
     days = sorted(d.day for d in docs if d.day)
-    assert len(set(days)) == 75 and days[0] == "2020-09-14" and days[-1] == "2021-07-19"
+    assert len(set(days)) == 91 and days[0] == "2020-05-14" and days[-1] == "2021-07-19"
+    docs = [d for d in docs if d.path.endswith(".md")]  # the counts below are the Markdown pages'
     # grep -liE '^alias::' pages/*.md journals/*.md | wc -l -> 62 (keys are case-insensitive: llcc.md has `Alias::`)
     assert sum(1 for d in docs if "alias" in d.properties) == 62
     # ls pages | grep '___' | grep -c '\.md$' -> 75 namespaced pages
@@ -53,10 +53,11 @@ def test_logseq_docs_block_references_resolve() -> None:
     # grep -oE '\(\([0-9a-f-]{36}\)\)' over the .md files: 64 references to 52 distinct uuids,
     # 41 of which are some block's id:: (comm -12 with the 134 ids above). One of the 64 (uuid
     # 123e4567-…) is an example in backticks in the Block Reference page's description:: property.
-    refs = [m for d in docs for s in d.segments for m in _REF.findall(s.text)]
-    assert len(refs) == 63 and len(set(refs)) == 51 and len(set(refs) & set(blocks)) == 41
-    left = {m for d in docs for c in chunk_segments(d, 180, blocks) for m in _REF.findall(c.text)}
-    assert left == set(refs) - set(blocks)  # only the 10 references to blocks outside the graph stay raw
+    refs = [m for d in docs if d.path.endswith(".md") for s in d.segments for m in _REF.findall(s.text)]
+    # 41 resolve to a Markdown block's id::, 9 more to the `:id:` of a block of an Org page
+    assert len(refs) == 63 and len(set(refs)) == 51 and len(set(refs) & set(blocks)) == 50
+    left = {m for d in docs if d.path.endswith(".md") for c in chunk_segments(d, 180, blocks) for m in _REF.findall(c.text)}
+    assert left == set(refs) - set(blocks)  # only the reference to a block outside the graph stays raw
 
 
 def test_chatgpt_real_export() -> None:
