@@ -77,16 +77,15 @@ def _edge_schema() -> dict[str, Any]:
 def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
     frames: dict[str, pl.DataFrame] = {}
     for table, columns in NODE_SCHEMAS.items():
-        rows = graph.query(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS {c}" for c in columns), wait_seconds=30)
+        with graph.reading(wait_seconds=30) as reader:
+            rows = reader.node_rows(table, list(columns))
         frames[table] = pl.DataFrame(rows, schema={c: polars_type(t) for c, t in columns.items()})
     edges: list[dict[str, Any]] = []
     for table, pairs in graph.edge_tables.items():
         for a, b in pairs:
-            props = ", ".join(f"r.{c} AS {c}" for c in EDGE_PROPS)
-            cypher = f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id AS src, y.id AS dst, {props}"
-            edges.extend(
-                {"table": table, "from_table": a, "to_table": b, **row} for row in graph.query(cypher, wait_seconds=30)
-            )
+            with graph.reading(wait_seconds=30) as reader:
+                found = reader.edge_rows(table, a, b, list(EDGE_PROPS))
+            edges.extend({"table": table, "from_table": a, "to_table": b, **row} for row in found)
     frames["edges"] = pl.DataFrame(edges, schema=_edge_schema())
     return frames
 

@@ -72,12 +72,10 @@ def entity_pages(graph: GraphStore, entity: str) -> list[str] | None:
     when the graph holds no such entity."""
     if not graph.path.exists():
         return None
-    found = graph.query("MATCH (e:Entity) WHERE e.id = $id RETURN e.id AS id", {"id": entity}, wait_seconds=GRAPH_WAIT)
-    if not found:
-        return None
-    rows = graph.query("MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id AND n.present RETURN n.id AS id",
-                       {"id": entity}, wait_seconds=GRAPH_WAIT)
-    return [r["id"] for r in rows]
+    with graph.reading(wait_seconds=GRAPH_WAIT) as reader:
+        if not reader.has_entity(entity):
+            return None
+        return [r["id"] for r in reader.entity_pages(entity, present_only=True)]
 
 
 def apply_forget(stores: ForgetStores, report: ForgetReport, inbox: list[str] | None = None) -> None:
