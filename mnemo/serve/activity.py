@@ -11,6 +11,7 @@ asked for, none expired: what comes only from other memories (`recall.visibility
 import datetime as dt
 import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
     seen, frontier, degraded = {start}, [start], None
     edges: list[dict[str, Any]] = []
     for hop in range(1, depth + 1):
-        rows, degraded = graph_rows(client, lambda graph, ids=frontier: graph.relations_touching(ids))
+        rows, degraded = graph_rows(client, partial(GraphReader.relations_touching, ids=frontier))
         found: list[str] = []
         for row in rows:
             said = row.pop("doc_id")
