@@ -48,7 +48,8 @@ from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import VectorStore, sql_quote
+from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vectors import VectorStore
 from ontology import Ontology, load_ontology
 
 ENTITY_WAIT = 5.0
@@ -120,14 +121,13 @@ class MemoryClient:
     def _with_status(self, memories: builtins.list[Memory]) -> builtins.list[Memory]:
         """The memories with their current status (see `memory`), read from the manifest and the chunks table."""
         ingested = {doc for entry in self.files.read_manifest() for doc in entry.doc_ids} if memories else set()
-        table = self.vectors.table("chunks") if memories else None
         for memory in memories:
             doc = memory_doc_id(self.namespace, memory.id)
             if memory.expired():
                 memory.status = "expired"
             elif doc in ingested:
                 memory.status = "ingested"
-            elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
+            elif self.vectors.count("chunks", Filter.doc(doc)):
                 memory.status = "recallable"
         return memories
 

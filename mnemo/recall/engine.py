@@ -55,7 +55,9 @@ from mnemo.stores.embedders import Embedder
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import VectorStore, sql_quote
+from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_reads import select_rows
+from mnemo.stores.vectors import VectorStore
 
 PAGE_PASSAGES = 3  # passages of a named entity's own note that join a query's pool
 CANDIDATES_PER_ITEM = 3  # candidates ranked for each item returned (summaries and the per-note cap reorder them)
@@ -330,7 +332,7 @@ class RecallEngine:
         for entity, doc in sorted(hydration.page_docs.items()):
             if entity not in named:
                 continue
-            rows = table.search().where(f"doc_id = {sql_quote(doc)}").select(["id", "position"]).limit(None).to_list()
+            rows = select_rows(table, ["id", "position"], Filter.doc(doc))
             for rank, row in enumerate(sorted(rows, key=lambda r: r["position"])[:PAGE_PASSAGES]):
                 pool.add(row["id"], best * named[entity] / (rank + 1), "page")
 

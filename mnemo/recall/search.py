@@ -9,9 +9,10 @@ import numpy as np
 import pyarrow as pa
 
 from mnemo.documents import normalize_name
+from mnemo.stores.vector_filter import Filter
 from mnemo.stores.vector_index import tune_search
 from mnemo.stores.vector_rows import vector_matrix
-from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote
+from mnemo.stores.vectors import TEXT_COLUMN
 
 ROW_COLUMNS = [
     "vector",
@@ -47,15 +48,8 @@ class TimeWindow:
     dated_only: bool = False
 
     def where(self) -> str | None:
-        parts = []
-        if self.since:
-            parts.append(f"timestamp >= {sql_quote(self.since)}")
-        if self.until:
-            parts.append(f"timestamp <= {sql_quote(self.until)}")
-        if not parts:
-            return None
-        dated = " AND ".join(["timestamp <> ''", *parts])
-        return dated if self.dated_only else f"(timestamp = '' OR ({dated}))"
+        selected = Filter.time(self.since, self.until, self.dated_only)
+        return selected.sql if selected is not None else None
 
 
 def lexical(
@@ -219,7 +213,7 @@ def rows_by_id(table: Any, ids: list[str], columns: list[str] = ROW_COLUMNS) -> 
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
         part = ids[start:start + 500]
-        rows = vector_rows(table.search().where(id_filter(part)).select(columns).limit(None).to_arrow())
+        rows = vector_rows(table.search().where(Filter.ids(part).sql).select(columns).limit(None).to_arrow())
         found.update({r["id"]: r for r in rows})
     return found
 
