@@ -40,6 +40,7 @@ from mnemo.stores import faults
 from mnemo.stores.files import NamespaceFiles, write_text_atomic
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, namespace_lock
+from mnemo.stores.vector_purge import fragment_count
 from mnemo.stores.vectors import VectorStore
 
 STATE = "compaction.json"
@@ -170,11 +171,6 @@ def _files(store: VectorStore, name: str, counted: int | None) -> int | None:
         return counted
     table = store.table(name)
     return fragment_count(table) if table is not None else None
-
-
-def fragment_count(table: Any) -> int:
-    """How many fragments a LanceDB table is made of."""
-    return int(table.stats()["fragment_stats"]["num_fragments"])
 
 
 SIDE_FILES = (".wal", ".shadow")  # Kùzu's log and its checkpoint's shadow pages, beside the database file

@@ -48,7 +48,7 @@ from mnemo.stores.files import NamespaceFiles, write_parquet, write_text_atomic
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS, polars_type
 from mnemo.stores.locks import namespace_lock
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
+from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
 FORMAT = "mnemo-export"
@@ -132,8 +132,10 @@ def export_namespace(
             write_parquet(frame, dest / "graph" / f"{name}.parquet")
             rows[f"graph/{name}"] = frame.height
         (dest / "vectors").mkdir(parents=True, exist_ok=True)
-        for name, table in tables.items():
-            data = table.to_arrow()
+        for name in tables:
+            data = vectors.snapshot(name)
+            if data is None:
+                raise ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
             pq.write_table(data, dest / "vectors" / f"{name}.parquet")
             rows[f"vectors/{name}"], dims[name] = data.num_rows, vectors.dimension(name)
         for path in _state_files(files.root):
@@ -183,11 +185,8 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
 
 
 def _load_vectors(folder: Path, store: VectorStore) -> None:
-    db = import_lancedb().connect(str(store.path))
     for path in sorted((folder / "vectors").glob("*.parquet")):
-        table = db.create_table(path.stem, data=pq.read_table(path), mode="overwrite")
-        if TEXT_COLUMN in table.schema.names:
-            table.create_fts_index(TEXT_COLUMN, replace=True)
+        store.restore(path)
 
 
 def import_namespace(
