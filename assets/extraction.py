@@ -25,7 +25,7 @@ def llm_extractions(
     if extractor is None:
         llm_extract(mnemo_config.files(namespace), None, ontology, settings.grounding)
         return dg.MaterializeResult(metadata={"configured": False, "requests": 0})
-    neighbours = LanceEntityNeighbours(vectors.store(namespace).table("entities"), embedder.embedder())
+    neighbours = LanceEntityNeighbours(vectors.store(namespace).open("entities"), embedder.embedder())
     stats = llm_extract(
         mnemo_config.files(namespace), extractor, ontology, settings.grounding, neighbours,
         extractor.settings.concurrency, config.reextract,

@@ -5,7 +5,7 @@ and evaluates the selected checks on them."""
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import dagster as dg
@@ -33,8 +33,8 @@ NOW_TAG = "mnemo/now"
 def run_time(context: dg.AssetExecutionContext | dg.AssetCheckExecutionContext) -> datetime:
     """The run's clock: the `mnemo/now` tag (ISO time, for replays), else now in UTC."""
     stamp = context.run.tags.get(NOW_TAG)
-    when = datetime.fromisoformat(stamp) if stamp else datetime.now(timezone.utc)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    when = datetime.fromisoformat(stamp) if stamp else datetime.now(UTC)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _spec(key: str, deps: list[Any], kinds: set[str], description: str) -> dg.AssetSpec:

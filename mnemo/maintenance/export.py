@@ -101,15 +101,12 @@ def _state_files(root: Path) -> list[Path]:
     ]
 
 
-def _vector_tables(vectors: VectorStore) -> dict[str, Any]:
-    """Every vector table, opened; one that LanceDB cannot open is refused before anything is written."""
-    tables = {}
+def _vector_tables(vectors: VectorStore) -> list[str]:
+    """Every vector table, checked to open; one that LanceDB cannot open is refused before anything is written."""
     for name in vectors.table_names():
-        table = vectors.table(name)
-        if table is None:
+        if vectors.open(name) is None:
             raise ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
-        tables[name] = table
-    return tables
+    return vectors.table_names()
 
 
 def export_namespace(

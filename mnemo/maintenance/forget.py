@@ -188,7 +188,7 @@ def _vectors(run: _Run) -> None:
     purge_vectors(vectors, run.journal.chunks, sorted(forgotten.docs), entities, whole=run.journal.resumed)
     touched = changed | {e for e, _ in forgotten.properties} | {e for e, _ in forgotten.relations}
     rows = [r for r in entity_rows(run.stores.files.read_facts()) if r["id"] in touched]
-    if rows and vectors.table("entities") is not None:  # made again without what went (and no file keeps it)
+    if rows and vectors.open("entities") is not None:  # made again without what went (and no file keeps it)
         purge_rows(vectors, "entities", Filter.ids([r["id"] for r in rows]))
         vectors.sync("entities", entity_rows(run.stores.files.read_facts()), run.stores.embedder)
 

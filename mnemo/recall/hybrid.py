@@ -27,7 +27,7 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
     """The k chunks that best match the query by meaning and by words together."""
     if not query.strip():
         raise InvalidQuery("the query is empty")
-    if store.table("chunks") is None:
+    if store.open("chunks") is None:
         return []
     rows = store.hybrid("chunks", embedder.encode_query([query])[0], query, k)
     return [

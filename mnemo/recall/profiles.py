@@ -22,6 +22,7 @@ from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks, rows_by_id
 from mnemo.recall.settings import Ranking
 from mnemo.sleep.store import SleepFiles
+from mnemo.stores.vector_table import VectorTable
 
 _CACHE: dict[Path, tuple[tuple[int, int], "Profiles"]] = {}
 
@@ -85,7 +86,7 @@ def profile_items(chosen: list[tuple[dict[str, Any], float]]) -> list[RecalledIt
             for item, cosine in chosen]
 
 
-def profile_round(root: Path, table: Any, held: HeldChunks | None, pool: Pool, query: str, vector: np.ndarray,
+def profile_round(root: Path, table: VectorTable, held: HeldChunks | None, pool: Pool, query: str, vector: np.ndarray,
                   ranking: Ranking) -> list[RecalledItem]:
     """The profile items nearest the query, their turns added to the pool (none while the
     weight is 0 or sleep mode has written none)."""

@@ -125,7 +125,7 @@ def run_profile(
 def run_speakers(files: NamespaceFiles, vectors: VectorStore | None, sleep: SleepFiles | None = None) -> int | None:
     """Profile items of the people in the namespace's conversations (`sleep.speaker_profiles`),
     written to the state `speakers`; how many (None without the vectors they are grouped by)."""
-    if vectors is None or vectors.table("chunks") is None:
+    if vectors is None or vectors.open("chunks") is None:
         return None
     chunks = files.read_chunks()
     chats = any(c.kind == "chat" for c in chunks)  # a vault of notes alone: no vectors read

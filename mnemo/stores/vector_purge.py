@@ -19,6 +19,7 @@ from typing import Any
 
 from mnemo.stores import faults
 from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_ops import fragment_count
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
 FRAGMENT_SHIFT = 32  # a row id is its fragment's id shifted left this far, plus its offset in the fragment
@@ -37,11 +38,6 @@ def forgotten_filter(ids: list[str], docs: list[str]) -> Filter | None:
     if ids and docs:
         return Filter.ids(ids) | Filter.docs(docs)
     return Filter.ids(ids) if ids else Filter.docs(docs) if docs else None
-
-
-def fragment_count(table: Any) -> int:
-    """How many fragments a LanceDB table is made of."""
-    return int(table.stats()["fragment_stats"]["num_fragments"])
 
 
 def purge_rows(store: VectorStore, name: str, selected: Filter | None, whole: bool = False) -> tuple[int, int]:

@@ -30,7 +30,7 @@ from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, writer
 from mnemo.stores.vector_filter import id_filter, sql_quote
 from mnemo.stores.vector_index import refresh_vector_index
-from mnemo.stores.vector_reads import VectorReads
+from mnemo.stores.vector_ops import VectorOps
 from mnemo.stores.vector_repair import (
     TableProblem,
     drop_duplicate_ids,
@@ -74,7 +74,7 @@ def import_lancedb() -> Any:
     return lancedb
 
 
-class VectorStore(VectorReads):
+class VectorStore(VectorOps):
     """LanceDB tables of one namespace, in its own directory."""
 
     def __init__(self, path: Path, index: VectorIndexConfig | None = None) -> None:
