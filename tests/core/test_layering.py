@@ -1,7 +1,11 @@
 """The core's packages depend on each other in one direction: no import cycle between them.
 
 Every import in every module of `mnemo/` (function-level ones too) is mapped to the package
-(or top-level module) it names; the graph of those must have no cycle."""
+(or top-level module) it names; the graph of those must have no cycle.
+
+And the stores own their engines: outside `mnemo/stores/`, no module (of `mnemo/` or of the Dagster
+folders) imports Kùzu, LanceDB or LadybugDB, takes a name of the stores that hands out the engine or
+its query language, holds a Cypher string or calls a LanceDB table's methods."""
 
 import ast
 import re
