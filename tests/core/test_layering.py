@@ -162,7 +162,9 @@ def test_an_engine_leak_is_found(tmp_path: Path) -> None:
     (tmp_path / "mnemo" / "b.py").write_text(
         'from mnemo.stores.vectors import sql_quote\ndef f(t):\n    return f"MATCH (n:{t}) RETURN n.id"\n')
     (tmp_path / "mnemo" / "c.py").write_text('"""Match (a note) to what it returns."""\nX = "RETURN: nothing"\n')
+    (tmp_path / "mnemo" / "d.py").write_text('def rows(store):\n    return store.table("chunks").search().to_arrow()\n')
     assert engine_leaks(tmp_path) == {
         "assets/a.py": ["lancedb.rerankers"],
-        "mnemo/b.py": ["mnemo.stores.vectors.sql_quote", "Cypher: 'MATCH (n:'"],
+        "mnemo/b.py": ["mnemo.stores.vectors.sql_quote", "Cypher: 'MATCH (n:'", "Cypher: ') RETURN n.id'"],
+        "mnemo/d.py": ["LanceDB .table()", "LanceDB .to_arrow()"],
     }
