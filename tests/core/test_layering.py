@@ -105,8 +105,6 @@ LANCE_CALLS = {"to_arrow", "with_row_id", "take_row_ids", "count_rows", "merge_i
 CYPHER = re.compile(
     r"\b(?:OPTIONAL\s+)?MATCH\s*\(|\b(?:MERGE|CREATE)\s*\(|\bCALL\s+\w+\s*\(|\bRETURN\s+(?:DISTINCT\s+)?[a-z*]"
 )
-# Files that still reach past the stores, each to be converted (the list only shrinks).
-NOT_YET: set[str] = set()
 
 
 def _literals(tree: ast.AST) -> list[str]:
@@ -149,9 +147,7 @@ def engine_leaks(root: Path) -> dict[str, list[str]]:
 
 
 def test_only_the_stores_touch_the_engines() -> None:
-    leaks = engine_leaks(REPO)
-    assert {k: v for k, v in leaks.items() if k not in NOT_YET} == {}
-    assert sorted(NOT_YET - set(leaks)) == [], "converted: take these off NOT_YET"
+    assert engine_leaks(REPO) == {}
 
 
 def test_an_engine_leak_is_found(tmp_path: Path) -> None:
