@@ -101,12 +101,17 @@ def _state_files(root: Path) -> list[Path]:
     ]
 
 
+def _unreadable(vectors: VectorStore, name: str) -> ExportError:
+    return ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
+
+
 def _vector_tables(vectors: VectorStore) -> list[str]:
     """Every vector table, checked to open; one that LanceDB cannot open is refused before anything is written."""
-    for name in vectors.table_names():
+    names = vectors.table_names()
+    for name in names:
         if vectors.open(name) is None:
-            raise ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
-    return vectors.table_names()
+            raise _unreadable(vectors, name)
+    return names
 
 
 def export_namespace(
@@ -132,7 +137,7 @@ def export_namespace(
         for name in tables:
             data = vectors.snapshot(name)
             if data is None:
-                raise ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
+                raise _unreadable(vectors, name)
             pq.write_table(data, dest / "vectors" / f"{name}.parquet")
             rows[f"vectors/{name}"], dims[name] = data.num_rows, vectors.dimension(name)
         for path in _state_files(files.root):
