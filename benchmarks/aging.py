@@ -53,8 +53,8 @@ def _cycle(runner: IngestRunner, note: Path, label: str) -> dict[str, Any]:
                     encoding="utf-8")
     ingest = runner.run()
     sleep = run_job(runner, "sleep_mode_job")
-    graph, chunks = runner.files.graph_path, VectorStore(runner.files.vectors_path).table("chunks")
-    return {"cycle": label, "graph_mb": round(graph.stat().st_size / 2**20, 1), "fragments": compaction.fragment_count(chunks),
+    graph, vectors = runner.files.graph_path, VectorStore(runner.files.vectors_path)
+    return {"cycle": label, "graph_mb": round(graph.stat().st_size / 2**20, 1), "fragments": vectors.fragments("chunks"),
             "ingest_s": round(ingest.wall, 2),
             "entity_graph_s": round(ingest.assets.get("entity_graph", 0.0), 2), "sleep_s": round(sleep["s"], 2),
             "sleep_step_s": round(sleep["assets_s"].get("sleep_mode", 0.0), 2)}

@@ -53,7 +53,7 @@ def _timed(fn: Any) -> tuple[float, Any]:
 
 def _held_both_ways(held: HeldChunks | None, client: MemoryClient, follow: list[float], whole: list[float]) -> None:
     """Time the held rows of the table's version made both ways from `held`, the previous version's."""
-    table = client.vectors.table("chunks")
+    table = client.vectors.must_open("chunks")
     follow.append(_timed(lambda: refreshed(held, table))[0])
     whole.append(_timed(lambda: HeldChunks(table))[0])
 

@@ -251,12 +251,10 @@ class MemoryClient:
         from memories of other scopes than global, `project` and `session` is left out."""
         entity = parse_ref(ref).entity_id
         hidden = self.hidden(project, session)
-        rows = [] if hidden.entity(entity) else self.graph.query(
-            "MATCH (e:Entity) WHERE e.id = $id OPTIONAL MATCH (n:Note)-[:PAGE_OF]->(e) "
-            "RETURN e.id AS id, e.kind AS kind, e.name AS name, e.aliases AS aliases, e.properties AS properties, "
-            "e.doc_id AS doc_id, n.created AS created, n.day AS day",
-            {"id": entity}, wait_seconds=ENTITY_WAIT,
-        ) if self.graph.path.exists() else []
+        rows = []
+        if not hidden.entity(entity) and self.graph.path.exists():
+            with self.graph.reading(wait_seconds=ENTITY_WAIT) as graph:
+                rows = graph.entity_card(entity)
         if not rows:
             raise MnemoError(f"no entity {ref!r} in namespace {self.namespace!r}")
         row = rows[0]
@@ -283,11 +281,8 @@ class MemoryClient:
     def _properties(self, entity: str, current: dict[str, Any], hidden: Hidden) -> dict[str, dict[str, Any]]:
         """The entity's properties with their history, from the pages the caller sees (a property
         only hidden pages set is left out)."""
-        pages = self.graph.query(
-            "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id "
-            "RETURN n.id AS id, n.properties AS properties, n.created AS created, n.day AS day",
-            {"id": entity}, wait_seconds=ENTITY_WAIT,
-        )
+        with self.graph.reading(wait_seconds=ENTITY_WAIT) as graph:
+            pages = graph.entity_pages(entity)
         shown = page_observations([p for p in pages if not hidden.doc(p["id"])], self.ontology)
         unseen = {k for _, props in page_observations([p for p in pages if hidden.doc(p["id"])], self.ontology)
                   for k in props} - {k for _, props in shown for k in props}
@@ -297,19 +292,15 @@ class MemoryClient:
         """The entity's aliases but those only hidden documents gave it."""
         if not hidden.docs:
             return aliases
-        rows = self.graph.query("MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) WHERE e.id = $id "
-                                "RETURN a.name AS name, a.doc_id AS doc", {"id": entity}, wait_seconds=ENTITY_WAIT)
+        with self.graph.reading(wait_seconds=ENTITY_WAIT) as graph:
+            rows = graph.entity_aliases(entity)
         seen = {r["name"] for r in rows if not hidden.doc(r["doc"])}
         unseen = {r["name"] for r in rows if hidden.doc(r["doc"])} - seen
         return [a for a in aliases if a not in unseen]
 
     def _relations(self, entity: str, hidden: Hidden) -> list[dict[str, Any]]:
-        rows = self.graph.query(
-            "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id = $id OR b.id = $id "
-            "RETURN a.id AS src, label(r) AS type, r.role AS role, b.id AS dst, r.props AS props, "
-            "r.valid_from AS valid_from, r.valid_to AS valid_to, r.observed_at AS observed_at, r.doc_id AS doc_id",
-            {"id": entity}, wait_seconds=ENTITY_WAIT,
-        )
+        with self.graph.reading(wait_seconds=ENTITY_WAIT) as graph:
+            rows = graph.entity_relations(entity)
         shown = [r for r in rows if not (hidden.doc(r["doc_id"]) or hidden.entity(r["src"]) or hidden.entity(r["dst"]))]
         return [{**{k: v for k, v in r.items() if k != "doc_id"}, "type": r["type"].lower(),
                  "direction": "out" if r["src"] == entity else "in", "props": json.loads(r["props"] or "{}")}

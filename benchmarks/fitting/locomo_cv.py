@@ -60,7 +60,7 @@ def question_features(
 ) -> dict[str, list[float]]:
     """Candidate id -> its features (the scored fusion's signals, then the learned ranking's
     others: `recall.learned.FEATURES`), for the candidates eager recall ranks."""
-    table = prepared.pipeline.vectors.table("chunks")
+    table = prepared.pipeline.vectors.must_open("chunks")
     vector = prepared.engine.embedder.encode_query([query])[0]
     lexical_rows = lexical(table, query, settings.pool, TimeWindow(), held)
     semantic_rows = semantic(table, vector, settings.pool, TimeWindow(), held)
@@ -72,7 +72,7 @@ def question_features(
 
 def candidates(prepared: Prepared, settings: RecallSettings) -> Candidates:
     """The training rows of one conversation."""
-    held = HeldChunks(prepared.pipeline.vectors.table("chunks"))
+    held = HeldChunks(prepared.pipeline.vectors.must_open("chunks"))
     rows: list[list[float]] = []
     labels: list[int] = []
     asked: list[int] = []
@@ -166,7 +166,7 @@ def score_with(prepared: Prepared, settings: RecallSettings, scores: Scores, mod
 
 def ask_dense(prepared: Prepared, scores: Scores) -> None:
     """Dense retrieval alone: the k nearest turns to the query's vector, recorded as `dense`."""
-    table = prepared.pipeline.vectors.table("chunks")
+    table = prepared.pipeline.vectors.must_open("chunks")
     for question in prepared.questions:
         vector = prepared.engine.embedder.encode_query([question.text])[0]
         rows = semantic(table, vector, max(scores.ks), TimeWindow())

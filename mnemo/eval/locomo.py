@@ -132,7 +132,7 @@ def ask(prepared: Prepared, scores: Scores, systems: tuple[str, ...], latency: b
     (mnemo's, recalled in `mode`, under `label`; its latencies under `eager` / `deliberate` with
     the same suffix)."""
     k = max(scores.ks)
-    table = prepared.pipeline.vectors.table("chunks")
+    table = prepared.pipeline.vectors.must_open("chunks")
     suffix = label.removeprefix("mnemo")
     for q in prepared.questions:
         evidence = list(q.evidence)

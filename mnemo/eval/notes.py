@@ -31,7 +31,7 @@ from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vectors import import_lancedb
+from mnemo.stores.text_index import TextIndex
 from ontology import Ontology
 
 VaultKind = Literal["obsidian", "logseq"]
@@ -125,21 +125,12 @@ class NoteIndex:
     """BM25 over whole notes (title and body), in LanceDB's full-text index: the baseline."""
 
     def __init__(self, files: NamespaceFiles, root: Path) -> None:
-        import pyarrow as pa
-
         docs = files.read_documents()
-        data = pa.table({"path": [d.path for d in docs], "text": [f"{d.title}\n{d.body}" for d in docs]})
-        self.table = import_lancedb().connect(str(root)).create_table("notes", data)
-        self.table.create_fts_index("text")
+        self.index = TextIndex(root, [d.path for d in docs], [f"{d.title}\n{d.body}" for d in docs])
 
     def search(self, question: str, k: int) -> list[str]:
         text = fts_query(question)
-        if not text:
-            return []
-        rows = (
-            self.table.search(text, query_type="fts", fts_columns="text").select(["path", "_score"]).limit(k).to_list()
-        )
-        return [r["path"] for r in rows]
+        return self.index.search(text, k) if text else []
 
 
 def ask_all(vault: Vault, questions: list[NoteQuestion], scores: NoteScores, system: str) -> None:

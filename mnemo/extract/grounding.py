@@ -17,7 +17,7 @@ from mnemo.config import GroundingConfig
 from mnemo.documents import Chunk, normalize_name
 from mnemo.facts import GraphFacts
 from mnemo.sources.markdown import prose
-from mnemo.stores.vector_index import tune_search
+from mnemo.stores.vector_table import VectorTable
 
 _MIN_ALIAS = 3
 AliasHit = tuple[int, int, list[str]]
@@ -97,7 +97,7 @@ class EntityNeighbours(Protocol):
 class LanceEntityNeighbours:
     """Cosine neighbours from a namespace's LanceDB `entities` table."""
 
-    def __init__(self, table: Any, embedder: Any) -> None:
+    def __init__(self, table: VectorTable | None, embedder: Any) -> None:
         self.table = table
         self.embedder = embedder
 
@@ -107,8 +107,7 @@ class LanceEntityNeighbours:
         vectors = self.embedder.encode(texts)
         found = []
         for vector in vectors:
-            search = self.table.search(vector).distance_type("cosine").select(["id", "_distance"]).limit(k)
-            rows = tune_search(search).to_list()
+            rows = self.table.neighbours(vector, k)
             found.append([(r["id"], 1.0 - float(r["_distance"])) for r in rows])
         return found
 

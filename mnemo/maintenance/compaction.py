@@ -145,7 +145,7 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
     place. Returns each compacted table's fragments before and after."""
     done = {}
     for name, counted in store.data_files().items():
-        if force and store.repair(name) and store.table(name) is None:  # one row per id; an unreadable table removed
+        if force and store.repair(name) and store.open(name) is None:  # one row per id; an unreadable table removed
             noted.pop(name, None)
             continue
         files, base = _files(store, name, counted), noted.get(name)
@@ -155,12 +155,10 @@ def _vectors(store: VectorStore, noted: dict[str, Any], force: bool) -> dict[str
         if not force and not isinstance(base, int):
             noted[name] = files
         elif force or (isinstance(base, int) and files > base + FRAGMENT_SLACK):
-            table = store.table(name)
-            if table is None:  # LanceDB cannot open it: the next ingest rebuilds it
+            compacted = store.compact(name, KEEP_VERSIONS_FOR)
+            if compacted is None:  # LanceDB cannot open it: the next ingest rebuilds it
                 continue
-            before = fragment_count(table)
-            table.optimize(cleanup_older_than=KEEP_VERSIONS_FOR)
-            done[name] = (before, fragment_count(table))
+            done[name] = compacted
             noted[name] = _files(store, name, store.data_files().get(name))
     return done
 
@@ -170,13 +168,7 @@ def _files(store: VectorStore, name: str, counted: int | None) -> int | None:
     (None when LanceDB cannot open it either)."""
     if counted is not None:
         return counted
-    table = store.table(name)
-    return fragment_count(table) if table is not None else None
-
-
-def fragment_count(table: Any) -> int:
-    """How many fragments a LanceDB table is made of."""
-    return int(table.stats()["fragment_stats"]["num_fragments"])
+    return store.fragments(name)
 
 
 SIDE_FILES = (".wal", ".shadow")  # Kùzu's log and its checkpoint's shadow pages, beside the database file

@@ -23,7 +23,6 @@ from mnemo.stores.forget_journal import pending_forget
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.graph_engine import DEFAULT_ENGINE, built_with
 from mnemo.stores.locks import namespace_lock
-from mnemo.stores.vector_repair import duplicate_ids
 from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
@@ -114,9 +113,8 @@ def _rebuild_findings(graph: Path, fix: bool) -> list[Finding]:
 def _vector_findings(store: VectorStore, fix: bool) -> list[Finding]:
     found = []
     for name in store.table_names():
-        table = store.table(name)
+        doubled = store.duplicate_ids(name)
         problem = store.problems.get(name)
-        doubled = duplicate_ids(table) if table is not None else []
         if problem is None and not doubled:
             continue
         what = str(problem) if problem else f"vector table {name!r}: {len(doubled)} ids held by more than one row"

@@ -49,7 +49,7 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.graph_engine import DEFAULT_ENGINE
 from mnemo.stores.graph_schema import EDGE_PROPS, NODE_SCHEMAS, polars_type
 from mnemo.stores.locks import namespace_lock
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, import_lancedb
+from mnemo.stores.vectors import VectorStore
 from ontology import Ontology
 
 FORMAT = "mnemo-export"
@@ -78,16 +78,15 @@ def _edge_schema() -> dict[str, Any]:
 def _graph_frames(graph: GraphStore) -> dict[str, pl.DataFrame]:
     frames: dict[str, pl.DataFrame] = {}
     for table, columns in NODE_SCHEMAS.items():
-        rows = graph.query(f"MATCH (n:{table}) RETURN " + ", ".join(f"n.{c} AS {c}" for c in columns), wait_seconds=30)
+        with graph.reading(wait_seconds=30) as reader:
+            rows = reader.node_rows(table, list(columns))
         frames[table] = pl.DataFrame(rows, schema={c: polars_type(t) for c, t in columns.items()})
     edges: list[dict[str, Any]] = []
     for table, pairs in graph.edge_tables.items():
         for a, b in pairs:
-            props = ", ".join(f"r.{c} AS {c}" for c in EDGE_PROPS)
-            cypher = f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id AS src, y.id AS dst, {props}"
-            edges.extend(
-                {"table": table, "from_table": a, "to_table": b, **row} for row in graph.query(cypher, wait_seconds=30)
-            )
+            with graph.reading(wait_seconds=30) as reader:
+                found = reader.edge_rows(table, a, b, list(EDGE_PROPS))
+            edges.extend({"table": table, "from_table": a, "to_table": b, **row} for row in found)
     frames["edges"] = pl.DataFrame(edges, schema=_edge_schema())
     return frames
 
@@ -103,15 +102,17 @@ def _state_files(root: Path) -> list[Path]:
     ]
 
 
-def _vector_tables(vectors: VectorStore) -> dict[str, Any]:
-    """Every vector table, opened; one that LanceDB cannot open is refused before anything is written."""
-    tables = {}
-    for name in vectors.table_names():
-        table = vectors.table(name)
-        if table is None:
-            raise ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
-        tables[name] = table
-    return tables
+def _unreadable(vectors: VectorStore, name: str) -> ExportError:
+    return ExportError(f"cannot export {vectors.problems.get(name) or f'vector table {name!r}: it is gone'}")
+
+
+def _vector_tables(vectors: VectorStore) -> list[str]:
+    """Every vector table, checked to open; one that LanceDB cannot open is refused before anything is written."""
+    names = vectors.table_names()
+    for name in names:
+        if vectors.open(name) is None:
+            raise _unreadable(vectors, name)
+    return names
 
 
 def export_namespace(
@@ -135,8 +136,10 @@ def export_namespace(
             write_parquet(frame, dest / "graph" / f"{name}.parquet")
             rows[f"graph/{name}"] = frame.height
         (dest / "vectors").mkdir(parents=True, exist_ok=True)
-        for name, table in tables.items():
-            data = table.to_arrow()
+        for name in tables:
+            data = vectors.snapshot(name)
+            if data is None:
+                raise _unreadable(vectors, name)
             pq.write_table(data, dest / "vectors" / f"{name}.parquet")
             rows[f"vectors/{name}"], dims[name] = data.num_rows, vectors.dimension(name)
         for path in _state_files(files.root):
@@ -186,11 +189,8 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
 
 
 def _load_vectors(folder: Path, store: VectorStore) -> None:
-    db = import_lancedb().connect(str(store.path))
     for path in sorted((folder / "vectors").glob("*.parquet")):
-        table = db.create_table(path.stem, data=pq.read_table(path), mode="overwrite")
-        if TEXT_COLUMN in table.schema.names:
-            table.create_fts_index(TEXT_COLUMN, replace=True)
+        store.restore(path)
 
 
 def import_namespace(

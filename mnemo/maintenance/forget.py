@@ -4,7 +4,7 @@ Holding the namespace lock alone (no writer runs meanwhile), a forget first writ
 (`forget_journal`: what it forgets, the notes and inbox files it cleans), then goes step by step:
 the tombstones (recall stops returning what was forgotten, and a later ingest never brings it
 back); the files between pipeline steps and the caches (`forget_state`), and sleep mode's files;
-the vector tables lose the rows and every file and version that held them (`forget_vectors`);
+the vector tables lose the rows and every file and version that held them (`mnemo.stores.vector_purge`);
 the graph is rebuilt from those files into a new file that replaces the old one (`compaction`),
 so its pages keep no bytes of it; the forgotten entity's own note loses mnemo's write-back block,
 journaled as a write-back (`forget_notes`); a forgotten memory's inbox file goes. Each step is
@@ -22,7 +22,6 @@ from mnemo.ingest.pipeline import entity_rows
 from mnemo.maintenance.compaction import compact_stores
 from mnemo.maintenance.forget_notes import remove_blocks
 from mnemo.maintenance.forget_state import entity_hashes, purge_files, purge_sleep
-from mnemo.maintenance.forget_vectors import purge_rows, purge_vectors
 from mnemo.sources.memory_files import inbox_dir
 from mnemo.stores import faults
 from mnemo.stores.embedders import Embedder
@@ -31,7 +30,9 @@ from mnemo.stores.forget_journal import STEPS, ForgetJournal, PageRef, close_jou
 from mnemo.stores.graph import GraphStore
 from mnemo.stores.locks import namespace_lock
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import VectorStore, id_filter
+from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_purge import purge_rows, purge_vectors
+from mnemo.stores.vectors import VectorStore
 
 T = TypeVar("T")
 GRAPH_WAIT = 10.0
@@ -72,12 +73,10 @@ def entity_pages(graph: GraphStore, entity: str) -> list[str] | None:
     when the graph holds no such entity."""
     if not graph.path.exists():
         return None
-    found = graph.query("MATCH (e:Entity) WHERE e.id = $id RETURN e.id AS id", {"id": entity}, wait_seconds=GRAPH_WAIT)
-    if not found:
-        return None
-    rows = graph.query("MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE e.id = $id AND n.present RETURN n.id AS id",
-                       {"id": entity}, wait_seconds=GRAPH_WAIT)
-    return [r["id"] for r in rows]
+    with graph.reading(wait_seconds=GRAPH_WAIT) as reader:
+        if not reader.has_entity(entity):
+            return None
+        return [r["id"] for r in reader.entity_pages(entity, present_only=True)]
 
 
 def apply_forget(stores: ForgetStores, report: ForgetReport, inbox: list[str] | None = None) -> None:
@@ -189,8 +188,8 @@ def _vectors(run: _Run) -> None:
     purge_vectors(vectors, run.journal.chunks, sorted(forgotten.docs), entities, whole=run.journal.resumed)
     touched = changed | {e for e, _ in forgotten.properties} | {e for e, _ in forgotten.relations}
     rows = [r for r in entity_rows(run.stores.files.read_facts()) if r["id"] in touched]
-    if rows and vectors.table("entities") is not None:  # made again without what went (and no file keeps it)
-        purge_rows(vectors, "entities", id_filter([r["id"] for r in rows]))
+    if rows and vectors.open("entities") is not None:  # made again without what went (and no file keeps it)
+        purge_rows(vectors, "entities", Filter.ids([r["id"] for r in rows]))
         vectors.sync("entities", entity_rows(run.stores.files.read_facts()), run.stores.embedder)
 
 

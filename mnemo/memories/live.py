@@ -14,7 +14,7 @@ from mnemo.memories.purge import purge_expired, purge_memories
 from mnemo.memories.remember import check_scope, make_recallable, write_memory
 from mnemo.memories.titled import TitledMemories
 from mnemo.sources.memory_files import GLOBAL, Memory, inbox_dir, memory_doc_id, memory_doc_ids, read_memory
-from mnemo.stores.vectors import sql_quote
+from mnemo.stores.vector_filter import Filter
 
 
 class LiveMemories:
@@ -62,14 +62,13 @@ class LiveMemories:
         """The memories with their current status, read from the manifest and the chunks table."""
         files, vectors = self.stores.files, self.stores.vectors
         ingested = {doc for entry in files.read_manifest() for doc in entry.doc_ids} if memories else set()
-        table = vectors.table("chunks") if memories else None
         for memory in memories:
             doc = memory_doc_id(self.namespace, memory.id)
             if memory.expired():
                 memory.status = "expired"
             elif doc in ingested:
                 memory.status = "ingested"
-            elif table is not None and table.count_rows(f"doc_id = {sql_quote(doc)}"):
+            elif vectors.count("chunks", Filter.doc(doc)):
                 memory.status = "recallable"
         return memories
 

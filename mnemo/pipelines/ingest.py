@@ -123,7 +123,7 @@ class IngestPipeline:
         grounding = self.settings.grounding
         if self.extractor is None:
             return llm_extract(self.files, None, self.ontology, grounding)
-        neighbours = LanceEntityNeighbours(self.vectors.table("entities"), self.embedder)
+        neighbours = LanceEntityNeighbours(self.vectors.open("entities"), self.embedder)
         return llm_extract(self.files, self.extractor, self.ontology, grounding, neighbours,
                            self.extractor.settings.concurrency, reextract)
 

@@ -56,7 +56,9 @@ from mnemo.stores.graph import GraphStore
 from mnemo.stores.minilm import one_blas_thread
 from mnemo.stores.session import NamespaceSession
 from mnemo.stores.tombstones import Tombstones
-from mnemo.stores.vectors import VectorStore, sql_quote
+from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_table import VectorTable as Table  # one version of the chunks table
+from mnemo.stores.vectors import VectorStore
 
 PAGE_PASSAGES = 3  # passages of a named entity's own note that join a query's pool
 CANDIDATES_PER_ITEM = 3  # candidates ranked for each item returned (summaries and the per-note cap reorder them)
@@ -114,7 +116,7 @@ class RecallEngine:
         graph or salience."""
         if not query.strip():
             raise InvalidQuery("the query is empty")
-        table = self.vectors.table("chunks")
+        table = self.vectors.open("chunks")
         if table is None:
             return []
         with one_blas_thread():
@@ -126,7 +128,7 @@ class RecallEngine:
         until: str | None, scopes: frozenset[str], floor: float | None,
     ) -> RecallResult:
         _check_request(query, context, mode)
-        table = self.vectors.table("chunks")
+        table = self.vectors.open("chunks")
         if table is None:
             problem = self.vectors.problems.get("chunks")
             return RecallResult("", [], [], mode, str(problem) if problem else None)
@@ -177,14 +179,14 @@ class RecallEngine:
         shaped = replace(shaped, items=with_source_paths(shaped.items, lambda ids: self._paths(table, ids)))
         return replace(shaped, text=self._assemble(shaped.items))
 
-    def _paths(self, table: Any, ids: list[str]) -> dict[str, str]:
+    def _paths(self, table: Table, ids: list[str]) -> dict[str, str]:
         """Chunk id -> its note's path: from the held rows of a small table, else one lookup."""
         held = self._held_chunks(table)
         if held is not None:
             return held.column(ids, "path")
         return {i: r["path"] for i, r in rows_by_id(table, ids, ["id", "path"]).items()}
 
-    def _ranked(self, table: Any, pool: Pool, k: int, mode: Mode, seen: tuple[frozenset[str], frozenset[str]],
+    def _ranked(self, table: Table, pool: Pool, k: int, mode: Mode, seen: tuple[frozenset[str], frozenset[str]],
                 floor: float | None, period: DaySpan | None = None) -> list[RecalledItem]:
         """The k items recall returns, best first: in eager mode passages and sleep mode's summaries
         on one score (`sleep_overlay.eager_ranked`), then at most `per_note` passages of a note
@@ -207,18 +209,18 @@ class RecallEngine:
 
     def _names(self) -> tuple[list[tuple[str, str, str]], NameIndex]:
         """Entity names and aliases with their index, cached until the entities table changes."""
-        table = self.vectors.table("entities")
+        table = self.vectors.open("entities")
         version = None if table is None else table.version
         if self._names_cache is None or self._names_cache[0] != version:
             names = entity_names(table)
             self._names_cache = (version, names, NameIndex(names))
         return self._names_cache[1], self._names_cache[2]
 
-    def _held_chunks(self, table: Any) -> HeldChunks | None:
+    def _held_chunks(self, table: Table) -> HeldChunks | None:
         """The chunks table's vectors and links, held per table version while the table is small."""
         version = table.version
         if self._held is None or self._held[0] != version:
-            small = self.settings.hold_rows and table.count_rows() <= self.settings.hold_rows
+            small = self.settings.hold_rows and table.count() <= self.settings.hold_rows
             self._held = (version, refreshed(self._held[1] if self._held else None, table) if small else None)
         return self._held[1]
 
@@ -229,7 +231,7 @@ class RecallEngine:
             self._worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-recall")
         return self._worker
 
-    def _search(self, table: Any, pool: Pool, query: str, size: int, window: TimeWindow) -> np.ndarray:
+    def _search(self, table: Table, pool: Pool, query: str, size: int, window: TimeWindow) -> np.ndarray:
         """BM25 and vector hits fused by reciprocal rank; optionally a second vector search
         from the query moved toward the first round's best hits (pseudo-relevance feedback).
         Returns the query's vector."""
@@ -249,7 +251,7 @@ class RecallEngine:
             self._fuse(pool, lexical_rows, semantic_rows)
         return vector
 
-    def _search_dated(self, table: Any, pool: Pool, vector: np.ndarray, size: int, dated: DaySpan | None) -> None:
+    def _search_dated(self, table: Table, pool: Pool, vector: np.ndarray, size: int, dated: DaySpan | None) -> None:
         """The passages of the days the question names join the pool (`dates.add_dated`)."""
         if dated is not None:
             held = self._held_chunks(table) if self.settings.exact_vectors else None
@@ -266,7 +268,7 @@ class RecallEngine:
         return pool
 
     def _hits(
-        self, table: Any, query: str, size: int, window: TimeWindow
+        self, table: Table, query: str, size: int, window: TimeWindow
     ) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]:
         """The query's vector, then its full-text and vector hits, best first: the full-text search
         runs on a worker thread while the query is embedded and searched by vector here."""
@@ -276,7 +278,7 @@ class RecallEngine:
         semantic_rows = semantic(table, vector, size, window, held if self.settings.exact_vectors else None)
         return vector, lexical_rows.result(), semantic_rows
 
-    def _scored(self, table: Any, query: str,
+    def _scored(self, table: Table, query: str,
                 hits: tuple[np.ndarray, list[dict[str, Any]], list[dict[str, Any]]]) -> tuple[list[Scored], bool]:
         """A search's hits (as `_hits` returns them) ranked for `query`, and whether by the learned
         ranking's trees (`recall.learned`: with fusion `learned`, when most hits are turns of
@@ -324,7 +326,7 @@ class RecallEngine:
                 if context_only or chunk in pool.scores:
                     pool.add(chunk, weight * factor / (self.settings.ranking.rrf_k + rank + 1), "graph")
 
-    def _add_pages(self, table: Any, pool: Pool, hydration: Hydration, named: dict[str, float]) -> None:
+    def _add_pages(self, table: Table, pool: Pool, hydration: Hydration, named: dict[str, float]) -> None:
         """The first passages of the notes of entities the query names (by name, alias or the
         text of links to them) join the pool, the first with the best hit's score times the share
         of the question the name covers (whatever the fusion's scale): a note can be found by
@@ -333,18 +335,18 @@ class RecallEngine:
         for entity, doc in sorted(hydration.page_docs.items()):
             if entity not in named:
                 continue
-            rows = table.search().where(f"doc_id = {sql_quote(doc)}").select(["id", "position"]).limit(None).to_list()
+            rows = table.select(["id", "position"], Filter.doc(doc)).to_pylist()
             for rank, row in enumerate(sorted(rows, key=lambda r: r["position"])[:PAGE_PASSAGES]):
                 pool.add(row["id"], best * named[entity] / (rank + 1), "page")
 
-    def _fill_rows(self, table: Any, pool: Pool) -> None:
+    def _fill_rows(self, table: Table, pool: Pool) -> None:
         missing = [i for i in pool.scores if i not in pool.rows]
         if missing:
             pool.rows.update(rows_by_id(table, missing))
         for gone in [i for i in pool.scores if i not in pool.rows]:
             del pool.scores[gone]
 
-    def _add_linked(self, table: Any, pool: Pool, vector: np.ndarray, query: str) -> None:
+    def _add_linked(self, table: Table, pool: Pool, vector: np.ndarray, query: str) -> None:
         """Notes linked with the best notes and notes of a theme the question matches (`recall.linked`)."""
         themes = Themes.load(self.session)
         if themes is not None:
@@ -379,7 +381,7 @@ class RecallEngine:
                     pool.reasons[row_id].append("salient")
 
     def _with_random(
-        self, table: Any, pool: Pool, items: list[RecalledItem], k: int, seen: tuple[frozenset[str], frozenset[str]]
+        self, table: Table, pool: Pool, items: list[RecalledItem], k: int, seen: tuple[frozenset[str], frozenset[str]]
     ) -> list[RecalledItem]:
         """Swap the tail for a few salient memories the query did not reach (serendipity)."""
         share = self.settings.random_share

@@ -23,9 +23,9 @@ from mnemo.errors import GraphIncomplete, StoreLocked
 from mnemo.recall.graph import RELATION_LIMIT, Hydration
 from mnemo.recall.visibility import hidden_entities, memory_only
 from mnemo.sources.memory_files import MEMORY_SOURCE
-from mnemo.stores.cypher import arrow_rows
 from mnemo.stores.files import file_stamp
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.graph_reader import GraphReader
 from mnemo.stores.session import NamespaceSession
 
 Stamp = tuple[tuple[Any, ...], ...]
@@ -36,17 +36,6 @@ INCOMPLETE = (
 )
 GRAPH_VIEW = "graph view"  # its name in the namespace's session (with the database's path)
 
-# read whole, in the order hydration answers in (see mnemo.recall.graph)
-_BY_TIME = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id ORDER BY c.timestamp DESC, e.id, c.id"
-_BY_CHUNK = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id, e.id, e.kind ORDER BY c.id, e.id"
-_RELATIONS = (
-    "MATCH (a:Entity)-[r]-(b:Entity) RETURN a.id, label(r), r.role, r.valid_from, r.valid_to, b.id, r.doc_id "
-    "ORDER BY a.id, label(r), b.id, r.role, r.valid_from, r.valid_to"
-)
-_ENTITIES = "MATCH (e:Entity) RETURN e.id, e.kind, e.name"
-_PAGES = "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN e.id, n.id ORDER BY e.id, n.id"
-_MEMORY_NOTES = f"MATCH (n:Note) WHERE n.source = '{MEMORY_SOURCE}' RETURN n.id"
-_MENTIONED_IN = "MATCH (c:Chunk)-[]->(e:Entity) RETURN DISTINCT e.id, c.doc_id"  # mentions, speakers, promotions
 
 @dataclass(frozen=True)
 class Relation:
@@ -93,13 +82,14 @@ class GraphView:
         self.memory_only = memory_only or {}
 
     @classmethod
-    def read(cls, conn: Any) -> "GraphView":
-        """The view of the database `conn` is open on."""
-        entities = {row[0]: (row[1], row[2]) for row in arrow_rows(conn, _ENTITIES)}
-        by_time, by_chunk, relations = (arrow_rows(conn, cypher) for cypher in (_BY_TIME, _BY_CHUNK, _RELATIONS))
-        pages = arrow_rows(conn, _PAGES)
-        memory_docs = {row[0] for row in arrow_rows(conn, _MEMORY_NOTES)}
-        provenance = [*pages, *arrow_rows(conn, _MENTIONED_IN), *((r[0], r[6]) for r in relations)]
+    def read(cls, graph: GraphReader) -> "GraphView":
+        """The view of the graph, read whole in the order hydration answers in (see mnemo.recall.graph)."""
+        entities = {row[0]: (row[1], row[2]) for row in graph.entity_kinds_and_names()}
+        by_time, by_chunk = graph.mentions_newest_first(), graph.mentions_by_chunk()
+        relations = graph.relations_both_ways()
+        pages = graph.pages_by_entity()
+        memory_docs = {row[0] for row in graph.notes_of_source(MEMORY_SOURCE)}
+        provenance = [*pages, *graph.entity_documents(), *((r[0], r[6]) for r in relations)]
         return cls(by_time, by_chunk, relations, entities, pages, memory_only(provenance, memory_docs))
 
     def hidden(self, ids: list[str], hidden_docs: frozenset[str]) -> set[str]:
@@ -174,8 +164,8 @@ def current_view(graph: GraphStore, wait_seconds: float, session: NamespaceSessi
         if cached is not None and cached[0] == now:
             return cast(GraphView, cached[1])
         try:
-            with graph.connect(read_only=True, wait_seconds=0.0 if cached else wait_seconds) as conn:
-                view = GraphView.read(conn)
+            with graph.reading(wait_seconds=0.0 if cached else wait_seconds) as reader:
+                view = GraphView.read(reader)
         except StoreLocked:
             if cached is None:
                 raise

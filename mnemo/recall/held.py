@@ -16,19 +16,20 @@ import numpy as np
 import pyarrow as pa
 
 from mnemo.recall.search import ROW_COLUMNS, HeldChunks
+from mnemo.stores.vector_table import VectorTable
 
 CHANGED_SHARE = 10  # more than 1/CHANGED_SHARE of the rows changed: read the whole table
 FOLLOW_FROM_ROWS = 4000  # smaller tables are read whole: as fast as reading ids and addresses (2k: 13 ms vs 12)
 MAX_CHUNKS = 16  # the held Arrow rows are made one chunk again when they have more chunks
 
 
-def refreshed(held: HeldChunks | None, table: Any, follow_from: int = FOLLOW_FROM_ROWS) -> HeldChunks:
+def refreshed(held: HeldChunks | None, table: VectorTable, follow_from: int = FOLLOW_FROM_ROWS) -> HeldChunks:
     """The held rows of the table's current version: `held` (another version's) with the rows that
     changed, or the whole table when there is no `held`, it holds under `follow_from` rows, or it
     cannot be followed."""
     if held is None or table.version < held.version or len(held.ids) < follow_from:
         return HeldChunks(table)
-    now = table.search().select(["id"]).with_row_id(True).limit(None).to_arrow()
+    now = table.select(["id"], row_ids=True)
     rowids = now["_rowid"].to_numpy()
     keep = np.isin(held.rowids, rowids)
     new = rowids[~np.isin(rowids, held.rowids)]
@@ -36,7 +37,7 @@ def refreshed(held: HeldChunks | None, table: Any, follow_from: int = FOLLOW_FRO
         return HeldChunks(table)
     if not len(new):
         return _joined(held, keep, None, table.version)
-    added = table.take_row_ids(new.tolist()).select(ROW_COLUMNS).with_row_id().to_arrow()
+    added = table.at(new.tolist(), ROW_COLUMNS, with_row_ids=True)
     if added.num_rows != len(new):  # written again meanwhile
         return HeldChunks(table)
     return _joined(held, keep, HeldChunks(table, added), table.version)

@@ -5,8 +5,7 @@ from dataclasses import asdict, dataclass
 
 from mnemo.errors import InvalidQuery
 from mnemo.stores.embedders import Embedder
-from mnemo.stores.vector_index import tune_search
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
+from mnemo.stores.vectors import VectorStore
 
 
 @dataclass(frozen=True)
@@ -30,20 +29,9 @@ def recall_chunks(store: VectorStore, embedder: Embedder, query: str, k: int = 5
     """The k chunks that best match the query by meaning and by words together."""
     if not query.strip():
         raise InvalidQuery("the query is empty")
-    table = store.table("chunks")
-    if table is None:
+    if store.open("chunks") is None:
         return []
-    from lancedb.rerankers import RRFReranker
-
-
-    vector = embedder.encode_query([query])[0]
-    rows = (
-        tune_search(table.search(query_type="hybrid", fts_columns=TEXT_COLUMN).vector(vector))
-        .text(query)
-        .rerank(RRFReranker())
-        .limit(k)
-        .to_list()
-    )
+    rows = store.hybrid("chunks", embedder.encode_query([query])[0], query, k)
     return [
         HybridHit(
             r["id"], r["path"], r["title"], r["heading"], r["text"], r["timestamp"], float(r["_relevance_score"])

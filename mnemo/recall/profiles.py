@@ -21,6 +21,7 @@ from mnemo.recall.search import HeldChunks, rows_by_id
 from mnemo.recall.settings import Ranking
 from mnemo.sleep.store import SleepFiles
 from mnemo.stores.session import SPEAKER_PROFILES, NamespaceSession, mtime_size
+from mnemo.stores.vector_table import VectorTable
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def profile_items(chosen: list[tuple[dict[str, Any], float]]) -> list[RecalledIt
             for item, cosine in chosen]
 
 
-def profile_round(session: NamespaceSession, table: Any, held: HeldChunks | None, pool: Pool, query: str,
+def profile_round(session: NamespaceSession, table: VectorTable, held: HeldChunks | None, pool: Pool, query: str,
                   vector: np.ndarray, ranking: Ranking) -> list[RecalledItem]:
     """The profile items nearest the query, their turns added to the pool (none while the
     weight is 0 or sleep mode has written none)."""

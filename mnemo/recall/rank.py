@@ -33,6 +33,7 @@ import numpy as np
 from mnemo.documents import normalize_name
 from mnemo.recall.search import HeldChunks, rows_by_id, rows_near
 from mnemo.recall.settings import Ranking
+from mnemo.stores.vector_table import VectorTable
 
 NEIGHBOUR_COLUMNS = ["id", "vector", "prev_id", "next_id", "doc_id", "metadata"]
 
@@ -98,7 +99,7 @@ def neighbour_ids(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def rows_around(
-    table: Any, hits: list[dict[str, Any]], hops: int, held: HeldChunks | None = None
+    table: VectorTable, hits: list[dict[str, Any]], hops: int, held: HeldChunks | None = None
 ) -> dict[str, dict[str, Any]]:
     """The turns or passages up to `hops` away from the hits that are not hits themselves,
     with only what scoring reads (id, vector, prev/next ids); from `held` when given, else from

@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow as pa
 
 from mnemo.documents import normalize_name
-from mnemo.stores.vector_index import tune_search
+from mnemo.stores.vector_filter import Filter
 from mnemo.stores.vector_rows import vector_matrix
-from mnemo.stores.vectors import TEXT_COLUMN, id_filter, sql_quote
+from mnemo.stores.vector_table import VectorTable
 
 ROW_COLUMNS = [
     "vector",
@@ -46,20 +46,12 @@ class TimeWindow:
     until: str | None = None
     dated_only: bool = False
 
-    def where(self) -> str | None:
-        parts = []
-        if self.since:
-            parts.append(f"timestamp >= {sql_quote(self.since)}")
-        if self.until:
-            parts.append(f"timestamp <= {sql_quote(self.until)}")
-        if not parts:
-            return None
-        dated = " AND ".join(["timestamp <> ''", *parts])
-        return dated if self.dated_only else f"(timestamp = '' OR ({dated}))"
+    def where(self) -> Filter | None:
+        return Filter.time(self.since, self.until, self.dated_only)
 
 
 def lexical(
-    table: Any, query: str, limit: int, window: TimeWindow, held: "HeldChunks | None" = None
+    table: VectorTable, query: str, limit: int, window: TimeWindow, held: "HeldChunks | None" = None
 ) -> list[dict[str, Any]]:
     """BM25 hits on the chunk text, best first. With `held` (the rows of this version of the
     table), the search returns ids and scores and the rows come from memory: on a 10k-note store
@@ -68,18 +60,9 @@ def lexical(
     if not text:
         return []
     columns = ["id", "_score"] if held is not None else [*ROW_COLUMNS, "_score"]
-    search = (
-        table.search(text, query_type="fts", fts_columns=TEXT_COLUMN)
-        .select(columns)
-        .with_row_id(held is None)
-        .limit(limit)
-    )
-    where = window.where()
-    if where:
-        search = search.where(where, prefilter=True)
+    found = table.words(text, columns, limit, window.where(), row_ids=held is None)
     if held is None:
-        return vector_rows(search.to_arrow())
-    found = search.to_arrow()
+        return vector_rows(found)
     scores = dict(zip(found["id"].to_pylist(), found["_score"].to_pylist()))
     return [{**row, "_score": scores[row["id"]]} for row in held.full_rows(list(scores))]
 
@@ -102,10 +85,10 @@ class HeldChunks:
     for tables of at most `RecallSettings.hold_rows` rows (about 2 KB a row with 384-dimensional
     vectors); larger tables are searched through their ANN index."""
 
-    def __init__(self, table: Any, data: Any | None = None) -> None:
+    def __init__(self, table: VectorTable, data: Any | None = None) -> None:
         """The rows of the table's version, or `data` (rows of it with their `_rowid`)."""
         if data is None:
-            data = table.search().select(ROW_COLUMNS).with_row_id(True).limit(None).to_arrow()
+            data = table.select(ROW_COLUMNS, row_ids=True)
         self.version = table.version
         self.rowids = data["_rowid"].to_numpy()  # where each row is in this version (`recall.held`)
         self.data = data.drop_columns(["_rowid"]).combine_chunks()
@@ -181,26 +164,18 @@ class HeldChunks:
 
 
 def semantic(
-    table: Any, vector: np.ndarray, limit: int, window: TimeWindow, held: HeldChunks | None = None
+    table: VectorTable, vector: np.ndarray, limit: int, window: TimeWindow, held: HeldChunks | None = None
 ) -> list[dict[str, Any]]:
     """Nearest chunks by cosine distance, best first (exactly, from `held` when given); each row
     from the index keeps its address (`_rowid`) for `rows_near`."""
     if held is not None:
         return held.full_rows(held.nearest(vector, limit, window))
-    search = tune_search(
-        table.search(vector.tolist(), query_type="vector")
-        .metric("cosine")
-        .select([*ROW_COLUMNS, "_distance"])
-        .with_row_id(True)
-        .limit(limit)
-    )
-    where = window.where()
-    if where:
-        search = search.where(where, prefilter=True)
-    return vector_rows(search.to_arrow())
+    return vector_rows(table.nearest(vector, [*ROW_COLUMNS, "_distance"], limit, window.where()))
 
 
-def rows_near(table: Any, hits: list[dict[str, Any]], reach: int, columns: list[str]) -> dict[str, dict[str, Any]]:
+def rows_near(
+    table: VectorTable, hits: list[dict[str, Any]], reach: int, columns: list[str]
+) -> dict[str, dict[str, Any]]:
     """Id -> row of the rows up to `reach` addresses (`_rowid`, as searches return it) before and
     after each hit that has one, in this version of the table. A sync writes a document's chunks
     next to each other (`embedding_windows`), so these are mostly the hits' neighbouring chunks:
@@ -211,27 +186,27 @@ def rows_near(table: Any, hits: list[dict[str, Any]], reach: int, columns: list[
     near = {a + step for a in hits_at for step in range(-reach, reach + 1) if a + step >= 0} - hits_at
     if not near:
         return {}
-    return {r["id"]: r for r in vector_rows(table.take_row_ids(sorted(near)).select(columns).to_arrow())}
+    return {r["id"]: r for r in vector_rows(table.at(sorted(near), columns))}
 
 
-def rows_by_id(table: Any, ids: list[str], columns: list[str] = ROW_COLUMNS) -> dict[str, dict[str, Any]]:
+def rows_by_id(table: VectorTable, ids: list[str], columns: list[str] = ROW_COLUMNS) -> dict[str, dict[str, Any]]:
     """Chunk rows for the given ids (missing ids are simply absent)."""
     found: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
         part = ids[start:start + 500]
-        rows = vector_rows(table.search().where(id_filter(part)).select(columns).limit(None).to_arrow())
+        rows = vector_rows(table.select(columns, Filter.ids(part)))
         found.update({r["id"]: r for r in rows})
     return found
 
 
-def entity_names(table: Any | None) -> list[tuple[str, str, str]]:
+def entity_names(table: VectorTable | None) -> list[tuple[str, str, str]]:
     """(entity id, kind, normalized name) for every name and alias in the entities table."""
     if table is None:
         return []
     import json
 
     names = []
-    for row in table.search().select(["id", "kind", "name", "aliases"]).limit(None).to_list():
+    for row in table.select(["id", "kind", "name", "aliases"]).to_pylist():
         for name in [row["name"], *json.loads(row["aliases"] or "[]")]:
             norm = normalize_name(name)
             if len(norm) >= 3:

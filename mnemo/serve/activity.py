@@ -10,6 +10,8 @@ asked for, none expired: what comes only from other memories (`recall.visibility
 
 import datetime as dt
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,29 +23,20 @@ from mnemo.recall.time_bounds import check_time_bounds, until_bound
 from mnemo.recall.visibility import Hidden
 from mnemo.refs import parse_ref
 from mnemo.stores import durable
+from mnemo.stores.graph_reader import GraphReader
 
 INTERACTIONS = "interactions.json"
 GRAPH_WAIT = 1.0
-NOTES_BETWEEN = (
-    "MATCH (n:Note) WITH n, CASE WHEN n.created IS NULL OR n.created = '' THEN n.day ELSE n.created END AS at "
-    "WHERE at IS NOT NULL AND at <> '' AND at >= $since AND at <= $until AND n.present "
-    "RETURN n.id AS id, n.title AS title, n.path AS path, n.kind AS kind, at ORDER BY at DESC LIMIT $limit"
-)
-EPISODES_BETWEEN = (
-    "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
-    "RETURN e.id AS id, e.doc_id AS doc_id, e.title AS title, e.source AS source, e.start_time AS at, e.turns AS turns "
-    "ORDER BY at DESC LIMIT $limit"
-)
+Rows = list[dict[str, Any]]
 
 
-def graph_rows(
-    client: MemoryClient, cypher: str, params: dict[str, Any] | None = None
-) -> tuple[list[dict[str, Any]], str | None]:
-    """Rows of a graph query, or no rows and the reason when the graph cannot answer."""
+def graph_rows(client: MemoryClient, question: Callable[[GraphReader], Rows]) -> tuple[Rows, str | None]:
+    """The graph's answer to a question, or no rows and the reason when the graph cannot answer."""
     if not client.graph.path.exists():
         return [], "the graph does not exist yet (nothing ingested)"
     try:
-        return client.graph.query(cypher, params or {}, wait_seconds=GRAPH_WAIT), None
+        with client.graph.reading(wait_seconds=GRAPH_WAIT) as graph:
+            return question(graph), None
     except StoreLocked:
         return [], "the graph is busy (an ingest run holds it); try again shortly"
     except RuntimeError as exc:  # kuzu: a table or property this graph does not have
@@ -71,13 +64,7 @@ def explore(client: MemoryClient, ref: str, relation_types: list[str] | None = N
     seen, frontier, degraded = {start}, [start], None
     edges: list[dict[str, Any]] = []
     for hop in range(1, depth + 1):
-        rows, degraded = graph_rows(
-            client,
-            "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id IN $ids OR b.id IN $ids "
-            "RETURN a.id AS src, a.name AS src_name, label(r) AS type, r.role AS role, b.id AS dst, "
-            "b.name AS dst_name, r.doc_id AS doc_id",
-            {"ids": frontier},
-        )
+        rows, degraded = graph_rows(client, partial(GraphReader.relations_touching, ids=frontier))
         found: list[str] = []
         for row in rows:
             said = row.pop("doc_id")
@@ -103,9 +90,9 @@ def timeline(
     check_time_bounds(since, until)
     since = since or last_interaction(client) or ""
     hidden = client.engine.inbox.hidden_docs(visible_scopes(project, session))
-    window = {"since": since, "until": until_bound(until or ""), "limit": limit + len(hidden)}
-    notes, degraded = graph_rows(client, NOTES_BETWEEN, window)
-    episodes, degraded_ep = graph_rows(client, EPISODES_BETWEEN, window)
+    window = (since, until_bound(until or ""), limit + len(hidden))
+    notes, degraded = graph_rows(client, lambda graph: graph.notes_between(*window))
+    episodes, degraded_ep = graph_rows(client, lambda graph: graph.episodes_between(*window))
     notes = [n for n in notes if n["id"] not in hidden][:limit]
     episodes = [{k: v for k, v in e.items() if k != "doc_id"} for e in episodes if e["doc_id"] not in hidden][:limit]
     return {"since": since or None, "until": until, "notes": notes, "episodes": episodes,
@@ -120,9 +107,7 @@ def self_profile(client: MemoryClient) -> dict[str, Any]:
         return {"self": None, "profile": None,
                 "degraded": f"no `self` is configured for namespace {client.namespace!r} in mnemo.yaml"}
     ref = f"person_id:{slugify(name)}"
-    rows, degraded = graph_rows(
-        client, "MATCH (p:SelfProfile) WHERE p.is_current RETURN p.text AS text, p.sections AS sections, "
-        "p.created AS created, p.version AS version ORDER BY version DESC LIMIT 1")
+    rows, degraded = graph_rows(client, GraphReader.latest_profile)
     profile = rows[0] if rows else None
     if profile is None:
         degraded = "sleep mode has not written a self profile yet" + (f" ({degraded})" if degraded else "")
@@ -137,22 +122,11 @@ def top_of_mind(client: MemoryClient, limit: int = 10) -> dict[str, Any]:
     """What is on the person's mind: the entities sleep mode marked top of mind (its Salience
     table), otherwise the entities mentioned most (of global scope)."""
     hidden, busy = hidden_from(client, None, None)
-    wanted = {"n": limit + len(hidden.only)}
-    rows, _ = graph_rows(
-        client,
-        "MATCH (s:Salience) WHERE s.top_of_mind MATCH (e:Entity) WHERE e.id = s.item_id "
-        "RETURN e.id AS id, e.name AS name, e.kind AS kind, s.score AS score ORDER BY score DESC, id LIMIT $n",
-        wanted,
-    )
+    wanted = limit + len(hidden.only)
+    rows, _ = graph_rows(client, lambda graph: graph.top_of_mind(wanted))
     if rows:
         return {"source": "sleep", "items": _shown(rows, hidden, busy, limit), "degraded": busy}
-    rows, degraded = graph_rows(
-        client,
-        "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
-        "RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
-        "ORDER BY mentions DESC, id LIMIT $n",
-        wanted,
-    )
+    rows, degraded = graph_rows(client, lambda graph: graph.most_mentioned(wanted))
     note = "no top-of-mind list from sleep mode yet; showing the most-mentioned entities"
     return {"source": "mentions", "items": _shown(rows, hidden, busy, limit), "degraded": degraded or note}
 

@@ -25,7 +25,6 @@ from mnemo.sleep.themes import run_themes
 from mnemo.sleep.view import FactsView
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.vector_rows import vectors_by_id
 from mnemo.stores.vectors import VectorStore
 
 T = TypeVar("T")
@@ -126,13 +125,11 @@ def run_profile(
 def run_speakers(files: NamespaceFiles, vectors: VectorStore | None, sleep: SleepFiles | None = None) -> int | None:
     """Profile items of the people in the namespace's conversations (`sleep.speaker_profiles`),
     written to the state `speakers`; how many (None without the vectors they are grouped by)."""
-    table = vectors.table("chunks") if vectors is not None else None
-    if table is None:
+    if vectors is None or vectors.open("chunks") is None:
         return None
     chunks = files.read_chunks()
     chats = any(c.kind == "chat" for c in chunks)  # a vault of notes alone: no vectors read
-    state = build_speaker_profiles(chunks, vectors_by_id(table.search().select(["id", "vector"]).limit(None)
-                                                         .to_arrow()) if chats else {})
+    state = build_speaker_profiles(chunks, vectors.vectors_of("chunks") if chats else {})
     (sleep or SleepFiles(files.root, files.session)).write_state("speakers", state)
     return len(state["items"])
 

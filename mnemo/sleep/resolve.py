@@ -14,7 +14,6 @@ from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, displa
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.vector_rows import vectors_by_id
 from mnemo.stores.vectors import VectorStore
 
 _ORIGIN_RANK = {"note": 0, "llm": 1, "link": 2}
@@ -56,10 +55,7 @@ def entity_records(facts: GraphFacts, vectors: dict[str, np.ndarray] | None = No
 
 
 def entity_vectors(store: VectorStore | None) -> dict[str, np.ndarray]:
-    table = store.table("entities") if store is not None else None
-    if table is None:
-        return {}
-    return vectors_by_id(table.search().select(["id", "vector"]).limit(None).to_arrow())
+    return store.vectors_of("entities") if store is not None else {}
 
 
 def _canonical_first(pair: PairScore, facts: GraphFacts, degree: dict[str, int]) -> tuple[str, str]:

@@ -24,7 +24,6 @@ import numpy as np
 
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.view import FactsView
-from mnemo.stores.vector_rows import vectors_by_id
 from mnemo.stores.vectors import VectorStore
 
 SHARED_WEIGHT = 0.5  # a shared mention of an entity without a note of its own
@@ -150,10 +149,7 @@ def build_themes(view: FactsView, communities: dict[str, dict[str, Any]], vector
 
 
 def _vectors(vectors: VectorStore, name: str) -> dict[str, np.ndarray]:
-    table = vectors.table(name)
-    if table is None:
-        return {}
-    return vectors_by_id(table.search().select(["id", "vector"]).limit(None).to_arrow())
+    return vectors.vectors_of(name)
 
 
 def write_themes(sleep: SleepFiles, index: ThemeIndex) -> None:

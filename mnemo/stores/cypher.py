@@ -67,3 +67,37 @@ def _scalar(conn: Connection, cypher: str) -> int:
 def _run_batches(conn: Connection, cypher: str, ids: list[str]) -> None:
     for start in range(0, len(ids), BATCH):
         conn.execute(cypher, {"ids": ids[start:start + BATCH]})
+
+
+class Reads:
+    """Read-only questions on one open connection; the subject modules (`graph_*_reads.py`) add
+    the questions, each answered by one or a few queries."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def _ordered(self, cypher: str) -> list[list[Any]]:
+        return ordered_rows(self.conn, cypher)
+
+    def _rows(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        return [list(row) for row in _rows(self.conn, cypher, params)]
+
+    def _dicts(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        return _dicts(single(self.conn.execute(cypher, params or {})))
+
+    def _arrow(self, cypher: str) -> list[tuple[Any, ...]]:
+        return arrow_rows(self.conn, cypher)
+
+    # -- the catalog -----------------------------------------------------------------------
+
+    def table_kinds(self) -> dict[str, str]:
+        """Table name -> NODE or REL, for every table the graph holds."""
+        return {r[1]: r[2] for r in self._ordered("CALL show_tables() RETURN *")}
+
+    def columns_of(self, table: str) -> set[str]:
+        """The columns a table of the graph holds."""
+        return {r[1] for r in self._ordered(f"CALL table_info('{table}') RETURN *")}
+
+    def connections_of(self, table: str) -> set[tuple[str, str]]:
+        """The (from, to) node tables an edge table joins."""
+        return {(r[0], r[1]) for r in self._ordered(f"CALL show_connection('{table}') RETURN *")}

@@ -23,6 +23,7 @@ from mnemo.facts import GraphFacts
 from mnemo.stores import faults
 from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches, _scalar
 from mnemo.stores.graph_engine import DEFAULT_ENGINE, Connection, Database, engine_module, open_database
+from mnemo.stores.graph_reader import GraphReader
 from mnemo.stores.graph_schema import (
     EDGE_PROPS,
     EDGE_TYPES,
@@ -368,6 +369,12 @@ class GraphStore:
                     _rows(conn, f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id, y.id, {cols}"), key=repr
                 )
         return out
+
+    @contextmanager
+    def reading(self, wait_seconds: float = 2.0) -> Iterator[GraphReader]:
+        """The graph's questions (`GraphReader`) on one read-only opening of the database."""
+        with self.connect(read_only=True, wait_seconds=wait_seconds) as conn:
+            yield GraphReader(conn)
 
     def query(
         self, cypher: str, params: dict[str, Any] | None = None, wait_seconds: float = 2.0

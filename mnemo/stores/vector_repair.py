@@ -85,7 +85,7 @@ def duplicate_ids(table: Any) -> list[str]:
 
 def drop_duplicate_ids(table: Any, name: str) -> int:
     """Keep one row of each id held by several; returns how many rows were removed."""
-    from mnemo.stores.vectors import id_filter
+    from mnemo.stores.vector_filter import id_filter
 
     removed = 0
     doubled = duplicate_ids(table)

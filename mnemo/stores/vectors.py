@@ -28,8 +28,9 @@ from mnemo.stores.embed_progress import CountingEmbedder, Report
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, writer
-from mnemo.stores.vector_counts import counted_rows
+from mnemo.stores.vector_filter import id_filter, sql_quote
 from mnemo.stores.vector_index import refresh_vector_index
+from mnemo.stores.vector_ops import VectorOps
 from mnemo.stores.vector_repair import (
     TableProblem,
     drop_duplicate_ids,
@@ -55,15 +56,6 @@ class SyncStats:
     index: str = "exact"
 
 
-def sql_quote(value: str) -> str:
-    """A SQL string literal for LanceDB filters (single quotes doubled)."""
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def id_filter(ids: list[str]) -> str:
-    return "id IN (" + ", ".join(sql_quote(i) for i in ids) + ")"
-
-
 def import_lancedb() -> Any:
     """The `lancedb` module, imported by the runs that use vectors, not by every run. LanceDB
     imports the models of the Lance namespace REST client, whose package `__init__` also loads
@@ -82,7 +74,7 @@ def import_lancedb() -> Any:
     return lancedb
 
 
-class VectorStore:
+class VectorStore(VectorOps):
     """LanceDB tables of one namespace, in its own directory."""
 
     def __init__(self, path: Path, index: VectorIndexConfig | None = None) -> None:
@@ -297,15 +289,6 @@ class VectorStore:
         else:
             table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
         return table
-
-    def count(self, name: str) -> int:
-        """Rows of the table (0 when there is none); LanceDB is not loaded while the table is
-        unchanged since the last count (`vector_counts`)."""
-        def rows() -> int:
-            table = self.table(name)
-            return 0 if table is None else table.count_rows()
-
-        return counted_rows(self.path, name, rows)
 
     def dimension(self, name: str) -> int | None:
         table = self.table(name)

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.sleep.view import COHESION_FLOOR
-from mnemo.stores.cypher import ordered_rows
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.graph_engine import Connection
+from mnemo.stores.graph_reader import GraphReader
 from mnemo.writeback.language import looks_english
 from mnemo.writeback.mentioned import Mentioned, Mentions, Place
 from mnemo.writeback.named import named_notes
@@ -75,41 +74,37 @@ class _Graph:
     texts: dict[str, str]  # note id -> its passages' text
 
 
-def _load(conn: Connection, store: GraphStore) -> _Graph:
-    cypher = ("MATCH (n:Note) WHERE n.present AND n.path <> '' "
-              "RETURN n.id, n.source, n.path, n.title, n.properties, n.kind, n.day")
-    rows = ordered_rows(conn, cypher)
+def _load(graph: GraphReader, store: GraphStore) -> _Graph:
+    rows = graph.notes_with_paths()
     notes = {r[0]: NoteRef(r[0], r[1], r[2], r[3], json.loads(r[4] or "{}"), r[5] or "note") for r in rows}
     days = {r[0]: r[6] for r in rows if r[5] == "journal" and r[6]}
     entities = {
         r[0]: (r[1], r[2], r[3] or "")
-        for r in ordered_rows(conn, "MATCH (e:Entity) RETURN e.id, e.kind, e.name, e.doc_id")
+        for r in graph.entities_with_docs()
     }
     pages: dict[str, list[str]] = defaultdict(list)
-    for note, entity in ordered_rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) RETURN n.id, e.id"):
+    for note, entity in graph.pages_of_entities():
         pages[note].append(entity)
     mentions: dict[str, Counter[str]] = defaultdict(Counter)
-    cypher = "MATCH (n:Note)-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity) RETURN n.id, e.id, count(*)"
-    for note, entity, count in ordered_rows(conn, cypher):
+    for note, entity, count in graph.note_mention_counts():
         mentions[note][entity] += count
     links: dict[str, set[str]] = defaultdict(set)
     out_links: dict[str, set[str]] = defaultdict(set)
-    cypher = "MATCH (a:Note)-[:LINKS_TO]->(b:Note) WHERE a.present AND b.present RETURN a.id, b.id"
-    for a, b in ordered_rows(conn, cypher):
+    for a, b in graph.note_links():
         if a != b:
             out_links[a].add(b)
             links[a].add(b)
             links[b].add(a)
-    relations, stated = _relations(conn, store)
+    relations, stated = _relations(graph, store)
     texts: dict[str, list[str]] = defaultdict(list)
-    for note, text in ordered_rows(conn, "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.present RETURN n.id, c.text"):
+    for note, text in graph.note_passages():
         texts[note].append(text or "")
-    return _Graph(notes, days, entities, pages, mentions, links, out_links, relations, _chats(conn), stated,
+    return _Graph(notes, days, entities, pages, mentions, links, out_links, relations, _chats(graph), stated,
                   {note: "\n".join(parts) for note, parts in texts.items()})
 
 
 def _relations(
-    conn: Connection, store: GraphStore,
+    graph: GraphReader, store: GraphStore,
 ) -> tuple[dict[str, list[tuple[str, str, str]]], list[tuple[str, str, str]]]:
     """entity -> the typed relations it takes part in, as (from, table, to); and each relation's
     (note it was read from, from, to): a link of that note, when the note is the page of one end."""
@@ -117,8 +112,7 @@ def _relations(
     stated: list[tuple[str, str, str]] = []
     for table, pairs in sorted(store.edge_tables.items()):
         if ("Entity", "Entity") in pairs:
-            cypher = f"MATCH (a:Entity)-[r:{table}]->(b:Entity) RETURN a.id, b.id, r.doc_id"
-            for a, b, doc in ordered_rows(conn, cypher):
+            for a, b, doc in graph.entity_relation_ends(table):
                 if a != b:
                     found[a].append((a, table, b))
                     found[b].append((a, table, b))
@@ -126,10 +120,8 @@ def _relations(
     return found, stated
 
 
-def _chats(conn: Connection) -> list[tuple[str, str, str]]:
-    cypher = ("MATCH (c:Chunk)-[:IN_EPISODE]->(ep:Episode), (c)-[:MENTIONS]->(e:Entity) "
-              "RETURN DISTINCT e.id, ep.title, ep.start_time")
-    return [(e, title or "a chat", (start or "")[:10]) for e, title, start in ordered_rows(conn, cypher) if start]
+def _chats(graph: GraphReader) -> list[tuple[str, str, str]]:
+    return [(e, title or "a chat", (start or "")[:10]) for e, title, start in graph.chat_mentions() if start]
 
 
 def _neighbourhood(graph: _Graph, titles_named: bool = True, meanings: NoteVectors | None = None) -> Neighbourhood:
@@ -208,9 +200,9 @@ def read_insights(
     """One NoteInsight per existing note of the namespace, in path order. `titles_named`: whether a
     note naming another's title counts as evidence that they are related (an evaluation turns it off);
     `meanings`: the notes' mean passage embeddings (closeness in meaning counts as evidence too)."""
-    with store.connect(read_only=True, wait_seconds=30) as conn:
-        graph = _load(conn, store)
-        sleep = _SleepFacts.read(conn)
+    with store.reading(wait_seconds=30) as reader:
+        graph = _load(reader, store)
+        sleep = _SleepFacts.read(reader)
     space = _neighbourhood(graph, titles_named, meanings)
     sharing = space.by_neighbour()
     mentioned = _mentions(graph)
@@ -247,17 +239,14 @@ class _SleepFacts:
     entity_salience: dict[str, float]
 
     @classmethod
-    def read(cls, conn: Connection) -> "_SleepFacts":
-        tables = {r[1]: r[2] for r in ordered_rows(conn, "CALL show_tables() RETURN *")}
-        columns = {
-            t: {r[1] for r in ordered_rows(conn, f"CALL table_info('{t}') RETURN *")}
-            for t in tables if tables[t] == "NODE"
-        }
+    def read(cls, graph: GraphReader) -> "_SleepFacts":
+        tables = graph.table_kinds()
+        columns = {t: graph.columns_of(t) for t in tables if tables[t] == "NODE"}
         return cls(
-            _communities(conn, tables, columns),
-            _column(conn, "Note", "summary", columns), _column(conn, "Entity", "summary", columns),
-            _column(conn, "Note", "salience", columns),
-            _column(conn, "Entity", "salience", columns) or _salience_nodes(conn, columns),
+            _communities(graph, tables, columns),
+            _column(graph, "Note", "summary", columns), _column(graph, "Entity", "summary", columns),
+            _column(graph, "Note", "salience", columns),
+            _column(graph, "Entity", "salience", columns) or _salience_nodes(graph, columns),
         )
 
     def for_note(
@@ -287,46 +276,33 @@ def _one_line(text: str) -> str:
     return line if len(line) <= _SUMMARY_CHARS else line[:_SUMMARY_CHARS - 1].rstrip() + "…"
 
 
-def _column(conn: Connection, table: str, column: str, columns: dict[str, set[str]]) -> dict[str, Any]:
+def _column(graph: GraphReader, table: str, column: str, columns: dict[str, set[str]]) -> dict[str, Any]:
     if column not in columns.get(table, set()):
         return {}
-    cypher = f"MATCH (n:{table}) WHERE n.{column} IS NOT NULL RETURN n.id, n.{column}"
-    return {r[0]: r[1] for r in ordered_rows(conn, cypher)}
+    return {r[0]: r[1] for r in graph.values_of(table, column)}
 
 
-def _salience_nodes(conn: Connection, columns: dict[str, set[str]]) -> dict[str, Any]:
+def _salience_nodes(graph: GraphReader, columns: dict[str, set[str]]) -> dict[str, Any]:
     """entity id -> score from sleep mode's Salience nodes (mnemo/sleep/salience.py)."""
     if not {"item_id", "item_kind", "score"} <= columns.get("Salience", set()):
         return {}
-    return {
-        r[0]: r[1]
-        for r in ordered_rows(
-            conn, "MATCH (s:Salience) WHERE s.item_kind = 'entity' AND s.score IS NOT NULL RETURN s.item_id, s.score"
-        )
-    }
+    return {r[0]: r[1] for r in graph.entity_salience()}
 
 
 def _communities(
-    conn: Connection, tables: dict[str, str], columns: dict[str, set[str]]
+    graph: GraphReader, tables: dict[str, str], columns: dict[str, set[str]]
 ) -> dict[str, tuple[int, str, str, str]]:
     """entity id -> (level, title, summary, id) of its finest community."""
     have = columns.get("Community", set())
     if "title" not in have:
         return {}
-    level = "c.level" if "level" in have else "0"
-    summary = "c.summary" if "summary" in have else "''"
-    cohesive = f"WHERE c.cohesion IS NULL OR c.cohesion >= {COHESION_FLOOR}" if "cohesion" in have else ""
     found: dict[str, tuple[int, str, str, str]] = {}
     for table, kind in tables.items():
         if kind != "REL":
             continue
-        ends = {(r[0], r[1]) for r in ordered_rows(conn, f"CALL show_connection('{table}') RETURN *")}
-        if ("Entity", "Community") not in ends:
+        if ("Entity", "Community") not in graph.connections_of(table):
             continue
-        for entity, lvl, title, text, cid in ordered_rows(
-            conn,
-            f"MATCH (e:Entity)-[:{table}]->(c:Community) {cohesive} RETURN e.id, {level}, c.title, {summary}, c.id",
-        ):
+        for entity, lvl, title, text, cid in graph.finest_communities(table, have, COHESION_FLOOR):
             candidate = (int(lvl or 0), title or "", text or "", cid)
             if entity not in found or candidate < found[entity]:
                 found[entity] = candidate

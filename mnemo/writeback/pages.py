@@ -17,8 +17,7 @@ from typing import Any
 
 from mnemo.sleep.view import COHESION_FLOOR
 from mnemo.sources.generated import generated_header
-from mnemo.stores.cypher import ordered_rows
-from mnemo.stores.graph_engine import Connection
+from mnemo.stores.graph_reader import GraphReader
 from mnemo.writeback.community_meaning import only_names, trim_members
 from mnemo.writeback.insights import NoteRef
 from mnemo.writeback.language import looks_english
@@ -82,48 +81,40 @@ class PageFacts:
 
 
 
-def read_page_facts(conn: Connection, key: str = "mnemo") -> PageFacts:
+def read_page_facts(graph: GraphReader, key: str = "mnemo") -> PageFacts:
     """The communities, week and month summaries, the notes written each month and the current self
     profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own).
     Communities below the cohesion floor are left out."""
-    facts = PageFacts(written=read_written(conn, key))
-    held = {row[1] for row in ordered_rows(conn, "CALL table_info('Community') RETURN *")}
-    cohesive = f"WHERE c.cohesion IS NULL OR c.cohesion >= {COHESION_FLOOR} " if "cohesion" in held else ""
-    cypher = f"MATCH (c:Community) {cohesive}RETURN c.id, c.level, c.title, c.summary"
-    for cid, level, title, summary in ordered_rows(conn, cypher):
+    facts = PageFacts(written=read_written(graph, key))
+    for cid, level, title, summary in graph.communities(COHESION_FLOOR):
         facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or ""})
-    for cid, eid in ordered_rows(conn, "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) RETURN c.id, e.id"):
+    for cid, eid in graph.community_members():
         facts.members[cid].append(eid)
-    cypher = "MATCH (c:Community)-[:CITES]->(:Chunk)<-[:HAS_CHUNK]-(n:Note) WHERE n.present RETURN DISTINCT c.id, n.id"
-    for cid, note in ordered_rows(conn, cypher):
+    for cid, note in graph.community_citing_notes():
         facts.citing[cid].add(note)
-    for child, parent in ordered_rows(conn, "MATCH (a:Community)-[:SUBCOMMUNITY_OF]->(b:Community) RETURN a.id, b.id"):
+    for child, parent in graph.subcommunities():
         facts.parents[child] = parent
-    cypher = ("MATCH (s:Summary) WHERE s.level IN ['week', 'month'] "
-              "RETURN s.id, s.level, s.period, s.period_start, s.period_end, s.text")
-    for sid, level, period, start, end, text in ordered_rows(conn, cypher):
+    for sid, level, period, start, end, text in graph.period_summaries():
         facts.periods.append({"id": sid, "level": level, "period": period, "start": start, "end": end, "text": text})
-    for sid, day in ordered_rows(conn, "MATCH (s:Summary)-[:SUMMARIZES*1..3]->(d:Day) RETURN DISTINCT s.id, d.id"):
+    for sid, day in graph.summary_days():
         facts.period_days[sid].add(day)
-    cypher = "MATCH (n:Note)-[:ON_DAY]->(d:Day) WHERE n.present AND n.kind = 'journal' RETURN d.id, n.id"
-    for day, note in ordered_rows(conn, cypher):
+    for day, note in graph.journal_notes_by_day():
         facts.day_notes[day].append(note)
-    for day, title in ordered_rows(conn, "MATCH (e:Episode)-[:ON_DAY]->(d:Day) RETURN d.id, e.title"):
+    for day, title in graph.chats_by_day():
         facts.day_chats[day].append(title or "a chat")
-    cypher = "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.source, n.path"
-    for nid, source, path in ordered_rows(conn, cypher):
+    for nid, source, path in graph.note_files():
         facts.notes[nid] = NoteRef(nid, source, path, "", {})
     texts: dict[str, list[str]] = defaultdict(list)
-    for nid, text in ordered_rows(conn, "MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.present RETURN n.id, c.text"):
+    for nid, text in graph.note_passages():
         texts[nid].append(text or "")
     facts.index_pages = index_pages({nid: "\n".join(parts) for nid, parts in texts.items()})
-    facts.sentences = first_sentences(conn, sorted(facts.notes))
+    facts.sentences = first_sentences(graph, sorted(facts.notes))
     facts.english = looks_english(" ".join(facts.sentences[n] for n in sorted(facts.sentences)), True)
-    for eid, name in ordered_rows(conn, "MATCH (e:Entity) RETURN e.id, e.name"):
+    for eid, name in graph.entity_names():
         facts.entities[eid] = (name or eid, None)
-    for nid, eid in ordered_rows(conn, "MATCH (n:Note)-[:PAGE_OF]->(e:Entity) WHERE n.present RETURN n.id, e.id"):
+    for nid, eid in graph.pages_of_entities(present_only=True):
         facts.entities[eid] = (facts.entities.get(eid, (eid, None))[0], nid)
-    current = ordered_rows(conn, "MATCH (p:SelfProfile) WHERE p.is_current RETURN p.text, p.entity_id, p.created")
+    current = graph.current_profile()
     if current:
         facts.profile = {"text": current[0][0] or "", "entity": current[0][1] or "", "created": current[0][2] or ""}
     return facts

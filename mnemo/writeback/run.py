@@ -314,8 +314,8 @@ def plan_namespace(config: MnemoConfig, namespace: str, ontology: Ontology, toda
                              meanings=meanings)
     facts = None
     if settings.folder:
-        with store.connect(read_only=True, wait_seconds=30) as conn:
-            facts = read_page_facts(conn, settings.key)
+        with store.reading(wait_seconds=30) as graph:
+            facts = read_page_facts(graph, settings.key)
         facts.keep_alike(meanings)
     return plan_writeback(config, namespace, insights, today or dt.date.today().isoformat(), facts)
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.sleep.text import first_sentence
-from mnemo.stores.cypher import single
-from mnemo.stores.graph_engine import Connection
+from mnemo.stores.graph_reader import GraphReader
 
 _EDITED_KEYS = ("updated", "modified", "last modified", "date modified", "edited", "last edited")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -44,19 +43,10 @@ def edited_day(properties: str, key: str) -> str | None:
     return None
 
 
-def _rows(conn: Connection, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
-    result = single(conn.execute(cypher, params or {}))
-    rows: list[list[Any]] = []
-    while result.has_next():
-        rows.append(list(result.get_next()))
-    return rows
-
-
-def _dates(conn: Connection, key: str) -> dict[str, list[tuple[str, str]]]:
+def _dates(graph: GraphReader, key: str) -> dict[str, list[tuple[str, str]]]:
     """note id -> (day, how) for each date the note gives itself."""
     dates: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    cypher = "MATCH (n:Note) WHERE n.present AND n.path <> '' RETURN n.id, n.day, n.created, n.properties"
-    for nid, day, created, properties in _rows(conn, cypher):
+    for nid, day, created, properties in graph.note_dates():
         made = day or created or ""
         if _DAY.match(made):
             dates[nid].append((made[:10], "created"))
@@ -66,20 +56,18 @@ def _dates(conn: Connection, key: str) -> dict[str, list[tuple[str, str]]]:
     return dates
 
 
-def first_sentences(conn: Connection, ids: list[str]) -> dict[str, str]:
-    cypher = ("MATCH (n:Note)-[:HAS_CHUNK]->(c:Chunk) WHERE n.id IN $ids AND c.position < $first "
-              "RETURN n.id, c.position, c.text ORDER BY c.position")
+def first_sentences(graph: GraphReader, ids: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
-    for nid, _, text in _rows(conn, cypher, {"ids": ids, "first": FIRST_CHUNKS}):
+    for nid, _, text in graph.first_passages(ids, FIRST_CHUNKS):
         if nid not in found and (sentence := first_sentence(text or "")):
             found[nid] = sentence
     return found
 
 
-def read_written(conn: Connection, key: str) -> dict[str, list[Written]]:
+def read_written(graph: GraphReader, key: str) -> dict[str, list[Written]]:
     """Month (YYYY-MM) -> the notes created or edited in it, in order of day."""
-    dates = _dates(conn, key)
-    sentences = first_sentences(conn, sorted(dates)) if dates else {}
+    dates = _dates(graph, key)
+    sentences = first_sentences(graph, sorted(dates)) if dates else {}
     months: dict[str, list[Written]] = defaultdict(list)
     for nid, days in dates.items():
         for day, how in days:

@@ -40,7 +40,7 @@ def test_semantic_neighbours_come_from_lancedb_above_the_threshold(tmp_path: Pat
     rows = [{"id": e["id"], "embed_text": e["name"]} for e in ENTITIES.values()]
     store = VectorStore(tmp_path / "lance")
     store.sync("entities", rows, embedder)
-    neighbours = LanceEntityNeighbours(store.table("entities"), embedder)
+    neighbours = LanceEntityNeighbours(store.open("entities"), embedder)
     grounder = Grounder(ENTITIES, GroundingConfig(salient=0, neighbours=3, min_similarity=0.3), neighbours=neighbours)
     context = grounder.contexts([_chunk("my sourdough baking went well")])["chunk_x"]
     assert [(g.id, g.reason) for g in context] == [("concept_sourdough_baking", "similar")]

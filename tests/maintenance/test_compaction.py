@@ -133,7 +133,7 @@ def test_compacted_vector_tables_hold_the_same_rows_in_fewer_fragments(
     for i in range(6):  # one new row a write, below the 5 % that folds it into the indexes: a fragment each
         rows.append({"id": f"new{i}", "embed_text": f"a new note {i} on the budget"})
         vectors.sync("notes", rows, embedder)
-    held, fragments = vectors.dump("notes"), compaction.fragment_count(vectors.table("notes"))
+    held, fragments = vectors.dump("notes"), vectors.fragments("notes")
     data = tmp_path / "lance" / "notes.lance" / "data"
     assert fragments >= 7 and len(list(data.iterdir())) == fragments  # a data file a fragment
 

@@ -131,10 +131,10 @@ def test_recall_leaves_the_graph_free_for_a_writer(ingested: Workspace) -> None:
 
 def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -> None:
     client = MemoryClient("test", config=ingested.config_path)
-    table = client.vectors.table("chunks")
+    raw, table = client.vectors.table("chunks"), client.vectors.must_open("chunks")
     held = HeldChunks(table)
     vector = client.embedder.encode(["Alice Chen and Project Heron"])[0]
-    exact = table.search(vector.tolist(), query_type="vector").metric("cosine").limit(10).to_list()
+    exact = raw.search(vector.tolist(), query_type="vector").metric("cosine").limit(10).to_list()
     found = held.nearest(vector, 10, TimeWindow())
     cosine = held.vectors[[held.offset[i] for i in found]] @ vector / (held.norms[[held.offset[i] for i in found]] * np.linalg.norm(vector))
     assert np.allclose(cosine, [1.0 - r["_distance"] for r in exact], atol=1e-6)  # the same ranks, up to ties
@@ -149,14 +149,14 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     assert all(held.timestamps[held.offset[i]] >= "2026-10-01" for i in held.nearest(vector, 10, dated))
     assert held.nearest(vector, 10, TimeWindow(since="9999", dated_only=True)) == [] and held.full_rows([]) == []
     assert held.nbytes > 0
-    small = MemoryClient("test", config=ingested.config_path, settings=RecallSettings(hold_rows=table.count_rows() - 1))
+    small = MemoryClient("test", config=ingested.config_path, settings=RecallSettings(hold_rows=table.count() - 1))
     small.recall("Alice Chen")
     assert small.engine._held is not None and small.engine._held[1] is None
 
 
 def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace) -> None:
     client = MemoryClient("test", config=ingested.config_path)
-    table = client.vectors.table("chunks")
+    table = client.vectors.must_open("chunks")
     held = HeldChunks(table)
     windows = [TimeWindow(), TimeWindow(since="2026-10-01"), TimeWindow(until="2026-09-30")]
     compared = 0
@@ -176,7 +176,7 @@ def test_recall_ranks_alike_over_a_held_table_and_one_too_large_to_hold(ingested
     around them fetched by id) give the same ranking wherever both searches find the same hits."""
     # few candidates, so that most turns around them are not candidates themselves
     holding, unheld = (MemoryClient("test", config=ingested.config_path, settings=RecallSettings(pool=8, hold_rows=n)) for n in (10**6, 0))
-    table = holding.vectors.table("chunks")
+    table = holding.vectors.must_open("chunks")
     held, same = HeldChunks(table), 0
     long_queries = ["What did Alice Chen and Dana Kim decide about the Project Heron launch and the budget?",
                     "Which team members worked on the robotics demo in Lisbon last month, and what went wrong?",

@@ -22,7 +22,7 @@ def same(a: HeldChunks, b: HeldChunks) -> bool:
 def test_refreshed_rows_are_the_whole_tables_after_each_kind_of_write(workspace: Workspace) -> None:
     workspace.ingest()
     c = client(workspace)
-    table = c.vectors.table("chunks")
+    table = c.vectors.must_open("chunks")
     held = HeldChunks(table)
     steps = [
         lambda: c.remember("Zephyrine is moving to Oslo in March."),
@@ -34,7 +34,7 @@ def test_refreshed_rows_are_the_whole_tables_after_each_kind_of_write(workspace:
     chunks = []
     for step in steps:
         step()
-        table = c.vectors.table("chunks")
+        table = c.vectors.must_open("chunks")
         followed = refreshed(held, table, follow_from=0)  # the example vault is small
         assert same(followed, HeldChunks(table))
         chunks.append(followed.data["id"].num_chunks)  # 1 when read whole; the rows taken join as a chunk
@@ -50,9 +50,9 @@ def test_a_recreated_table_is_read_whole(workspace: Workspace) -> None:
     workspace.ingest()
     c = client(workspace)
     c.remember("Zephyrine is moving to Oslo in March.")
-    held = HeldChunks(c.vectors.table("chunks"))
+    held = HeldChunks(c.vectors.must_open("chunks"))
     remove_table(c.vectors.path, "chunks")
     c.save("Move", "Zephyrine moves to Bergen.")  # the new table's first rows
-    table = c.vectors.table("chunks")
+    table = c.vectors.must_open("chunks")
     assert same(refreshed(held, table, follow_from=0), HeldChunks(table))
     assert [i.text for i in c.recall(QUESTION).items] == ["Zephyrine moves to Bergen."]

@@ -7,6 +7,7 @@ import lancedb
 import numpy as np
 
 from mnemo.recall.rank import Weights, neighbour_ids, rows_around, said_by_named, scored_fusion
+from mnemo.stores.vector_table import VectorTable
 
 ONLY_COSINE = Weights(cosine=1.0, bm25=0.0, speaker=0.0, neighbour_cosine=0.0, neighbour_bm25=0.0, session=0.0)
 
@@ -85,7 +86,7 @@ def test_rows_around_walks_prev_and_next_links_without_returning_the_hits(tmp_pa
     data = [{"id": c, "vector": [float(i), 1.0], "prev_id": chain[i - 1] if i else "",
              "next_id": chain[i + 1] if i < 6 else "", "text": c, "doc_id": "doc_a", "metadata": "{}"}
             for i, c in enumerate(chain)]
-    table = lancedb.connect(tmp_path).create_table("chunks", data=data)
+    table = VectorTable(lancedb.connect(tmp_path).create_table("chunks", data=data))
     hits = [data[3]]
     assert sorted(rows_around(table, hits, 1)) == ["t2", "t4"]
     around = rows_around(table, hits, 2)
@@ -102,8 +103,9 @@ def test_rows_read_from_lancedb_hold_their_vectors_as_arrays_with_the_same_value
     rng = np.random.default_rng(3)
     data = [{"id": f"c{i}", "vector": rng.standard_normal(8).astype(np.float32).tolist(), "text": f"chunk {i}",
              "prev_id": f"c{i - 1}" if i else ""} for i in range(5)]
-    table = lancedb.connect(tmp_path).create_table("chunks", data=data)
-    query = table.search().select(["vector", "id", "text", "prev_id"]).limit(None)
+    raw = lancedb.connect(tmp_path).create_table("chunks", data=data)
+    table = VectorTable(raw)
+    query = raw.search().select(["vector", "id", "text", "prev_id"]).limit(None)
     listed, arrayed = query.to_list(), vector_rows(query.to_arrow())
     assert [list(r) for r in arrayed] == [list(r) for r in listed]  # the same keys, in the same order
     for plain, fast in zip(listed, arrayed):

@@ -88,7 +88,7 @@ def rewritten(tmp_path: Path) -> VectorStore:
 
 
 def test_neighbours_read_by_address_are_those_found_by_id(rewritten: VectorStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    table = rewritten.table("chunks")
+    table = rewritten.must_open("chunks")
     embedder = build_embedder(EmbedderConfig(kind="hashing", dimensions=32))
     hits = semantic(table, embedder.encode(["heron lantern compass garden"])[0], 40, TimeWindow())
     assert len(hits) == 40 and all(isinstance(h["_rowid"], int) for h in hits)

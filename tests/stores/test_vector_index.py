@@ -84,11 +84,11 @@ def test_lookups_by_id_use_an_index_that_follows_every_sync(tmp_path, embedder):
     rows = _rows(50, 4, "note")
     store.sync("chunks", rows, embedder)
     wanted = ["chunk_note_0003", "chunk_note_0042"]
-    assert sorted(rows_by_id(store.table("chunks"), wanted, ["id"])) == wanted
+    assert sorted(rows_by_id(store.must_open("chunks"), wanted, ["id"])) == wanted
     plan = store.table("chunks").search().where("id IN ('chunk_note_0003')").explain_plan()
     assert "ScalarIndexQuery" in plan or "id_idx" in plan, plan
     store.sync("chunks", rows[:40] + _rows(5, 5, "late"), embedder)  # ten deleted, five added
-    found = rows_by_id(store.table("chunks"), ["chunk_note_0003", "chunk_note_0042", "chunk_late_0004"], ["id"])
+    found = rows_by_id(store.must_open("chunks"), ["chunk_note_0003", "chunk_note_0042", "chunk_late_0004"], ["id"])
     assert sorted(found) == ["chunk_late_0004", "chunk_note_0003"]
 
 
@@ -98,7 +98,7 @@ def test_grounding_neighbours_search_an_indexed_entities_table(tmp_path, embedde
     store = VectorStore(tmp_path / "lance", VectorIndexConfig(min_rows=256))
     rows = [{**r, "id": r["id"].replace("chunk_", "concept_")} for r in _rows(300, 6, "topic")]
     assert store.sync("entities", rows, embedder).index == "built"
-    hits = LanceEntityNeighbours(store.table("entities"), embedder).search([rows[123]["embed_text"]], 3)
+    hits = LanceEntityNeighbours(store.open("entities"), embedder).search([rows[123]["embed_text"]], 3)
     assert hits[0][0][0] == rows[123]["id"] and hits[0][0][1] > 0.99
 
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from mnemo.maintenance.compaction import fragment_count
 from mnemo.stores import faults
-from mnemo.stores.vectors import TEXT_COLUMN, VectorStore, id_filter, sql_quote
+from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_ops import fragment_count
+from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
 FRAGMENT_SHIFT = 32  # a row id is its fragment's id shifted left this far, plus its offset in the fragment
 
@@ -32,21 +33,19 @@ class VectorPurge:
     fragments: dict[str, int] = field(default_factory=dict)
 
 
-def doc_filter(docs: list[str]) -> str:
-    return "doc_id IN (" + ", ".join(sql_quote(d) for d in docs) + ")"
-
-
-def forgotten_filter(ids: list[str], docs: list[str]) -> str | None:
+def forgotten_filter(ids: list[str], docs: list[str]) -> Filter | None:
     """The filter selecting rows by id or by document (None when there is nothing to select)."""
-    parts = ([id_filter(ids)] if ids else []) + ([doc_filter(docs)] if docs else [])
-    return " OR ".join(f"({p})" for p in parts) or None
+    if ids and docs:
+        return Filter.ids(ids) | Filter.docs(docs)
+    return Filter.ids(ids) if ids else Filter.docs(docs) if docs else None
 
 
-def purge_rows(store: VectorStore, name: str, where: str | None, whole: bool = False) -> tuple[int, int]:
+def purge_rows(store: VectorStore, name: str, selected: Filter | None, whole: bool = False) -> tuple[int, int]:
     """Delete the rows `where` selects from table `name` so that no file of it holds them any more.
     `whole`: rewrite every fragment, not only those holding a selected row (after a run that was cut
     off once it had deleted rows: which fragments held them is no longer known). Returns (rows
     deleted, fragments rewritten)."""
+    where = selected.sql if selected is not None else None
     table = store.table(name)
     if table is None or (where is None and not whole):
         return 0, 0
