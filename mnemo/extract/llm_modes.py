@@ -93,6 +93,21 @@ def structured_client(settings: LLMConfig, api_key: str, mode: str | None = None
     return instructor.from_openai(raw, mode=getattr(instructor.Mode, MODES[chosen]))
 
 
+def _reason(exc: BaseException) -> str:
+    """The innermost cause's first lines, on one line (instructor wraps them in its own text)."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):  # the server's own words, whitespace folded
+        body = exc.body if isinstance(exc.body, dict) else {}
+        return f"HTTP {exc.status_code}: " + " ".join(str(body.get("message", exc.message)).split())[:300]
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']} (got {e['input']!r})"
+                         for e in exc.errors())[:300]
+    return str(exc).splitlines()[0][:300]
+
+
 def probe(client: "instructor.Instructor", settings: LLMConfig, mode: str) -> None:
     """One probe request; LLMUnavailable when the endpoint does not answer, ModeRefused when it
     answers with an error or with output that does not validate."""
@@ -106,8 +121,7 @@ def probe(client: "instructor.Instructor", settings: LLMConfig, mode: str) -> No
     except (retry_error, api_error, ValidationError) as exc:
         if unreachable(exc):
             raise LLMUnavailable(f"{where} is unreachable: {exc}") from exc
-        reason = str(exc.__cause__ or exc).splitlines()[0][:300]
-        raise ModeRefused(f"{where} cannot produce structured output in {mode} mode: {reason}") from exc
+        raise ModeRefused(f"{where} cannot produce structured output in {mode} mode: {_reason(exc)}") from exc
 
 
 def choose_mode(
