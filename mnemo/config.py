@@ -93,7 +93,7 @@ class LLMConfig(_Strict):
     timeout: float = Field(default=60.0, gt=0)
     concurrency: int = Field(default=2, ge=1, le=64)
     max_retries: int = Field(default=2, ge=0, le=10)
-    mode: Literal["tools", "json_schema", "json"] = "tools"
+    mode: Literal["tools", "json_schema", "json", "auto"] = "tools"  # auto: probe once, keep the first that works
     transient_retries: int = Field(default=4, ge=0, le=20)
     retry_wait: float = Field(default=1.0, ge=0)
     input_cost_per_mtok: float = Field(default=0.0, ge=0)

@@ -34,12 +34,14 @@ _DAGSTER_FIXTURES = {"workspace", "ingested", "assist_workspace"}
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark what each test needs, so a developer can run a part (`-m "not corpora"`). The
     many-machine tests (marker `shards`, services started by the test) run only when the `-m`
-    expression names them (`make test-shards`), never in `make test` or `-m dagster`."""
-    if "shards" not in (config.getoption("markexpr") or ""):
-        many = [item for item in items if item.get_closest_marker("shards")]
-        if many:
-            config.hook.pytest_deselected(items=many)
-            items[:] = [item for item in items if not item.get_closest_marker("shards")]
+    expression names them (`make test-shards`), never in `make test` or `-m dagster`; so do the
+    tests against a real model server (marker `llm`, `make test-llm`)."""
+    for marker in ("shards", "llm"):
+        if marker not in (config.getoption("markexpr") or ""):
+            named = [item for item in items if item.get_closest_marker(marker)]
+            if named:
+                config.hook.pytest_deselected(items=named)
+                items[:] = [item for item in items if not item.get_closest_marker(marker)]
     for item in items:
         names = set(vars(item.module)) if isinstance(item, pytest.Function) and item.module else set()
         if names & {"corpus", "CORPORA"}:

@@ -12,13 +12,22 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from pydantic import ValidationError
+from tenacity import Retrying
 
 from mnemo.config import LLMConfig
 from mnemo.documents import Chunk
 from mnemo.errors import LLMError
 from mnemo.extract.grounding import GroundedEntity
+from mnemo.extract.llm_modes import (
+    AUTO_ORDER,
+    LLMUnavailable,
+    choose_mode,
+    llm_errors,
+    probe,
+    structured_client,
+    transient_retrying,
+)
 from mnemo.extract.prompt import PROMPT_VERSION, messages
 from ontology import Ontology
 from ontology.extraction import salvage
@@ -26,32 +35,7 @@ from ontology.extraction import salvage
 if TYPE_CHECKING:
     import instructor
 
-MODES = {"tools": "TOOLS", "json_schema": "JSON_SCHEMA", "json": "JSON"}  # LLMConfig.mode -> instructor.Mode
-
-
-def llm_errors() -> tuple[type[Exception], type[Exception]]:
-    """instructor's give-up error and openai's base error. openai and instructor are imported on
-    first use (about 0.9 s): a run without an LLM never loads them."""
-    import openai
-    from instructor.core.exceptions import InstructorRetryException
-
-    return InstructorRetryException, openai.OpenAIError
-
-
-def _transient_errors() -> tuple[type[Exception], ...]:
-    import openai
-
-    return openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError
-
-
-class LLMUnavailable(LLMError):
-    """The endpoint could not be reached (timeouts, connection or server errors, rate limits)."""
-
-
-class _Probe(BaseModel):
-    """Answer `ok: true`."""
-
-    ok: bool
+__all__ = ["LLMUnavailable", "llm_errors", "structured_client", "transient_retrying"]
 
 
 @dataclass
@@ -76,15 +60,6 @@ class Answer:
     dropped: int = 0
 
 
-def _transient(exc: BaseException) -> bool:
-    transient = _transient_errors()
-    while exc is not None:
-        if isinstance(exc, transient):
-            return True
-        exc = exc.__cause__  # type: ignore[assignment]
-    return False
-
-
 def _validation_failure(exc: Exception) -> bool:
     return isinstance(exc.__cause__, (ValidationError, json.JSONDecodeError))
 
@@ -100,25 +75,6 @@ def _raw_arguments(completion: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def structured_client(settings: LLMConfig, api_key: str) -> "instructor.Instructor":
-    """An instructor client for the endpoint (transient errors are retried by the caller)."""
-    import instructor
-    import openai
-
-    raw = openai.OpenAI(base_url=settings.base_url, api_key=api_key or "none", timeout=settings.timeout, max_retries=0)
-    return instructor.from_openai(raw, mode=getattr(instructor.Mode, MODES[settings.mode]))
-
-
-def transient_retrying(settings: LLMConfig) -> Retrying:
-    """Retries with exponential backoff for rate limits, timeouts, connection and server errors."""
-    return Retrying(
-        retry=retry_if_exception(_transient),
-        stop=stop_after_attempt(settings.transient_retries + 1),
-        wait=wait_exponential(multiplier=settings.retry_wait, max=30 * max(settings.retry_wait, 0.01)),
-        reraise=True,
-    )
-
-
 class LLMExtractor:
     """Extracts ontology-typed entities and relations from chunks through one endpoint."""
 
@@ -126,9 +82,9 @@ class LLMExtractor:
         self.settings = settings
         self.ontology = ontology
         self.prompt_version = PROMPT_VERSION
-        self.client = structured_client(settings, api_key)
-        self.client.on("completion:kwargs", self._count_request)
-        self.client.on("completion:response", self._count_usage)
+        self._api_key = api_key
+        self.mode: str = settings.mode  # `auto` until the probe chooses one
+        self.client = self._client(AUTO_ORDER[0] if settings.mode == "auto" else settings.mode)
         self.response_model = ontology.extraction_model()
         self.usage = Usage()
         self._lock = threading.Lock()
@@ -150,8 +106,15 @@ class LLMExtractor:
                 self.usage.prompt_tokens += usage.prompt_tokens or 0
                 self.usage.completion_tokens += usage.completion_tokens or 0
 
+    def _client(self, mode: str) -> "instructor.Instructor":
+        client = structured_client(self.settings, self._api_key, mode)
+        client.on("completion:kwargs", self._count_request)
+        client.on("completion:response", self._count_usage)
+        return client
+
     def probe(self) -> None:
-        """Check once that the endpoint returns structured output; fail naming the model.
+        """Check once that the endpoint returns structured output (in `auto` mode: choose the
+        first mode that does); fail naming the model and the mode.
 
         LLMUnavailable when it cannot be reached at all (the run goes on structurally);
         LLMError when it answers but not with the structured output mnemo needs.
@@ -159,24 +122,10 @@ class LLMExtractor:
         with self._probe_lock:
             if self._probed:
                 return
-            retry_error, api_error = llm_errors()
-            try:
-                self._retrying()(
-                    self.client.chat.completions.create,
-                    model=self.model,
-                    response_model=_Probe,
-                    max_retries=0,
-                    messages=[{"role": "user", "content": "Reply with ok set to true."}],
-                )
-            except (retry_error, api_error, ValidationError) as exc:
-                if _transient(exc):
-                    raise LLMUnavailable(
-                        f"LLM model {self.model!r} at {self.settings.base_url} is unreachable: {exc}"
-                    ) from exc
-                raise LLMError(
-                    f"LLM model {self.model!r} at {self.settings.base_url} cannot produce structured output "
-                    f"in {self.settings.mode} mode: {exc}"
-                ) from exc
+            if self.settings.mode == "auto":
+                self.mode, self.client = choose_mode(self.settings, self._client)
+            else:
+                probe(self.client, self.settings, self.mode)
             self._probed = True
 
     def _retrying(self) -> Retrying:
@@ -184,6 +133,8 @@ class LLMExtractor:
 
     def extract(self, chunk: Chunk, grounding: list[GroundedEntity]) -> Answer:
         """One chunk's validated extraction; LLMError when the endpoint keeps failing."""
+        if self.mode == "auto":
+            self.probe()
         known = {g.id: g.kind for g in grounding}
         retry_error, api_error = llm_errors()
         try:

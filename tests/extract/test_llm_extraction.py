@@ -15,7 +15,7 @@ from mnemo.extract.llm_cache import ExtractionCache
 from mnemo.extract.llm_run import LLMRun
 from ontology import DEFAULT_PATH as ONTOLOGY_PATH
 from ontology import Ontology, load_ontology, parse_ontology
-from tests.support.llm_stub import Reply, StubLLM, is_probe
+from tests.support.llm_stub import Reply, StubLLM, empty_reply, is_probe
 
 ONTOLOGY = load_ontology()
 OK = Reply(arguments={"ok": True})
@@ -149,3 +149,25 @@ def test_ontology_version_change_reextracts_only_affected_chunks_in_the_explicit
         assert (stats.extracted, stats.carried_over) == (1, 2)
         _, stats = _run(tmp_path, stub, chunks, _ontology_v2(), reextract=True)
     assert len(stub.requests) == 6 and stats.cached == 3
+
+
+def _refuse_tools(request: dict) -> Reply:
+    return Reply(status=400) if request.get("tools") else empty_reply(request)
+
+
+def test_auto_mode_probes_once_and_keeps_the_first_mode_that_validates() -> None:
+    with StubLLM(responder=_refuse_tools) as stub:
+        extractor = LLMExtractor(_settings(stub, mode="auto"), ONTOLOGY, "")
+        extractor.probe()
+        extractor.probe()
+        extractor.extract(_chunk("c1", "Ali works at Acme."), [ALICE])
+    assert extractor.mode == "json_schema" and len(stub.requests) == 3
+    assert "tools" in stub.requests[0] and stub.requests[1]["response_format"]["type"] == "json_schema"
+
+
+def test_auto_mode_names_every_refusal_when_no_mode_works() -> None:
+    with StubLLM(responder=lambda request: Reply(status=400)) as stub:
+        extractor = LLMExtractor(_settings(stub, mode="auto"), ONTOLOGY, "")
+        with pytest.raises(LLMError, match=r"tools mode: HTTP 400.*json_schema mode: HTTP 400.*json mode: HTTP 400"):
+            extractor.probe()
+    assert len(stub.requests) == 3
