@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mnemo.cli.main import app
+from mnemo.recall.limit import DEFAULT_LIMIT
 from tests.support import Workspace
 
 runner = CliRunner()
@@ -31,7 +32,7 @@ def test_recall_json_after_ingest(workspace: Workspace) -> None:
     result = runner.invoke(app, ["recall", "Who leads Project Heron?", "-n", "test", "--json", "--config", str(workspace.config_path)])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    assert payload["items"] and len(payload["items"]) <= 5
+    assert payload["items"] and len(payload["items"]) <= DEFAULT_LIMIT
     assert any(item["path"] == "Projects/Project Heron.md" for item in payload["items"])
 
 
