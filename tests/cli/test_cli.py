@@ -59,7 +59,7 @@ def test_bad_input_exits_non_zero(workspace: Workspace, args: list[str], message
 def test_missing_config_exits_non_zero(tmp_path) -> None:  # noqa: ANN001
     result = runner.invoke(app, ["recall", "x", "--config", str(tmp_path / "absent.yaml")])
     assert result.exit_code == 2
-    assert "configuration file not found" in result.output
+    assert "configuration file not found" in " ".join(result.output.split())  # the terminal may wrap it
 
 
 def test_with_no_mnemo_yaml_the_error_says_to_run_mnemo_init(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

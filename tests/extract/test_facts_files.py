@@ -14,6 +14,7 @@ from mnemo.facts import GraphFacts, edge, row_hash
 from mnemo.stores import files as files_module
 from mnemo.stores.files import NamespaceFiles, _edge_frame, _node_frame
 from mnemo.stores.graph_schema import NODE_SCHEMAS
+from mnemo.stores.session import NamespaceSession
 
 KEYS = [("MENTIONS", "Chunk", "Entity"), ("HAS_CHUNK", "Note", "Chunk"), ("LINKS_TO", "Note", "Note"), ("ON_DAY", "Note", "Day")]
 
@@ -165,11 +166,12 @@ def test_a_table_written_again_takes_the_rows_it_read_from_its_file(tmp_path: Pa
     frame = files_module._rows_frame
     monkeypatch.setattr(files_module, "_rows_frame", lambda rows, schema: from_dicts.append(len(rows)) or frame(rows, schema))
     path = tmp_path / "items.parquet"
+    session = NamespaceSession(tmp_path)
 
     def fresh() -> _Item:
         return _Item(f"k{rng.randint(0, 10**6)}", rng.randint(0, 99), tuple(f"t{rng.randint(0, 5)}" for _ in range(rng.randint(0, 3))))
     items = [fresh() for _ in range(40)]
-    files_module._write_parsed(path, items, _item_row, _item, _ITEM_SCHEMA)
+    files_module._write_parsed(session, path, items, _item_row, _item, _ITEM_SCHEMA)
     converted = 0
     real = _item_row
 
@@ -178,11 +180,11 @@ def test_a_table_written_again_takes_the_rows_it_read_from_its_file(tmp_path: Pa
         converted += 1
         return real(item)
     for round_ in range(60):
-        items = files_module._read_parsed(path, lambda: pl.read_parquet(path), _item)
+        items = files_module._read_parsed(session, path, lambda: pl.read_parquet(path), _item)
         before = set(map(id, items))
         if round_ % 17 == 5:  # someone else rewrote the file: nothing is taken from it
             pl.DataFrame([_item_row(i) for i in reversed(items)], schema=_ITEM_SCHEMA).write_parquet(path)
-            items = files_module._read_parsed(path, lambda: pl.read_parquet(path), _item)
+            items = files_module._read_parsed(session, path, lambda: pl.read_parquet(path), _item)
             before = set(map(id, items))
         for _ in range(rng.randint(0, 4)):
             choice = rng.random()
@@ -193,7 +195,7 @@ def test_a_table_written_again_takes_the_rows_it_read_from_its_file(tmp_path: Pa
             else:
                 items.insert(rng.randint(0, len(items)), fresh())
         converted, from_dicts[:] = 0, []
-        files_module._write_parsed(path, items, counted, _item, _ITEM_SCHEMA)
+        files_module._write_parsed(session, path, items, counted, _item, _ITEM_SCHEMA)
         assert pl.read_parquet(path).equals(pl.DataFrame([_item_row(i) for i in items], schema=_ITEM_SCHEMA))
         assert converted == sum(id(i) not in before for i in items)
         assert sum(from_dicts) == (converted if converted < len(items) else len(items))  # only new items' rows
