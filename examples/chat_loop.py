@@ -24,7 +24,8 @@ def chat_turn(llm: OpenAI, model: str, memory: MemoryClient, messages: list[dict
     """One turn: context from memory, the model's answer, the exchange remembered."""
     context = before_turn(memory.namespace, messages, client=memory)
     system = SYSTEM + ("\n\nWhat you remember:\n" + context if context else "")
-    response = llm.chat.completions.create(model=model, messages=[{"role": "system", "content": system}, *messages])
+    conversation: list[Any] = [{"role": "system", "content": system}, *messages]  # OpenAI's message dicts
+    response = llm.chat.completions.create(model=model, messages=conversation)
     answer = response.choices[0].message.content or ""
     messages.append({"role": "assistant", "content": answer})
     after_turn(memory.namespace, messages, client=memory)
