@@ -31,11 +31,25 @@ def _dismiss_the_welcome_dialog_whenever_it_opens(page: "sync_api.Page") -> None
     page.add_locator_handler(page.get_by_role("button", name="Skip"), lambda skip: skip.click())
 
 
+def _pick_partition(page: "sync_api.Page", partition: str, seconds: float = 180) -> None:
+    """Open the partition picker and choose the partition. The welcome dialog can open while the
+    picker is open, and skipping it closes the picker too: then the picker is opened again, until
+    the partition is chosen or `seconds` have gone."""
+    deadline = time.monotonic() + seconds
+    while True:
+        page.get_by_text("Select a partition or create one").click(timeout=30000)
+        try:
+            page.get_by_text(partition, exact=True).filter(visible=True).last.click(timeout=10000)
+            return
+        except sync_api.TimeoutError:
+            if time.monotonic() > deadline:
+                raise
+
+
 def _launch_from_ui(page: "sync_api.Page", base: str, partition: str) -> None:
     page.goto(f"{base}/locations/definitions/jobs/ingest_job")
     page.get_by_role("button", name="Materialize all").first.click(timeout=60000)
-    page.get_by_text("Select a partition or create one").click(timeout=30000)
-    page.get_by_text(partition, exact=True).filter(visible=True).last.click(timeout=30000)
+    _pick_partition(page, partition)
     page.keyboard.press("Escape")
     page.screenshot(path=ARTIFACTS / "launch-ingest.png")
     page.get_by_role("button", name="Launch 1 run").click(timeout=30000)
