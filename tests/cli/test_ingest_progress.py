@@ -46,7 +46,8 @@ def test_a_piped_ingest_tells_passages_embedded_and_checks_as_checks(vault_confi
 
 
 def test_the_embedding_count_is_logged_at_start_end_and_every_few_seconds() -> None:
-    clock, said = Clock(), []
+    clock = Clock()
+    said: list[str] = []
     report = every_few_seconds(said.append, seconds=2.0, clock=clock)
     for done in range(0, 101, 10):
         report(done, 100)
@@ -68,7 +69,8 @@ def test_the_rate_and_time_left_follow_the_count() -> None:
 
 
 def test_a_log_hears_from_a_long_step_at_least_every_ten_seconds() -> None:
-    clock, said = Clock(), []
+    clock = Clock()
+    said: list[str] = []
     lines = LogLines(said.append, clock)
     lines(StepEvent("me", "entity_graph", "started", 6))
     for _ in range(25):

@@ -8,6 +8,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 import pytest
@@ -17,6 +18,9 @@ from mnemo.cli.main import app
 from tests.cli.test_up_cli import _free_port, _stop, _up, _wait_for_ui, config  # noqa: F401 - the fixture
 from tests.support import REPO
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(os.environ.get("MNEMO_TEST_ARTIFACTS", REPO / "build" / "ui-screenshots"))
@@ -24,14 +28,14 @@ RUN_SECONDS = 300
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium executable (apt-get install chromium)")
 
 
-def _dismiss_the_welcome_dialog_whenever_it_opens(page: "sync_api.Page") -> None:
+def _dismiss_the_welcome_dialog_whenever_it_opens(page: "Page") -> None:
     """Dagster's first-visit newsletter dialog opens a moment after a page has loaded (later on a
     busy machine) and its backdrop takes every click. Playwright looks for it before each action,
     skips it when it is open and waits until it has closed, so no action races its opening."""
     page.add_locator_handler(page.get_by_role("button", name="Skip"), lambda skip: skip.click())
 
 
-def _pick_partition(page: "sync_api.Page", partition: str, seconds: float = 180) -> None:
+def _pick_partition(page: "Page", partition: str, seconds: float = 180) -> None:
     """Open the partition picker and choose the partition. The welcome dialog can open while the
     picker is open, and skipping it closes the picker too: then the picker is opened again, until
     the partition is chosen or `seconds` have gone."""
@@ -46,7 +50,7 @@ def _pick_partition(page: "sync_api.Page", partition: str, seconds: float = 180)
                 raise
 
 
-def _launch_from_ui(page: "sync_api.Page", base: str, partition: str) -> None:
+def _launch_from_ui(page: "Page", base: str, partition: str) -> None:
     page.goto(f"{base}/locations/definitions/jobs/ingest_job")
     page.get_by_role("button", name="Materialize all").first.click(timeout=60000)
     _pick_partition(page, partition)
@@ -67,7 +71,7 @@ def _wait_for_ui_run(home: Path, partition: str, since: float) -> dg.DagsterRun 
     return None
 
 
-def _look_around(page: "sync_api.Page", base: str) -> None:
+def _look_around(page: "Page", base: str) -> None:
     page.goto(f"{base}/asset-groups")
     for group in ("ingest", "sleep_mode", "writeback"):
         page.get_by_text(group, exact=True).first.wait_for(timeout=60000)

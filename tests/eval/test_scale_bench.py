@@ -2,6 +2,7 @@
 eager recall call runs on it (both searches, neighbouring turns through prev/next ids)."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,7 +217,7 @@ def test_the_consolidation_is_reported_by_phase_from_the_jobs_own_metadata(tmp_p
     assert all(floor["phases_s"][step] == 0.0 for step in ("dedup", "communities", "summaries", "salience", "profile"))
     assert floor["phases_s"]["checks"] > 0 and abs(sum(floor["phases_s"].values()) - floor["s"]) < 1e-6
     assert floor["launched"]["job_s"] > 0 and floor["launched"]["import_s"] > 0  # and once in a fresh process
-    run = {"embedder": "hashing", "notes": 40, "sleep": {**full, **again}, "sleep_floor": floor}
+    run: dict[str, Any] = {"embedder": "hashing", "notes": 40, "sleep": {**full, **again}, "sleep_floor": floor}
     titles = [part.strip().splitlines()[0] for part in sleep_table([run])]
     assert titles[1].startswith("### 5. Consolidation time by phase") and len(titles) == 3, titles
     assert titles[2].startswith("### 5. The floor of a re-run"), titles

@@ -71,13 +71,13 @@ def _change(facts: GraphFacts, rng: random.Random) -> None:
         if rng.random() < 0.03:
             rows.clear()
     for key in KEYS:
-        rows = facts.edges.setdefault(key, {})
+        edges = facts.edges.setdefault(key, {})
         for _ in range(rng.randint(0, 4)):
-            if rows and rng.random() < 0.4:
-                rows.pop(rng.choice(list(rows)))
+            if edges and rng.random() < 0.4:
+                edges.pop(rng.choice(list(edges)))
             else:
                 row = _edge(key, rng.randint(0, 120), rng)
-                rows[row["id"]] = row
+                edges[row["id"]] = row
         if rng.random() < 0.03:
             del facts.edges[key]
 

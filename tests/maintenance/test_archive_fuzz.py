@@ -97,8 +97,8 @@ def hostile_backup(path: Path, found: list[Member]) -> None:
         head.size = len(index)
         tar.addfile(head, io.BytesIO(index))
         for member in found:
-            info, data = tar_info(member)
-            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+            info, body = tar_info(member)
+            tar.addfile(info, io.BytesIO(body) if body is not None else None)
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

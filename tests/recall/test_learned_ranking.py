@@ -3,6 +3,7 @@ they are named for, and a file fitted on other features is refused with a clear 
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,8 +25,8 @@ QUERY = np.array([1.0, 0.0], dtype=np.float32)
 
 
 def row(row_id: str, vector: list[float], text: str, *, doc: str = "doc_a", prev: str = "", nxt: str = "",
-        dates: bool = False, bm25: float | None = None) -> dict:
-    out = {"id": row_id, "doc_id": doc, "vector": vector, "prev_id": prev, "next_id": nxt, "text": text,
+        dates: bool = False, bm25: float | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": row_id, "doc_id": doc, "vector": vector, "prev_id": prev, "next_id": nxt, "text": text,
            "metadata": json.dumps({"dates": ["2023-05-08"]} if dates else {})}
     if bm25 is not None:
         out["_score"] = bm25

@@ -52,9 +52,9 @@ def _notes(workspace: Workspace, query: str, k: int = 6, **weights: float) -> li
 
 def test_sleep_links_notes_either_way_and_by_shared_mentions_and_makes_hub_themes(
         jazz: tuple[Workspace, list[str]]) -> None:
-    jazz, _ = jazz
-    paths = {c.doc_id: c.path for c in jazz.files().read_chunks()}
-    data = json.loads((jazz.files().root / "sleep" / "state" / "themes.json").read_text(encoding="utf-8"))
+    workspace, _ = jazz
+    paths = {c.doc_id: c.path for c in workspace.files().read_chunks()}
+    data = json.loads((workspace.files().root / "sleep" / "state" / "themes.json").read_text(encoding="utf-8"))
     links = {paths[a]: {paths[b]: w for b, w in others.items()} for a, others in data["links"].items()}
     assert links["Jazz records.md"] == {f"{t}.md": 1.0 for t in RECORDS}  # the hub's links, counted from it
     assert links["Kind of Blue.md"] == {"Jazz records.md": 1.0}  # and from the note linked to
@@ -68,18 +68,18 @@ def test_sleep_links_notes_either_way_and_by_shared_mentions_and_makes_hub_theme
 
 def test_a_question_about_a_theme_gets_the_hub_and_its_linked_notes_after_sleep_only(
         jazz: tuple[Workspace, list[str]]) -> None:
-    jazz, before = jazz
+    workspace, before = jazz
     assert set(before) != WANTED  # before sleep: a ledger note instead of a record no word of the question names
-    assert set(_notes(jazz, QUESTION, theme_weight=1.0)) == WANTED  # the hub's theme alone
-    assert set(_notes(jazz, QUESTION, neighbour_weight=0.8)) == WANTED  # the hub's links alone
-    assert set(_notes(jazz, QUESTION, theme_weight=0.0, neighbour_weight=0.0)) == set(before)  # both off: as before
+    assert set(_notes(workspace, QUESTION, theme_weight=1.0)) == WANTED  # the hub's theme alone
+    assert set(_notes(workspace, QUESTION, neighbour_weight=0.8)) == WANTED  # the hub's links alone
+    assert set(_notes(workspace, QUESTION, theme_weight=0.0, neighbour_weight=0.0)) == set(before)  # both off: as before
 
 
 def test_a_direct_question_keeps_its_best_notes_in_place(jazz: tuple[Workspace, list[str]]) -> None:
-    jazz, _ = jazz
+    workspace, _ = jazz
     question = "Miles Davis bought second hand in Lisbon"
-    plain = _notes(jazz, question, k=10, theme_weight=0.0, neighbour_weight=0.0)
-    linked = _notes(jazz, question, k=10, theme_weight=1.0, neighbour_weight=0.8)
+    plain = _notes(workspace, question, k=10, theme_weight=0.0, neighbour_weight=0.0)
+    linked = _notes(workspace, question, k=10, theme_weight=1.0, neighbour_weight=0.8)
     assert plain[0] == linked[0] == "Kind of Blue.md"
     assert linked[:3] == plain[:3]
 
@@ -96,15 +96,15 @@ def test_without_sleep_files_recall_is_unchanged(tmp_path: Path) -> None:
 
 def test_a_community_theme_brings_its_summary_as_context_after_the_notes(
         jazz: tuple[Workspace, list[str]]) -> None:
-    jazz, _ = jazz
+    workspace, _ = jazz
     question = "Paul Chambers on bass"  # the community of the two records he plays on
-    result = MemoryClient("test", jazz.config_path, settings=RecallSettings(random_share=0.0)).recall(question, k=6)
+    result = MemoryClient("test", workspace.config_path, settings=RecallSettings(random_share=0.0)).recall(question, k=6)
     chunks, context = result.items[:6], result.items[6:]
     assert all(i.kind == "chunk" for i in chunks)
     themed = {i.path for i in chunks if any(r.startswith("theme ") for r in i.reasons)}
     assert themed >= {"Bass on Top.md", "Blue Train.md"}
     assert [(i.kind, i.title) for i in context] == [("community", "Paul Chambers")]
     assert context[0].text and context[0].metadata["sources"]
-    unthemed = MemoryClient("test", jazz.config_path,
+    unthemed = MemoryClient("test", workspace.config_path,
                             settings=RecallSettings(random_share=0.0).with_overrides(theme_weight=0.0))
     assert all(i.kind == "chunk" for i in unthemed.recall(question, k=6).items)

@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import lancedb
 import numpy as np
@@ -13,8 +14,8 @@ ONLY_COSINE = Weights(cosine=1.0, bm25=0.0, speaker=0.0, neighbour_cosine=0.0, n
 
 
 def row(row_id: str, vector: list[float], *, doc: str = "doc_a", speaker: str = "", prev: str = "", nxt: str = "",
-        bm25: float | None = None) -> dict:
-    out = {"id": row_id, "doc_id": doc, "vector": vector, "prev_id": prev, "next_id": nxt,
+        bm25: float | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": row_id, "doc_id": doc, "vector": vector, "prev_id": prev, "next_id": nxt,
            "metadata": json.dumps({"speaker": speaker} if speaker else {})}
     if bm25 is not None:
         out["_score"] = bm25

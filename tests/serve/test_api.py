@@ -106,7 +106,7 @@ def test_remember_recall_entity_forget_round_trip(api: dict[str, str]) -> None:
     httpx.delete(f"{url}/v1/test/memories/{brief.json()['id']}", headers=headers, timeout=60)
     scoped = httpx.post(f"{url}/v1/test/memories", json={"text": "Gate code 7781.", "scope": "project:gate"},
                         headers=headers)
-    question = {"q": "What is the gate code?", "k": 5}
+    question: dict[str, str | int] = {"q": "What is the gate code?", "k": 5}
     hidden = httpx.get(f"{url}/v1/test/recall", params=question, headers=headers).json()["items"]
     shown = httpx.get(f"{url}/v1/test/recall", params={**question, "project": "gate"}, headers=headers).json()["items"]
     assert "Gate code 7781." not in [i["text"] for i in hidden] and shown[0]["text"] == "Gate code 7781."

@@ -4,6 +4,7 @@ every run needs before it takes the first."""
 
 import subprocess
 import sys
+from contextlib import AbstractContextManager
 
 import dagster as dg
 import pytest
@@ -16,14 +17,14 @@ from tests.support import REPO
 DEPLOYED = yaml.safe_load((REPO / "deploy" / "dagster.yaml").read_text(encoding="utf-8"))
 
 
-def queue_instance(coordinator: dict[str, object]) -> dg.DagsterInstance:
+def queue_instance(coordinator: dict[str, object]) -> AbstractContextManager[dg.DagsterInstance]:
     return dg.instance_for_test(overrides={"run_coordinator": coordinator, "concurrency": DEPLOYED["concurrency"]})
 
 
 def test_the_daemon_looks_for_runs_every_half_second_with_one_run_per_namespace() -> None:
     with queue_instance(DEPLOYED["run_coordinator"]) as instance:
         daemon = create_daemon_of_type(QueuedRunCoordinatorDaemon.daemon_type(), instance)
-        assert daemon.interval_seconds == 0.5
+        assert isinstance(daemon, QueuedRunCoordinatorDaemon) and daemon.interval_seconds == 0.5
         queue = instance.get_concurrency_config().run_queue_config
         assert queue is not None and queue.max_concurrent_runs == 16
         assert {limit["key"] for limit in queue.tag_concurrency_limits} == {"mnemo/namespace", "dagster/partition"}

@@ -106,6 +106,7 @@ def test_the_folded_access_log_gives_what_replaying_it_all_gives(journal: Worksp
     log.write_bytes(log.read_bytes()[len(log.read_bytes()) // 2:])  # not the file the fold read
     now = T0 + timedelta(days=40)
     full = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, None, None)
+    assert fold is not None  # kept by the runs above
     for stale in (fold, {**fold, "items": None}, {"version": 1}):  # a fold of another file; broken folds
         fast = build_salience(view, sleep, settings, now, first_seen, state["ranks"], previous, due, stale)
         assert fast[0].to_json() == full[0].to_json() and fast[1:] == full[1:]

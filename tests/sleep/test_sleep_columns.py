@@ -3,6 +3,7 @@ them (rows added by the LLM facts, ends rewritten by merges) gives what the same
 plain dict rows, and the merged sleep facts hold the same edges as the full merged facts."""
 
 from collections import Counter
+from typing import Any
 
 import polars as pl
 
@@ -12,8 +13,8 @@ from mnemo.sleep.store import SleepFiles
 from tests.support import Workspace
 
 
-def _row(i: str, src: str, dst: str, surface: str | None) -> dict[str, object]:
-    row: dict[str, object] = {"id": i, "src": src, "dst": dst, "surface": surface}
+def _row(i: str, src: str, dst: str, surface: str | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": i, "src": src, "dst": dst, "surface": surface}
     row["h"] = row_hash(row)
     return row
 

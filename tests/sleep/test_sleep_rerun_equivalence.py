@@ -46,7 +46,7 @@ def _delete(vault: Path) -> None:
 def _state(files: NamespaceFiles) -> dict[str, object]:
     """Every overlay and step state sleep mode keeps (the sync's own bookkeeping aside)."""
     sleep = SleepFiles(files.root)
-    found = {f"overlay/{s}": sleep.read_overlay(s).to_json() for s in SleepFiles.STEPS}
+    found: dict[str, object] = {f"overlay/{s}": sleep.read_overlay(s).to_json() for s in SleepFiles.STEPS}
     for path in sorted((sleep.root / "state").glob("*.json")):
         if path.stem != "sync":
             found[f"state/{path.stem}"] = read_json(path, {})

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnemo.config import SourceConfig
+from mnemo.documents import Document
 from mnemo.errors import SourceError
 from mnemo.sources import walk as walk_module
 from mnemo.sources.scan import MAX_FILE_BYTES, PARSERS, scan_namespace
@@ -48,7 +49,7 @@ RAW = st.one_of(
 )
 
 
-def parse(kind: str, data: bytes, rel: str = "fuzz/note.md") -> list[object]:
+def parse(kind: str, data: bytes, rel: str = "fuzz/note.md") -> list[Document]:
     parser, _ = PARSERS[kind]
     return parser(data, "fuzz", f"{kind}:fuzz", rel, "2026-01-01T00:00:00+00:00")
 
@@ -69,7 +70,7 @@ def test_fuzz_every_parser_raises_only_source_errors(kind: str) -> None:
     check()
 
 
-def note(text: str) -> list[object]:
+def note(text: str) -> list[Document]:
     return parse("obsidian", text.encode())
 
 
@@ -110,7 +111,7 @@ def write(folder: Path, rel: str, data: bytes) -> Path:
     return path
 
 
-def scan(folder: Path) -> tuple[dict[str, object], dict[str, str]]:
+def scan(folder: Path) -> tuple[dict[str, Document], dict[str, str]]:
     result = scan_namespace("test", (SourceConfig(kind="obsidian", path=folder),), [], [])
     return {d.path: d for d in result.documents}, {p.path: p.reason for p in result.problems}
 

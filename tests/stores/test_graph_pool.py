@@ -79,7 +79,7 @@ def test_a_second_graph_writer_waits_for_the_first_then_succeeds(tmp_path: Path,
     with _instance(tmp_path) as instance:
         workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(small_vault)}]})
         workspace.instance = instance
-        outcomes: dict[str, object] = {}
+        outcomes: dict[str, dg.ExecuteInProcessResult] = {}
         first = threading.Thread(target=lambda: outcomes.update(first=dg.materialize([held_graph_write], instance=instance)))
         second = threading.Thread(target=lambda: outcomes.update(second=workspace.ingest()))
         first.start()

@@ -21,7 +21,7 @@ def _catalog(store: GraphStore) -> tuple[set[str], dict[str, set[tuple[str, str]
         tables = set()
         while result.has_next():
             tables.add(result.get_next()[0])
-        pairs = {}
+        pairs: dict[str, set[tuple[str, str]]] = {}
         for table in store.edge_tables:
             found = conn.execute(f"CALL show_connection('{table}') RETURN *")
             pairs[table] = set()

@@ -3,6 +3,7 @@ so a document's chunks lie next to each other; recall reads a hit's neighbouring
 addresses and finds the same rows a lookup by id finds, however the table has been rewritten."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,9 +32,9 @@ class Recording:
         return self.inner.encode(texts)
 
 
-def chunk_rows(docs: dict[str, list[str]]) -> list[dict[str, object]]:
+def chunk_rows(docs: dict[str, list[str]]) -> list[dict[str, Any]]:
     """Chunk rows as the pipeline makes them: a document's chunks in order, linked prev/next."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for doc, texts in docs.items():
         ids = [f"chunk_{doc}_{text.replace(' ', '_')}" for text in texts]
         for position, (chunk_id, text) in enumerate(zip(ids, texts)):

@@ -8,7 +8,9 @@ duplicate ids already present are removed by a re-run and by `mnemo compact`.
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow.compute as pc
@@ -130,10 +132,14 @@ class SlowEmbedder(HashingEmbedder):
 
 def passages(n: int = 300) -> list[RowGroup]:
     rows = [{"id": f"c{i}", "doc_id": f"d{i // 3}", "embed_text": f"passage {i} about heron number {i}"} for i in range(n)]
-    by_doc: dict[str, list[dict[str, str]]] = {}
+    by_doc: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_doc.setdefault(row["doc_id"], []).append(row)
-    return [RowGroup(doc, f"v1-{doc}", len(group), lambda group=group: group) for doc, group in by_doc.items()]
+    return [RowGroup(doc, f"v1-{doc}", len(group), _given(group)) for doc, group in by_doc.items()]
+
+
+def _given(rows: list[dict[str, Any]]) -> Callable[[], list[dict[str, Any]]]:
+    return lambda: rows
 
 
 def sync_in_child(path: str) -> None:

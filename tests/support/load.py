@@ -10,6 +10,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from mnemo.config import EmbedderConfig
@@ -80,8 +81,8 @@ def process_caller(data_dir: str, namespace: str, stop_file: str, min_calls: int
     Path(out).write_text(json.dumps({"latencies": calls.latencies, "degraded": calls.degraded, "failures": calls.failures}))
 
 
-def start_processes(data_dir: Path, namespace: str, work: Path, count: int, min_calls: int) -> list[tuple[object, Path]]:
-    procs = []
+def start_processes(data_dir: Path, namespace: str, work: Path, count: int, min_calls: int) -> list[tuple[BaseProcess, Path]]:
+    procs: list[tuple[BaseProcess, Path]] = []
     for i in range(count):
         out = work / f"caller{i}.json"
         proc = child_context().Process(target=process_caller, args=(str(data_dir), namespace, str(work / "stop"), min_calls, str(out)))
@@ -90,11 +91,11 @@ def start_processes(data_dir: Path, namespace: str, work: Path, count: int, min_
     return procs
 
 
-def collect(procs: list[tuple[object, Path]], calls: Calls) -> None:
+def collect(procs: list[tuple[BaseProcess, Path]], calls: Calls) -> None:
     for proc, out in procs:
-        proc.join(120)  # type: ignore[attr-defined]
+        proc.join(120)
         if not out.exists():
-            calls.failures.append(f"caller process ended without results (exit code {proc.exitcode})")  # type: ignore[attr-defined]
+            calls.failures.append(f"caller process ended without results (exit code {proc.exitcode})")
             continue
         data = json.loads(out.read_text())
         calls.merge(Calls(data["latencies"], data["degraded"], data["failures"]))

@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from mnemo.errors import WritebackRefused
 from mnemo.sources.markdown import split_frontmatter
 from mnemo.sources.note_layout import without_block
-from mnemo.writeback.frontmatter import OptedOut, frontmatter_patch, quote, render_block, same_insight, written_values
+from mnemo.writeback.frontmatter import (
+    OptedOut,
+    Value,
+    frontmatter_patch,
+    quote,
+    render_block,
+    same_insight,
+    written_values,
+)
 
 KEY = "mnemo"
 PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,8 +87,8 @@ def _old_mnemo(draw: st.DrawFn, nl: str) -> str:
 
 
 @st.composite
-def insights(draw: st.DrawFn) -> dict[str, object]:
-    value: dict[str, object] = {}
+def insights(draw: st.DrawFn) -> dict[str, Value]:
+    value: dict[str, Value] = {}
     if draw(st.booleans()):
         value["related"] = [f"[[{t}]]" for t in draw(st.lists(anything, min_size=1, max_size=3))]
     if draw(st.booleans()):
@@ -98,7 +106,7 @@ def insights(draw: st.DrawFn) -> dict[str, object]:
 
 
 @st.composite
-def notes(draw: st.DrawFn) -> tuple[str, str, dict[str, object]]:
+def notes(draw: st.DrawFn) -> tuple[str, str, dict[str, Value]]:
     """(note text, the text expected after writing `value`, value), built from known parts."""
     nl = draw(st.sampled_from(["\n", "\r\n"]))
     bom = draw(st.sampled_from(["", "\ufeff"]))
@@ -140,7 +148,7 @@ def _ours(props: dict[str, object]) -> dict[str, object]:
 
 @PROPERTY_SETTINGS
 @given(notes())
-def test_only_the_mnemo_lines_change(case: tuple[str, str, dict[str, object]]) -> None:
+def test_only_the_mnemo_lines_change(case: tuple[str, str, dict[str, Value]]) -> None:
     text, expected, value = case
     assert split_frontmatter(text.removeprefix("\ufeff")).problem is None
     patch = frontmatter_patch(text, KEY, value)
@@ -158,7 +166,7 @@ def test_only_the_mnemo_lines_change(case: tuple[str, str, dict[str, object]]) -
 
 @PROPERTY_SETTINGS
 @given(notes(), st.dates())
-def test_twice_is_once_and_undo_restores(case: tuple[str, str, dict[str, object]], other_day: dt.date) -> None:
+def test_twice_is_once_and_undo_restores(case: tuple[str, str, dict[str, Value]], other_day: dt.date) -> None:
     """Applying twice equals applying once (even on another day); the inverse restores the bytes."""
     text, _, value = case
     patch = frontmatter_patch(text, KEY, value)
@@ -207,7 +215,7 @@ def test_a_note_is_read_the_way_obsidian_reads_properties() -> None:
 
 
 def test_only_the_date_changing_writes_nothing() -> None:
-    value = {"related": ["[[A]]"], "updated": dt.date(2026, 1, 1)}
+    value: dict[str, Value] = {"related": ["[[A]]"], "updated": dt.date(2026, 1, 1)}
     text = frontmatter_patch("x\n", KEY, value).apply("x\n")
     assert frontmatter_patch(text, KEY, {**value, "updated": dt.date(2026, 2, 2)}) is None
     changed = frontmatter_patch(text, KEY, {"related": ["[[B]]"], "updated": dt.date(2026, 2, 2)})

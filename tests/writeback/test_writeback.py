@@ -280,7 +280,9 @@ def test_nightly_run_writes_back_only_when_turned_on(workspace: Workspace, vault
     workspace.instance.add_dynamic_partitions("namespace", ["test"])
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("namespace", ["test"])
-        (request,) = schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=NIGHT))
+        requests = schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=NIGHT))
+        assert isinstance(requests, list)
+        (request,) = requests
     defs = build_defs(default_resources(str(workspace.config_path)))
     before = (vault / "People" / "Alice Chen.md").read_text(encoding="utf-8")
     result = defs.resolve_job_def(schedule.job_name).execute_in_process(

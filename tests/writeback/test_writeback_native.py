@@ -9,6 +9,7 @@ import pytest
 
 from benchmarks.writeback import snapshot
 from mnemo.maintenance.forget_notes import block_removal, remove_blocks
+from mnemo.stores.forget_journal import PageRef
 from mnemo.writeback.journal import JournalEntry
 from mnemo.writeback.note_files import digest
 from mnemo.writeback.run import journal_for, source_roots, undo_run, writeback_namespace
@@ -132,7 +133,7 @@ def test_the_blank_line_an_earlier_version_added_to_a_logseq_page_goes_with_its_
 def test_forget_takes_the_old_blank_line_out_with_the_lines(tmp_path: Path) -> None:
     page, workspace, original = _old_logseq_write(tmp_path)
     doc = next(d for d in workspace.files().read_documents() if d.path == "pages/Beta.md")
-    report = remove_blocks(workspace.config, "test", [doc])
+    report = remove_blocks(workspace.config, "test", [PageRef(doc.source, doc.path)])
     assert report is not None and report.written == ["pages/Beta.md"]
     assert page.read_text(encoding="utf-8") == original
     assert block_removal(OLD_LOGSEQ + original, "logseq", "mnemo").apply(OLD_LOGSEQ + original) == "\n" + original
