@@ -35,7 +35,7 @@ class RecallReads(Reads):
 
     def notes_of_source(self, source: str) -> list[tuple[Any, ...]]:
         """(id,) of each note of the source."""
-        return self._arrow(f"MATCH (n:Note) WHERE n.source = '{source}' RETURN n.id")
+        return self._arrow("MATCH (n:Note) WHERE n.source = $source RETURN n.id", {"source": source})
 
     def entity_documents(self) -> list[tuple[Any, ...]]:
         """(entity, document) of each document whose passages point at the entity (mentions,

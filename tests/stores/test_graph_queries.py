@@ -1,8 +1,13 @@
 """Several read queries in one opening of the graph give what one opening per query gives."""
 
+from pathlib import Path
+
 import pytest
 
-from tests.support import Workspace
+from mnemo.facts import GraphFacts
+from mnemo.stores.graph import GraphStore
+from ontology import load_ontology
+from tests.support import Workspace, graph_engine
 
 pytestmark = pytest.mark.graph
 
@@ -18,3 +23,16 @@ def test_queries_in_one_opening_equal_single_queries(workspace: Workspace) -> No
     together = graph.queries(cyphers)
     assert together == [graph.query(c) for c in cyphers]
     assert together[0] and together[2][0]["chunks"] > 0
+
+
+def test_a_source_name_with_a_quote_is_a_parameter_not_cypher(tmp_path: Path) -> None:
+    facts = GraphFacts()
+    for note, source in (("note_a", "Bob's notes"), ("note_b", "memories")):
+        facts.add_node("Note", {"id": note, "path": f"{note}.md", "title": note, "kind": "note", "source": source,
+                                "tags": [], "properties": "{}", "day": "", "created": "", "content_hash": "",
+                                "present": True})
+    store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
+    store.apply(facts, run_id="run-1")
+    with store.reading() as graph:
+        assert graph.notes_of_source("Bob's notes") == [("note_a",)]
+        assert graph.notes_of_source("memories") == [("note_b",)]
