@@ -13,6 +13,7 @@ from mnemo.ingest.progress import every_few_seconds
 from mnemo.pipelines.ingest import IngestPipeline
 from mnemo.sources.scan import EMPTY_FILE
 from mnemo.sources.walk import Problem
+from mnemo.stores.vectors import SyncStats
 from mnemo_dagster.resources import EmbedderResource, GraphResource, MnemoConfigResource, VectorResource
 
 namespaces = dg.DynamicPartitionsDefinition(name="namespace")
@@ -42,6 +43,12 @@ def ingest_pipeline(context: dg.AssetExecutionContext, mnemo_config: MnemoConfig
     return IngestPipeline(mnemo_config.load(), mnemo_config.files(namespace), mnemo_config.ontology(),
                           vectors.store(namespace), graph.store(namespace), embedder.embedder(), extractor,
                           context.run_id)
+
+
+def _synced(stats: SyncStats) -> dict[str, int]:
+    """What a vector table's sync did, as an asset's metadata."""
+    return {"embedded": stats.embedded, "metadata_updated": stats.updated, "deleted": stats.deleted,
+            "rows": stats.total}
 
 
 def _log_problems(context: dg.AssetExecutionContext, problems: list[Problem]) -> None:
@@ -114,15 +121,7 @@ def chunk_vectors(
     stats = pipeline.chunk_vectors(progress=every_few_seconds(context.log.info))
     context.log.info(f"embedded {stats.embedded} chunks with {model.name}, deleted {stats.deleted}")
     return dg.MaterializeResult(
-        metadata={
-            "embedded": stats.embedded,
-            "metadata_updated": stats.updated,
-            "deleted": stats.deleted,
-            "rows": stats.total,
-            "embedder": model.name,
-            "dimensions": model.dim,
-            "vector_index": stats.index,
-        }
+        metadata={**_synced(stats), "embedder": model.name, "dimensions": model.dim, "vector_index": stats.index}
     )
 
 
@@ -191,14 +190,7 @@ def entity_vectors(
 ) -> dg.MaterializeResult:
     """Entity embeddings (name, type, aliases, properties) for semantic lookup and grounding."""
     stats = ingest_pipeline(context, mnemo_config, graph, vectors, embedder).entity_vectors()
-    return dg.MaterializeResult(
-        metadata={
-            "embedded": stats.embedded,
-            "metadata_updated": stats.updated,
-            "deleted": stats.deleted,
-            "rows": stats.total,
-        }
-    )
+    return dg.MaterializeResult(metadata=_synced(stats))
 
 
 ingest_assets = [documents, chunks, chunk_vectors, extractions, entity_graph, entity_vectors]
