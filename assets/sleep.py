@@ -14,6 +14,7 @@ from mnemo.config import MnemoConfig
 from mnemo.errors import StoreLocked
 from mnemo.ingest.pipeline import entity_rows
 from mnemo.maintenance.compaction import compact_stores
+from mnemo.maintenance.forget import ForgetStores
 from mnemo.memories.purge import purge_expired
 from mnemo.sleep.abstractive import writer_for
 from mnemo.sleep.consolidate import STEPS, SleepReport, consolidate
@@ -111,7 +112,8 @@ def sleep_mode(
     steps = [step for step in selected if step in STEPS]
     graph_store = graph.store(namespace)
     if steps:  # expired memories go first, as `mnemo forget --expired` removes them
-        purged = purge_expired(settings, files, store, graph_store, embedder.embedder(), run_time(context))
+        stores = ForgetStores(settings, files, store, graph_store, embedder.embedder())
+        purged = purge_expired(stores, run_time(context))
         context.log.info(f"purged {len(purged.items)} expired memories")
     with graph_store.session():  # closed before a compaction, which may replace the database's file
         if steps:

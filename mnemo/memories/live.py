@@ -93,5 +93,4 @@ class LiveMemories:
 
     def forget_expired(self) -> ForgetReport:
         """Forget every memory whose expiry has passed."""
-        s = self.stores
-        return purge_expired(s.config, s.files, s.vectors, s.graph, s.embedder)
+        return purge_expired(self.stores)

@@ -6,13 +6,8 @@ files are deleted. `mnemo forget --expired` purges the expired ones now; sleep m
 import datetime as dt
 from pathlib import Path
 
-from mnemo.config import MnemoConfig
 from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, resume_forget
 from mnemo.sources.memory_files import Memory, inbox_dir, memory_doc_ids, read_memory
-from mnemo.stores.embedders import Embedder
-from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.graph import GraphStore
-from mnemo.stores.vectors import VectorStore
 
 
 def expired_memories(root: Path, now: dt.datetime) -> list[Memory]:
@@ -36,11 +31,9 @@ def expiry_report(memories: list[Memory]) -> ForgetReport:
                         items=[{"memory": m.id, "text": m.text, "expires_at": m.expires_at} for m in memories])
 
 
-def purge_expired(config: MnemoConfig, files: NamespaceFiles, vectors: VectorStore, graph: GraphStore,
-                  embedder: Embedder, now: dt.datetime | None = None) -> ForgetReport:
+def purge_expired(stores: ForgetStores, now: dt.datetime | None = None) -> ForgetReport:
     """Forget every memory expired at `now` (the current time when None) and delete its inbox file."""
-    memories = expired_memories(files.root, now or dt.datetime.now(dt.UTC))
-    return purge_memories(ForgetStores(config, files, vectors, graph, embedder), memories)
+    return purge_memories(stores, expired_memories(stores.files.root, now or dt.datetime.now(dt.UTC)))
 
 
 def purge_memories(stores: ForgetStores, memories: list[Memory]) -> ForgetReport:
