@@ -59,16 +59,19 @@ class LiveMemories:
         return sorted(chosen, key=lambda m: m.created)
 
     def with_status(self, memories: list[Memory]) -> list[Memory]:
-        """The memories with their current status, read from the manifest and the chunks table."""
-        files, vectors = self.stores.files, self.stores.vectors
-        ingested = {doc for entry in files.read_manifest() for doc in entry.doc_ids} if memories else set()
+        """The memories with their current status, read from the manifest and the chunks table (each
+        read once, however many memories)."""
+        ingested = {doc for entry in self.stores.files.read_manifest() for doc in entry.doc_ids} if memories else set()
+        docs = {memory.id: memory_doc_id(self.namespace, memory.id) for memory in memories}
+        pending = [docs[m.id] for m in memories if not m.expired() and docs[m.id] not in ingested]
+        recallable = {row["doc_id"] for row in self.stores.vectors.rows("chunks", ["doc_id"], Filter.docs(pending))} \
+            if pending else set()
         for memory in memories:
-            doc = memory_doc_id(self.namespace, memory.id)
             if memory.expired():
                 memory.status = "expired"
-            elif doc in ingested:
+            elif docs[memory.id] in ingested:
                 memory.status = "ingested"
-            elif vectors.count("chunks", Filter.doc(doc)):
+            elif docs[memory.id] in recallable:
                 memory.status = "recallable"
         return memories
 

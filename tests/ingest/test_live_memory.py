@@ -8,10 +8,15 @@ import sys
 import time
 from pathlib import Path
 
+from typing import Any
+
 from mnemo.ingest import pipeline
 from mnemo.ingest.memory_rows import pending_groups
+from mnemo.maintenance.forget import ForgetStores
+from mnemo.memories.live import LiveMemories
 from mnemo.sources.memory_files import memory_doc_id
 from mnemo.stores.embedders import build_embedder
+from mnemo.stores.vectors import VectorStore
 from tests.support import Workspace, make_workspace
 from tests.support import steady_client as client
 
@@ -120,3 +125,24 @@ def test_concurrent_remembers_while_an_ingest_runs_lose_and_duplicate_nothing(wo
     assert [d for d in docs if len(rows_of(workspace, d)) != 1] == []
     c = client(workspace)
     assert {c.memory(m).status for m in remembered} == {"ingested"}
+
+
+class CountedOpens(VectorStore):
+    """A vector store that counts how often a table is opened."""
+
+    opened = 0
+
+    def table(self, name: str) -> Any | None:
+        self.opened += 1
+        return super().table(name)
+
+
+def test_listing_memories_reads_the_chunks_table_once(workspace: Workspace) -> None:
+    config, files = workspace.config, workspace.files()
+    vectors = CountedOpens(files.vectors_path)
+    live = LiveMemories(ForgetStores(config, files, vectors, workspace.graph(), build_embedder(config.embedder)))
+    for place in ("harbour", "station", "library"):
+        assert live.remember(f"Zephyrine waits at the {place}.").status == "recallable"
+    vectors.opened = 0
+    assert [m.status for m in live.listed()] == ["recallable"] * 3
+    assert vectors.opened == 1
