@@ -79,8 +79,9 @@ class GraphResource(RunGuardedResource):
     config: MnemoConfigResource
 
     def store(self, namespace: str) -> GraphStore:
-        engine = self.config.load().graph.engine
-        return GraphStore(self.config.files(namespace).graph_path, self.config.ontology(), engine=engine)
+        settings = self.config.load()
+        path = namespace_files(settings, namespace).graph_path
+        return GraphStore(path, self.config.ontology(), engine=settings.graph.engine)
 
 
 class VectorResource(RunGuardedResource):
@@ -89,7 +90,8 @@ class VectorResource(RunGuardedResource):
     config: MnemoConfigResource
 
     def store(self, namespace: str) -> VectorStore:
-        return VectorStore(self.config.files(namespace).vectors_path, self.config.load().vector_index)
+        settings = self.config.load()
+        return VectorStore(namespace_files(settings, namespace).vectors_path, settings.vector_index)
 
 
 class EmbedderResource(RunGuardedResource):
