@@ -115,7 +115,7 @@ def _metadata(result: dg.ExecuteInProcessResult) -> dict[str, dict[str, object]]
 
 
 def run_ingest_job(job: dg.JobDefinition, instance: dg.DagsterInstance, namespace: str,
-                     report: Callable[[StepEvent], None], checks: set[str] | None = None) -> IngestOutcome:
+                   report: Callable[[StepEvent], None], checks: set[str] | None = None) -> IngestOutcome:
     """One run of the ingest job for `namespace`, recorded in `instance`, its steps reported live;
     `checks` are the step keys of its asset checks (reported as checks)."""
     run_id = str(uuid.uuid4())
