@@ -30,6 +30,7 @@ from mnemo.refs import refs_in
 from mnemo.sources.memory_files import (
     Memory,
     inbox_dir,
+    iso_utc,
     read_memory,
     store_memory,
     titled_id_glob,
@@ -128,7 +129,7 @@ class TitledMemories:
         with self.lock():
             current = self.read(title, scope)
             joined = f"{current.text}\n\n{text.strip()}"
-            now = dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
+            now = iso_utc(dt.datetime.now(dt.UTC))
             memory = replace(current, text=joined, entities=list({r.ref: r for r in [*current.entities,
                              *refs_in(text)]}.values()), history=_history(current, now))
             return self._write(memory)
