@@ -30,7 +30,6 @@ from mnemo.sources.scan import ScanResult
 from mnemo.stores.embed_progress import Report
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
-from mnemo.stores.forget_journal import pending_forget
 from mnemo.stores.graph import ApplyStats, GraphStore
 from mnemo.stores.vectors import SyncStats, VectorStore
 from ontology import Ontology
@@ -91,8 +90,6 @@ class IngestPipeline:
 
     def forget(self) -> bool:
         """Finish a forget that was cut off, so nothing it forgets comes back; whether there was one."""
-        if pending_forget(self.files.root) is None:
-            return False
         stores = ForgetStores(self.settings, self.files, self.vectors, self.graph, self.embedder)
         return resume_forget(stores) is not None
 
