@@ -11,6 +11,7 @@ import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from mnemo.config import SourceConfig
 from mnemo.documents import Document, ManifestEntry, dated
@@ -161,31 +162,24 @@ def scan_source(
     if isinstance(prepared, Problem):
         result.problems.append(prepared)
         return
-    label = source.label
+    label, earlier = source.label, earlier or {}
     fresh: list[tuple[ManifestEntry, list[Document]]] = []
     for rel, path, stat in walk_files(source.path, prepared.suffixes, prepared.excludes, result.problems):
-        key = f"{label}\x1f{rel}"
-        old = previous.pop(key, None)
+        old = previous.pop(f"{label}\x1f{rel}", None)
         same_stat = old is not None and old.mtime_ns == stat.st_mtime_ns and old.size == stat.st_size
         if old and same_stat and _stands(old, previous_docs, source):
-            _keep(old, previous_docs, result, (earlier or {}).get(rel, []))
+            _keep(old, previous_docs, result, earlier.get(rel, []))
             continue
-        if stat.st_size > prepared.limit:
-            result.problems.append(
-                Problem(rel, f"file is {stat.st_size} bytes, over the {prepared.limit}-byte limit", True)
-            )
-            continue
-        try:
-            data = read_regular(path)
-        except OSError as exc:
-            result.problems.append(Problem(rel, f"cannot read file ({exc.strerror})", True))
+        data = _read_within(rel, path, stat.st_size, prepared.limit)
+        if isinstance(data, Problem):
+            result.problems.append(data)
             continue
         file_hash = file_fingerprint(data, source.kind, writeback_key)
         if file_hash == GENERATED:
             continue  # a page mnemo generated: never the person's input
         if old and old.file_hash == file_hash and _stands(old, previous_docs, source):
-            _keep(replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size), previous_docs, result,
-                  (earlier or {}).get(rel, []))
+            restamped = replace(old, mtime_ns=stat.st_mtime_ns, size=stat.st_size)
+            _keep(restamped, previous_docs, result, earlier.get(rel, []))
             continue
         modified = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC).isoformat(timespec="seconds")
         docs = _parse(prepared.parse, data, (namespace, label, rel, modified), writeback_key)
@@ -198,6 +192,16 @@ def scan_source(
         result.problems.extend([Problem(rel, EMPTY_FILE, False)] if not data.strip() else [])
         fresh.append((entry, docs))
     _settle_renames(label, previous, fresh, result, previous_docs)
+
+
+def _read_within(rel: str, path: Path, size: int, limit: int) -> bytes | Problem:
+    """The file's bytes, or why they are not read (over the source's size limit, or unreadable)."""
+    if size > limit:
+        return Problem(rel, f"file is {size} bytes, over the {limit}-byte limit", True)
+    try:
+        return read_regular(path)
+    except OSError as exc:
+        return Problem(rel, f"cannot read file ({exc.strerror})", True)
 
 
 def _parse(
