@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-
 from typing import Any
 
 from mnemo.ingest import pipeline
