@@ -11,7 +11,6 @@ import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from mnemo.config import SourceConfig
 from mnemo.documents import Document, ManifestEntry, dated
@@ -194,7 +193,7 @@ def scan_source(
     _settle_renames(label, previous, fresh, result, previous_docs)
 
 
-def _read_within(rel: str, path: Path, size: int, limit: int) -> bytes | Problem:
+def _read_within(rel: str, path: str, size: int, limit: int) -> bytes | Problem:
     """The file's bytes, or why they are not read (over the source's size limit, or unreadable)."""
     if size > limit:
         return Problem(rel, f"file is {size} bytes, over the {limit}-byte limit", True)
