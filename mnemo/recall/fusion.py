@@ -15,6 +15,7 @@ whether the ranking already weighed the days the query names, and the scale on w
 of those days that the searches missed join the pool.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -139,9 +140,13 @@ class ReciprocalRankFusion:
         return Ranked(sorted(out, key=lambda s: (-s.score, s.row["id"])))
 
 
+STRATEGIES: dict[str, Callable[[Ranking, str], Fusion]] = {  # `Ranking.fusion` -> its strategy for an embedder
+    "learned": lambda r, embedder: LearnedFusion(r.ranker, embedder, ScoredFusion(weights_of(r))),
+    "scored": lambda r, _: ScoredFusion(weights_of(r)),
+    "rrf": lambda r, _: ReciprocalRankFusion(r.rrf_k),
+}
+
+
 def fusion_for(ranking: Ranking, embedder: str) -> Fusion:
     """The strategy `ranking.fusion` names, for an engine whose embedder is called `embedder`."""
-    if ranking.fusion == "rrf":
-        return ReciprocalRankFusion(ranking.rrf_k)
-    scored = ScoredFusion(weights_of(ranking))
-    return LearnedFusion(ranking.ranker, embedder, scored) if ranking.fusion == "learned" else scored
+    return STRATEGIES[ranking.fusion](ranking, embedder)

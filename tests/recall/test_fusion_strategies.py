@@ -10,9 +10,9 @@ import pytest
 from mnemo.errors import ConfigError
 from mnemo.eval.locomo import Prepared, load_conversations, prepare
 from mnemo.recall.engine import RecallEngine
-from mnemo.recall.fusion import SPEAKER_FACTOR, LearnedFusion, ReciprocalRankFusion, ScoredFusion
+from mnemo.recall.fusion import SPEAKER_FACTOR, STRATEGIES, LearnedFusion, ReciprocalRankFusion, ScoredFusion
 from mnemo.recall.learned import PACKAGED
-from mnemo.recall.settings import Ranking, RecallSettings
+from mnemo.recall.settings import FUSIONS, Ranking, RecallSettings
 from mnemo.stores.embedders import HashingEmbedder
 from ontology import load_ontology
 from tests.support import DATA
@@ -48,7 +48,8 @@ def answers(recall: RecallEngine) -> list[list[tuple[str, float]]]:
 
 def test_each_name_chooses_its_strategy_once_when_the_engine_is_built(conversation: Prepared,
                                                                       hashing_trees: Path) -> None:
-    built = {name: engine(conversation, fusion=name, ranker=str(hashing_trees)) for name in ("learned", "scored", "rrf")}
+    assert set(STRATEGIES) == set(FUSIONS)  # every name a setting accepts has its strategy
+    built = {name: engine(conversation, fusion=name, ranker=str(hashing_trees)) for name in FUSIONS}
     assert isinstance(built["learned"].fusion, LearnedFusion) and built["learned"].fusion.embedder == "hashing-384"
     assert isinstance(built["scored"].fusion, ScoredFusion) and isinstance(built["rrf"].fusion, ReciprocalRankFusion)
     chosen = built["scored"].fusion
