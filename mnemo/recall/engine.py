@@ -66,8 +66,9 @@ class RecallEngine:
         self.graph = graph
         self.embedder = embedder
         self.random = random.Random(seed)
-        self.reads = TableReads(vectors, embedder, settings or RecallSettings())
-        self.settings = settings or RecallSettings()
+        settings = settings or RecallSettings()
+        self.reads = TableReads(vectors, embedder, settings)
+        self.settings = settings
         self.inbox = InboxScopes(self.root)
 
     @property
