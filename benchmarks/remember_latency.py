@@ -73,7 +73,7 @@ def measure(client: MemoryClient, n: int) -> dict[str, Any]:
         start = time.perf_counter()
         memory = client.remember(text)
         remember.append(time.perf_counter() - start)
-        before = client.engine._held[1] if client.engine._held else None
+        before = client.engine.reads.held_rows[1] if client.engine.reads.held_rows else None
         took, result = _timed(partial(client.recall, f"quennet{i} pump zorblax{i}"))
         after.append(took)
         to_recall.append(time.perf_counter() - start)

@@ -1,6 +1,6 @@
 """Leave-one-conversation-out cross-validation of recall's fitted ranking weights on LoCoMo.
 
-The scored fusion (`rank.scored_fusion`) ranks a query's BM25 and vector hits by a
+The scored fusion (`fusion.ScoredFusion`) ranks a query's BM25 and vector hits by a
 linear score of nine signals; its weights are a logistic regression over the candidates of
 the questions (a candidate is positive when it is one of the question's evidence turns). Here
 that fit is made five times, each time on four conversations, and the fitted weights are

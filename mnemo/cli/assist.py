@@ -99,3 +99,10 @@ def keys_revoke(
     except MnemoError as exc:
         fail(str(exc))
     console.print(f"revoked key {key.id} (namespace {key.namespace!r})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `mcp`, `serve` and `keys` to the `mnemo` app."""
+    app.command()(mcp)
+    app.command()(serve)
+    app.add_typer(keys_app, name="keys")

@@ -112,3 +112,8 @@ def eval_links(
         fail(f"unknown --kind {kind!r}: use obsidian or logseq")
     _report(config, json_out, format_links_table, lambda embedder: evaluate_links(
         vault, kind, embedder, load_ontology(), seed=seed, progress=_progress))  # type: ignore[arg-type]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `eval` and its subcommands to the `mnemo` app."""
+    app.add_typer(eval_app, name="eval")

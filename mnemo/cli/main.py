@@ -6,10 +6,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mnemo.cli import assist as commands_assist
-from mnemo.cli import evaluate as commands_eval
-from mnemo.cli import memory as commands_memory
-from mnemo.cli import titled as commands_titled
+from mnemo.cli import assist, backup, evaluate, ingest, init, memory, shards, sleep, titled, up, writeback
 from mnemo.cli.extraction import extraction_state, print_extraction_state
 from mnemo.cli.options import (
     ConfigOption,
@@ -21,9 +18,6 @@ from mnemo.cli.options import (
     refuse_undecodable_arguments,
 )
 from mnemo.cli.order import NewcomerOrder
-from mnemo.cli.shards import shard_app
-from mnemo.cli.sleep import register as register_sleep_commands
-from mnemo.cli.writeback import writeback
 from mnemo.errors import MnemoError
 
 if TYPE_CHECKING:  # pydantic and yaml load when a command runs, not with --help
@@ -33,19 +27,9 @@ app = typer.Typer(help="mnemo: a lifelong, structured memory of your notes and c
                   cls=NewcomerOrder)
 console = Console()
 DEGRADED_EXIT = 3  # `mnemo status`: the namespace answers, but a store could not be read
-app.command()(writeback)
-for _command in (commands_memory.recall, commands_memory.remember, commands_memory.forget, commands_memory.entity):
-    app.command()(_command)
-commands_titled.register(app)
-app.add_typer(commands_eval.eval_app, name="eval")
-app.command()(commands_assist.mcp)
-app.command()(commands_assist.serve)
-app.add_typer(commands_assist.keys_app, name="keys")
-app.add_typer(shard_app, name="shard")
 app.callback()(refuse_undecodable_arguments)
 
 
-@app.command()
 def status(
     namespace: NamespaceOption = None,
     as_json: JsonOption = False,
@@ -100,7 +84,6 @@ def _print_status(namespace: str, rows: list[tuple[str, int]], problems: list[di
         console.print(f"[yellow]degraded:[/] {unreadable}")
 
 
-@app.command()
 def doctor(
     namespace: NamespaceOption = None,
     fix: Annotated[bool, typer.Option("--fix", help="Repair what can be repaired.")] = False,
@@ -154,7 +137,6 @@ def _no_data(settings: "MnemoConfig", namespace: str, as_json: bool) -> None:
     console.print(f"namespace {namespace!r} has no data yet in {settings.data_dir}: run `mnemo ingest`")
 
 
-@app.command()
 def extraction(
     namespace: NamespaceOption = None,
     as_json: JsonOption = False,
@@ -171,23 +153,17 @@ def extraction(
     print_extraction_state(state, as_json, console)
 
 
-register_sleep_commands(app)
+def register(app: typer.Typer) -> None:
+    """Add `status`, `doctor` and `extraction`, this module's commands, to the `mnemo` app."""
+    for command in (status, doctor, extraction):
+        app.command()(command)
 
-from mnemo.cli.backup import register as register_backup_commands  # noqa: E402
 
-register_backup_commands(app)
-
-from mnemo.cli.init import register as register_init  # noqa: E402
-
-register_init(app)
-
-from mnemo.cli.ingest import register as register_ingest  # noqa: E402
-
-register_ingest(app)
-
-from mnemo.cli.up import register as register_up  # noqa: E402
-
-register_up(app)
+# Every module of commands adds them through its `register(app)`; `mnemo --help` lists them in NEWCOMER_ORDER.
+for register_commands in (writeback.register, memory.register, titled.register, evaluate.register, assist.register,
+                          shards.register, register, sleep.register, backup.register, init.register, ingest.register,
+                          up.register):
+    register_commands(app)
 
 if __name__ == "__main__":
     app()

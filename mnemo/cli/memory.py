@@ -239,3 +239,9 @@ def entity(
         console.print(escape(found["content"].strip()), highlight=False)
     for rel in found["relations"]:
         console.print(f"  {rel['src']} —{rel['role'] or rel['type']}→ {rel['dst']}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `recall`, `remember`, `forget` and `entity` to the `mnemo` app."""
+    for command in (recall, remember, forget, entity):
+        app.command()(command)

@@ -76,3 +76,8 @@ def shard_move(
     kept = f"; archive kept at {info.archive}" if info.archive else " (it had no data yet)"
     console.print(f"moved {info.namespace!r} from shard {info.source!r} to {info.target!r} in {info.seconds:.2f} s, "
                   f"{info.keys} API key(s) with it{kept}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `shard` and its subcommands to the `mnemo` app."""
+    app.add_typer(shard_app, name="shard")

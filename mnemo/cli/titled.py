@@ -115,6 +115,7 @@ def get_memory(memory_id: Annotated[str, typer.Argument(help="A memory id.")], n
 
 
 def register(app: typer.Typer) -> None:
+    """Add the titled-memory and room commands to the `mnemo` app."""
     for command in (save, read, exists, append, get_memory):
         app.command()(command)
     app.command(name="list")(list_memories)

@@ -160,3 +160,8 @@ def writeback(
             _write(settings, namespace, config, as_json)
     except (MnemoError, FileNotFoundError) as exc:
         fail(str(exc))
+
+
+def register(app: typer.Typer) -> None:
+    """Add `writeback` to the `mnemo` app."""
+    app.command()(writeback)

@@ -70,7 +70,6 @@ class Pool:
 
     def __init__(self, rrf_k: int) -> None:
         self.rrf_k = rrf_k
-        self.learned = False  # ranked by the learned ranking (`recall.learned`): scores on its scale
         self.scores: dict[str, float] = {}
         self.reasons: dict[str, list[str]] = {}
         self.rows: dict[str, dict[str, Any]] = {}
@@ -221,15 +220,6 @@ def signals_of(
         reasons.append(tuple(name for name, ids in listed.items() if row_id in ids))
     return Signals(list(by_id.values()), matrix, reasons, cosine, known,
                    {i: n for n, i in enumerate(order["lexical"])}, {i: n for n, i in enumerate(order["semantic"])})
-
-
-def scored_fusion(
-    lexical_rows: list[dict[str, Any]], semantic_rows: list[dict[str, Any]], neighbours: dict[str, dict[str, Any]],
-    vector: np.ndarray, query: str, weights: Weights,
-) -> list[Scored]:
-    """Every BM25 or vector hit with its fused score, best first (`neighbours`: rows of the
-    turns around the hits, up to two away, that are not hits themselves)."""
-    return linear_ranked(signals_of(lexical_rows, semantic_rows, neighbours, vector, query, weights.rrf_k), weights)
 
 
 def linear_ranked(found: Signals, weights: Weights) -> list[Scored]:

@@ -2,7 +2,7 @@
 
 What a multi-hop question needs is often not in its own words but in the passages that answer
 its first half ("Where did she move from?" finds "since I moved from my home country"; the
-country is named in another session). The second round takes the best `feedback_docs` hits of
+country is named in another session). The second round takes the best `docs` hits of
 the first, picks the words that set them apart from the rest of the first round's candidates
 (the words they share, weighted by the hits' rank, by how rare each word is among the
 candidates; names of people and places are words like any other), searches again with the

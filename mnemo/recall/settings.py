@@ -1,14 +1,21 @@
 """How recall is tuned: what a deployment sets, and the ranking weights the evaluation fits.
 
 `RecallSettings` holds what a deployment may change (pool sizes, the token budget, the
-per-note cap, exploration, memory held per process). Its `ranking` is a `Ranking`: the
-fusion weights and switches, fitted by the evaluation protocol (see docs/EVALUATION.md) and
+per-note cap, exploration, memory held per process). Its `ranking` is a `Ranking`: which
+fusion strategy ranks the searches' hits (`recall.fusion`, chosen once when the engine is
+built) and the weights, fitted by the evaluation protocol (see docs/EVALUATION.md) and
 changed only by the ablation benchmarks."""
 
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
+from mnemo.errors import ConfigError
+
 Mode = Literal["eager", "deliberate"]
+FusionName = Literal["learned", "scored", "rrf"]
+FUSIONS: tuple[FusionName, ...] = ("learned", "scored", "rrf")
+# settings that no longer exist: never set by default, their steps are gone (docs/RECALL.md)
+REMOVED = ("episode_weight", "feedback_docs", "feedback_weight", "lexical_weight", "semantic_weight", "speaker_weight")
 
 
 @dataclass(frozen=True)
@@ -16,8 +23,9 @@ class Ranking:
     """How recall weighs its signals; the defaults are what the LoCoMo evaluation supports."""
 
     rrf_k: int = 60
-    # learned: recall.learned's trees when most hits are chat turns, else the weights below; scored: the weights
-    fusion: Literal["learned", "scored", "rrf"] = "learned"
+    # the strategy (`recall.fusion`): learned: recall.learned's trees when most hits are turns of
+    # conversations between people, else the weights below; scored: the weights; rrf: reciprocal rank
+    fusion: FusionName = "learned"
     ranker: str = ""  # the learned ranking's trees: a JSON file (empty: the packaged recall/ranker.json)
     cosine_weight: float = 9.0
     bm25_weight: float = 2.5
@@ -28,24 +36,22 @@ class Ranking:
     second_neighbour_cosine_weight: float = 1.0
     dated_weight: float = 1.5  # a chat turn that states or implies a date (recall.rank)
     dated_when_weight: float = 0.8  # the same, more when the query asks when
-    lexical_weight: float = 1.0
-    semantic_weight: float = 1.0
     neighbour_weight: float = 0.5  # notes linked with the best notes (recall.linked; after sleep)
     theme_weight: float = 1.0  # notes of a theme (community, hub note) the question matches (recall.linked)
-    episode_weight: float = 0.0
-    speaker_weight: float = 1.0
-    feedback_docs: int = 0
     second_round_weight: float = 0.0  # the second round's share when merged with the first (0: no second round)
     second_round_docs: int = 3  # first-round hits whose words expand the query
     second_round_terms: int = 5  # words they add
     second_round_eager: bool = False  # eager recall runs it too (deliberate always does when the weight is set)
     profile_weight: float = 0.0  # turns cited by the profile items nearest the query gain this times its cosine
     profile_items: int = 1  # profile items (sleep mode's, per speaker and topic) a query takes
-    feedback_weight: float = 0.5
     entity_weight: float = 1.0
     salience_weight: float = 0.3
     date_weight: float = 1.0  # passages of a day the question names gain this share of the best score
     per_note_window: int = 30  # candidates the per-note cap reorders, at least
+
+    def __post_init__(self) -> None:
+        if self.fusion not in FUSIONS:
+            raise ConfigError(f"unknown recall fusion {self.fusion!r}: use one of {', '.join(FUSIONS)}")
 
 
 @dataclass(frozen=True)
@@ -63,8 +69,14 @@ class RecallSettings:
     ranking: Ranking = field(default_factory=Ranking)
 
     def with_overrides(self, **overrides: Any) -> "RecallSettings":
-        """A copy with fields of either class changed by name (how the ablation benchmarks switch them)."""
+        """A copy with fields of either class changed by name (how the ablation benchmarks switch them);
+        a name neither class has is refused, naming it."""
         ranking_names = {f.name for f in fields(Ranking)}
+        unknown = sorted(set(overrides) - ranking_names - {f.name for f in fields(RecallSettings)})
+        if unknown:
+            removed = [name for name in unknown if name in REMOVED]
+            why = f" ({', '.join(removed)}: removed, see docs/RECALL.md)" if removed else ""
+            raise ConfigError(f"unknown recall setting{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}{why}")
         ranked = {k: v for k, v in overrides.items() if k in ranking_names}
         own = {k: v for k, v in overrides.items() if k not in ranking_names}
         return replace(self, **own, ranking=replace(self.ranking, **ranked))

@@ -3,7 +3,7 @@
 Read: docs/*.md, README.md, and the docstrings and comments of every Python file of the tree.
 - A repository path (`mnemo/recall/rank.py`, tests/stores/test_minilm.py, `docs/RECALL.md`)
   must be a file or folder of the checkout.
-- A dotted name in backticks (`rank.scored_fusion`, `mnemo.recall.rank`, `MemoryClient.recall`)
+- A dotted name in backticks (`rank.linear_ranked`, `mnemo.recall.rank`, `MemoryClient.recall`)
   must resolve in the source: its first part a module (full or last part of its name) or a class,
   the rest names defined there; or be a mnemo.yaml setting (`sleep.cron`). A dotted name whose
   first part is nothing of the tree is read as code only when what follows is a name the tree

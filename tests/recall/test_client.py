@@ -216,7 +216,7 @@ def test_recall_runs_its_vector_math_on_one_blas_thread_and_restores_it(ingested
     """The full-text search runs on another thread meanwhile: a second BLAS thread would only contend."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from mnemo.recall import engine as recall
+    from mnemo.recall import table_reads as recall
 
     def blas_threads() -> set[int]:
         return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}

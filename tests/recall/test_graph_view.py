@@ -43,7 +43,7 @@ def _from_database(engine: RecallEngine, monkeypatch: pytest.MonkeyPatch) -> Non
         return None, hydrate_from_graph(engine.graph, entities, hits, hops, as_of, engine.settings.graph_wait)
 
     monkeypatch.setattr(engine, "_hydrate", direct)
-    monkeypatch.setattr(engine, "_held_chunks", lambda table: None)
+    monkeypatch.setattr(engine.reads, "held", lambda table: None)
 
 
 def _hold_graph(path: Path) -> subprocess.Popen:
@@ -65,7 +65,8 @@ def test_recall_from_the_view_equals_recall_from_the_stores(ingested: Workspace,
     """Everything but exact vector search (tested below: it can break ties differently)."""
     client = MemoryClient("test", config=ingested.config_path, settings=RecallSettings(exact_vectors=False))
     fast = {mode: _answers(client.engine, mode) for mode in ("eager", "deliberate")}
-    assert client.engine._held is not None and client.engine._held[1] is not None  # the small table is held
+    held = client.engine.reads.held_rows
+    assert held is not None and held[1] is not None  # the small table is held
     direct = MemoryClient("test", config=ingested.config_path)
     _from_database(direct.engine, monkeypatch)
     assert {mode: _answers(direct.engine, mode) for mode in ("eager", "deliberate")} == fast
@@ -151,7 +152,7 @@ def test_held_chunks_search_exactly_and_only_small_tables(ingested: Workspace) -
     assert held.nbytes > 0
     small = MemoryClient("test", config=ingested.config_path, settings=RecallSettings(hold_rows=table.count() - 1))
     small.recall("Alice Chen")
-    assert small.engine._held is not None and small.engine._held[1] is None
+    assert small.engine.reads.held_rows is not None and small.engine.reads.held_rows[1] is None
 
 
 def test_full_text_hits_with_held_rows_equal_the_tables_own(ingested: Workspace) -> None:
@@ -188,7 +189,7 @@ def test_recall_ranks_alike_over_a_held_table_and_one_too_large_to_hold(ingested
         want, got = holding.recall(query).items, unheld.recall(query).items
         assert got and [(i.id, i.score, i.reasons) for i in got] == [(i.id, i.score, i.reasons) for i in want], query
         same += 1
-    assert same >= 4 and unheld.engine._held is not None and unheld.engine._held[1] is None
+    assert same >= 4 and unheld.engine.reads.held_rows is not None and unheld.engine.reads.held_rows[1] is None
 
 
 def test_the_name_index_finds_what_names_in_finds() -> None:
@@ -211,6 +212,6 @@ def test_the_search_step_alone_ranks_a_chunks_own_text_first_held_or_not(ingeste
         for client in (holding, unheld):
             found = client.engine.search(row["embed_text"], k=5)
             assert found[0] == row["id"] and len(found) == 5 and len(set(found)) == 5
-    assert holding.engine._held[1] is not None and unheld.engine._held[1] is None
+    assert holding.engine.reads.held_rows[1] is not None and unheld.engine.reads.held_rows[1] is None
     with pytest.raises(ValueError, match="empty"):
         holding.engine.search("  ")

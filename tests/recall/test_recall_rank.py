@@ -7,7 +7,8 @@ from typing import Any
 import lancedb
 import numpy as np
 
-from mnemo.recall.rank import Weights, neighbour_ids, rows_around, said_by_named, scored_fusion
+from mnemo.recall.fusion import ScoredFusion
+from mnemo.recall.rank import Scored, Weights, neighbour_ids, rows_around, said_by_named, signals_of
 from mnemo.stores.vector_table import VectorTable
 
 ONLY_COSINE = Weights(cosine=1.0, bm25=0.0, speaker=0.0, neighbour_cosine=0.0, neighbour_bm25=0.0, session=0.0)
@@ -23,6 +24,12 @@ def row(row_id: str, vector: list[float], *, doc: str = "doc_a", speaker: str = 
 
 
 QUERY = np.array([1.0, 0.0], dtype=np.float32)
+
+
+def scored_fusion(lexical: list[dict], semantic: list[dict], neighbours: dict, vector: np.ndarray, query: str,
+                  weights: Weights) -> list[Scored]:
+    """The scored fusion's ranking of hits whose neighbouring turns are given."""
+    return ScoredFusion(weights).ranked(signals_of(lexical, semantic, neighbours, vector, query, weights.rrf_k)).hits
 
 
 def ranked(lexical: list[dict], semantic: list[dict], weights: Weights, neighbours: dict | None = None,
