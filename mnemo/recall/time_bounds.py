@@ -9,6 +9,7 @@ Compact (`20261101`) and week (`2026-W44`) forms are refused, as is `since` afte
 
 import datetime as dt
 import re
+from typing import overload
 
 from mnemo.errors import InvalidQuery
 
@@ -40,6 +41,10 @@ def check_time_bounds(since: str | None, until: str | None, names: tuple[str, st
         raise InvalidQuery(f"{names[0]} {since} is after {names[1]} {until}: nothing could match")
 
 
+@overload
+def until_bound(until: str) -> str: ...
+@overload
+def until_bound(until: None) -> None: ...
 def until_bound(until: str | None) -> str | None:
     """The last timestamp `until` holds: all of the year, month, day or minute it names."""
     return None if until is None else until + _LATEST

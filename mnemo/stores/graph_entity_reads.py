@@ -52,7 +52,7 @@ class EntityReads(Reads):
             "RETURN e.id AS id, e.name AS name, e.kind AS kind, count(c) AS mentions "
             "ORDER BY mentions DESC, id LIMIT $n", {"n": limit})
 
-    def notes_between(self, since: str, until: str | None, limit: int) -> list[dict[str, Any]]:
+    def notes_between(self, since: str, until: str, limit: int) -> list[dict[str, Any]]:
         """Present notes dated (created, else their day) between since and until, newest first."""
         return self._dicts(
             "MATCH (n:Note) WITH n, CASE WHEN n.created IS NULL OR n.created = '' THEN n.day ELSE n.created END AS at "
@@ -60,7 +60,7 @@ class EntityReads(Reads):
             "RETURN n.id AS id, n.title AS title, n.path AS path, n.kind AS kind, at ORDER BY at DESC LIMIT $limit",
             {"since": since, "until": until, "limit": limit})
 
-    def episodes_between(self, since: str, until: str | None, limit: int) -> list[dict[str, Any]]:
+    def episodes_between(self, since: str, until: str, limit: int) -> list[dict[str, Any]]:
         """Chat episodes started between since and until, newest first."""
         return self._dicts(
             "MATCH (e:Episode) WHERE e.start_time >= $since AND e.start_time <= $until "
