@@ -52,14 +52,15 @@ def kept(
     if before is not None:
         saved = read_json_object(record)
         if saved.get("identity") == before and valid(saved.get("figure")):
-            return saved["figure"]  # type: ignore[no-any-return]
-    figure = count()
-    if figure is not None and before is not None and before == identity():
+            figure: T = saved["figure"]
+            return figure
+    counted = count()
+    if counted is not None and before is not None and before == identity():
         try:
-            durable.write_text(record, json.dumps({"identity": before, "figure": figure}), f"kept:{record.name}")
+            durable.write_text(record, json.dumps({"identity": before, "figure": counted}), f"kept:{record.name}")
         except OSError:
             pass  # a read-only store is counted each time
-    return figure
+    return counted
 
 
 def graph_identity(graph: Path) -> list[list[int] | None] | None:
