@@ -7,12 +7,17 @@ dataframe library: the stores are imported only when a figure has to be counted 
 """
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.stores.kept import GRAPH_FILE, INBOX_FOLDER, VECTORS_FOLDER, file_stamp, graph_counts, kept
 from mnemo.stores.vector_counts import counted_rows
+
+if TYPE_CHECKING:  # polars loads with the files, only when a figure is counted afresh
+    from mnemo.documents import Document
+    from mnemo.stores.files import NamespaceFiles
 
 
 @dataclass
@@ -74,18 +79,31 @@ def _pending(root: Path, namespace: str) -> int:
     holds memories, and its memory ids are kept while it is unchanged."""
     if not any((root / INBOX_FOLDER).glob("mem_*.json")):
         return 0
-    from mnemo.sources.memory_files import MEMORY_SOURCE, pending_memories  # the parsers load only for memories
-
-    documents = root / "documents.parquet"
+    from mnemo.sources.memory_files import pending_memories  # the parsers load only for memories
 
     def ingested() -> list[str]:
         from mnemo.stores.files import NamespaceFiles  # polars loads only to read the table afresh
 
-        found = NamespaceFiles(root.parent, namespace).read_documents()
-        return sorted(d.id for d in found if d.source == MEMORY_SOURCE)
+        return _memory_ids(NamespaceFiles(root.parent, namespace).read_documents())
 
+    return pending_memories(root, namespace, set(_kept_memory_ids(root, ingested)))
+
+
+def keep_memory_ids(files: "NamespaceFiles") -> None:
+    """Keep the ids of the memories the documents table holds, for `mnemo status` (ingest calls
+    this once it has written the table)."""
+    _kept_memory_ids(files.root, lambda: _memory_ids(files.read_documents()))
+
+
+def _kept_memory_ids(root: Path, ingested: Callable[[], list[str]]) -> list[str]:
     def valid(figure: Any) -> bool:
         return isinstance(figure, list)
 
-    ids = kept(root / "documents.memories.json", lambda: file_stamp(documents), ingested, valid)
-    return pending_memories(root, namespace, set(ids or []))
+    documents = root / "documents.parquet"
+    return kept(root / "documents.memories.json", lambda: file_stamp(documents), ingested, valid) or []
+
+
+def _memory_ids(documents: "list[Document]") -> list[str]:
+    from mnemo.sources.memory_files import MEMORY_SOURCE
+
+    return sorted(d.id for d in documents if d.source == MEMORY_SOURCE)

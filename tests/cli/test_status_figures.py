@@ -59,16 +59,15 @@ def status_in_a_new_process(workspace: Workspace) -> tuple[dict[str, int], list[
 def test_status_shows_fresh_counts_after_every_write_and_opens_no_store_when_unchanged(
     workspace: Workspace, vault: Path,
 ) -> None:
-    workspace.ingest()
+    workspace.ingest()  # keeps what it counted of what it wrote
+    assert status_in_a_new_process(workspace) == (fresh_counts(workspace), [])
     assert status(workspace) == fresh_counts(workspace)
-    counts, loaded = status_in_a_new_process(workspace)  # counted once above: now the kept figures
-    assert counts == fresh_counts(workspace) and loaded == []
 
     remembered = runner.invoke(app, ["remember", "the spare key is under the blue pot", "-n", "test", "--json",
                                      "--config", str(workspace.config_path)])
     assert remembered.exit_code == 0, remembered.output
-    after_remember = status(workspace)
-    assert after_remember == fresh_counts(workspace) and after_remember["pending memories"] == 1
+    after_remember, loaded = status_in_a_new_process(workspace)
+    assert after_remember == fresh_counts(workspace) and after_remember["pending memories"] == 1 and loaded == []
 
     forgot = runner.invoke(app, ["forget", "--memory", json.loads(remembered.output)["id"], "-n", "test",
                                  "--config", str(workspace.config_path)])
