@@ -39,9 +39,9 @@ def namespace_figures(root: Path, namespace: str, engine: str) -> NamespaceFigur
     """The figures of the namespace whose folder is `root`, its graph opened with `engine` when it
     has to be counted."""
     degraded: dict[str, str] = {}
-    problems = root / "problems.json"
+    problems, graph = root / "problems.json", root / GRAPH_FILE
     return NamespaceFigures(
-        graph=graph_counts(root / GRAPH_FILE, lambda: _count_graph(root / GRAPH_FILE, engine)),
+        graph=graph_counts(graph, lambda: _count_graph(graph, engine)) if graph.exists() else {},
         chunk_vectors=_vector_rows(root / VECTORS_FOLDER, "chunks", degraded),
         entity_vectors=_vector_rows(root / VECTORS_FOLDER, "entities", degraded),
         problems=json.loads(problems.read_text(encoding="utf-8")) if problems.exists() else [],
