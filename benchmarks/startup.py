@@ -6,7 +6,8 @@ exit; the median of `--repeat` runs of each command, beside `python -c pass` in 
 
 Each `--tree` is a checkout of mnemo run through the same interpreter (PYTHONPATH points at it);
 the commands of every tree are interleaved, so a busy machine weighs on each alike. `--config`
-names an ingested workspace (status and recall read it; remember writes one memory a pass).
+names an ingested workspace (status and recall read it; remember writes one memory a pass), whose
+folder (with its data inside it: a relative `data_dir`) each tree gets a copy of.
 `remember → recall` is two CLI calls, one after the other: the memory is recalled by the second.
 `recall, warm` is the same query asked a second time in one process (what a long-running process
 such as `mnemo serve` or the MCP server answers in), for comparison with a whole process;
@@ -19,9 +20,11 @@ files; a checkout run with PYTHONDONTWRITEBYTECODE would compile every module ea
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -118,6 +121,12 @@ def _cases(namespace: str, helps: list[str]) -> dict[str, list[str] | None]:
     }
 
 
+def _copied(config: Path, folder: Path) -> Path:
+    """The workspace (the config file's folder, its data inside it) copied to `folder`: its config."""
+    shutil.copytree(config.parent, folder, symlinks=True)
+    return folder / config.name
+
+
 def _environment(path: Path, config: Path) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": str(path), "MNEMO_CONFIG": str(config),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -133,17 +142,20 @@ def _once(case: str, argv: list[str] | None, env: dict[str, str], namespace: str
     return _warm(env, namespace, str(config), WARM_PAIR if case.startswith("remember") else WARM)
 
 
-def measure(trees: dict[str, Path], config: Path, namespace: str, repeat: int,
+def measure(trees: dict[str, Path], configs: dict[str, Path], namespace: str, repeat: int,
             helps: list[str]) -> dict[str, dict[str, float]]:
+    """Medians per case and tree; each tree works on its own copy of the workspace (`configs`), so
+    what one tree writes (remember) never stales what the other keeps."""
     cases = _cases(namespace, helps)
     times: dict[str, dict[str, list[float]]] = {case: {tree: [] for tree in trees} for case in cases}
-    for path in trees.values():  # the .pyc files written, the files in the page cache
+    for tree, path in trees.items():  # the .pyc files written, the files in the page cache
         for case in ("mnemo --help", "mnemo status", "mnemo recall"):
-            _timed(cases[case] or [], _environment(path, config))
+            _timed(cases[case] or [], _environment(path, configs[tree]))
     for _ in range(repeat):
         for case, argv in cases.items():
             for tree, path in trees.items():
-                times[case][tree].append(_once(case, argv, _environment(path, config), namespace, config))
+                env = _environment(path, configs[tree])
+                times[case][tree].append(_once(case, argv, env, namespace, configs[tree]))
     return {case: {tree: statistics.median(found) for tree, found in by_tree.items()}
             for case, by_tree in times.items()}
 
@@ -185,7 +197,9 @@ def main() -> None:
         before = load.read().split()[0]
     first = next(iter(trees.values()))
     helps = _helps(_environment(first, args.config.resolve())) if args.every_help else ["recall"]
-    medians = summary(measure(trees, args.config.resolve(), args.namespace, args.repeat, helps), list(trees))
+    with tempfile.TemporaryDirectory(prefix="startup-") as copies:
+        configs = {tree: _copied(args.config.resolve(), Path(copies) / tree) for tree in trees}
+        medians = summary(measure(trees, configs, args.namespace, args.repeat, helps), list(trees))
     with open("/proc/loadavg", encoding="utf-8") as load:
         after = load.read().split()[0]
     text = table(medians, list(trees), args.repeat) + f"\nload average (1 min) at start {before}, at end {after}; " \
