@@ -56,6 +56,7 @@ print(seconds)
 """
 HELPS = """
 import click
+from typer.core import TyperGroup
 from typer.main import get_command
 from mnemo.cli.main import app
 
@@ -63,7 +64,7 @@ def words(group, before):
     for name in group.list_commands(click.Context(group)):
         command = group.get_command(click.Context(group), name)
         print(" ".join([*before, name]))
-        if isinstance(command, click.Group):
+        if isinstance(command, TyperGroup):
             words(command, [*before, name])
 
 words(get_command(app), [])

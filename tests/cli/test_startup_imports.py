@@ -44,6 +44,7 @@ def test_help_of_every_command_loads_no_heavy_library_no_configuration_no_parser
     code = """
 import contextlib, io
 import click
+from typer.core import TyperGroup
 from typer.main import get_command
 from mnemo.cli.main import app
 
@@ -52,7 +53,7 @@ def helps(group, words):
         command = group.get_command(click.Context(group), name)
         with contextlib.redirect_stdout(io.StringIO()):
             get_command(app).main([*words, name, "--help"], prog_name="mnemo", standalone_mode=False)
-        if isinstance(command, click.Group):
+        if isinstance(command, TyperGroup):
             helps(command, [*words, name])
 
 helps(get_command(app), [])
