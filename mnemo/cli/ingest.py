@@ -10,7 +10,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mnemo.cli.ingest_progress import run_progress
 from mnemo.cli.instance import dagster_home
 from mnemo.cli.options import ConfigOption, JsonOption, attempt, fail, print_json
 from mnemo.errors import MnemoError
@@ -71,6 +70,7 @@ def _print_problems(problems: dict[str, list[dict[str, Any]]]) -> None:
 
 
 def _run(wanted: list[str], path: Path, as_json: bool) -> list["IngestOutcome"]:
+    from mnemo.cli.ingest_progress import run_progress  # rich's live display loads when ingest runs, not with --help
     from mnemo_dagster.jobs.launch import ingest as run_ingest  # Dagster is loaded only by the commands that run it
 
     dagster_home(path)

@@ -37,35 +37,25 @@ def status(
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
     from mnemo.config import load_config
-    from mnemo.sources.memory_files import pending_memories  # the stores load here, not with --help
-    from mnemo.stores.files import NamespaceFiles
-    from mnemo.stores.graph import GraphStore
-    from mnemo.stores.vectors import VectorStore
-    from ontology import load_ontology
+    from mnemo.maintenance.figures import namespace_figures  # kept counts: the stores load only to recount
 
     namespace = namespace_of(namespace, config)
     try:
         settings = load_config(config)
-        files = NamespaceFiles(settings.data_root(namespace), namespace)
-        if not files.root.is_dir():
+        root = settings.data_root(namespace) / namespace
+        if not root.is_dir():
             _no_data(settings, namespace, as_json)
             return
-        counts = GraphStore(files.graph_path, load_ontology(), engine=settings.graph.engine).counts()
-        vectors = VectorStore(files.vectors_path)
-        present = files.vectors_path.is_dir()  # counting never makes the folder
-        chunks, entities = (vectors.count("chunks"), vectors.count("entities")) if present else (0, 0)
-        problems = files.read_problems()
-        pending = pending_memories(files.root, files.namespace, {d.id for d in files.read_documents()})
+        figures = namespace_figures(root, namespace, settings.graph.engine)
     except MnemoError as exc:
         fail(str(exc))
-    rows = [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities),
-            ("problem files", len({p["path"] for p in problems})), ("pending memories", pending)]
+    rows, problems = figures.rows(), figures.problems
     if as_json:
         print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
-                    "degraded": list(vectors.problems.values())})
+                    "degraded": figures.degraded})
     else:
-        _print_status(namespace, rows, problems, list(vectors.problems.values()))
-    if vectors.problems:
+        _print_status(namespace, rows, problems, list(figures.degraded))
+    if figures.degraded:
         raise typer.Exit(code=DEGRADED_EXIT)
 
 

@@ -55,8 +55,9 @@ def _resync(files: "NamespaceFiles", config: Path | None) -> int:
 
 def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
           as_json: JsonOption = False) -> None:
-    """Run sleep mode now: dedup, communities, summaries, salience, self profile; then compact the
-    graph and vector stores if they have grown enough since their last compaction."""
+    """Run sleep mode now: dedup, communities, summaries, salience, self profile, then compaction.
+
+    The graph and vector stores are compacted when they have grown enough since their last compaction."""
     from mnemo.client import MemoryClient
     from mnemo.config import load_config
     from mnemo.ingest.pipeline import entity_rows

@@ -24,6 +24,7 @@ from mnemo.ingest.pipeline import (
     scan_documents,
     update_facts,
 )
+from mnemo.maintenance.figures import keep_memory_ids
 from mnemo.maintenance.forget import ForgetStores, resume_forget
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import ScanResult
@@ -31,6 +32,7 @@ from mnemo.stores.embed_progress import Report
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import ApplyStats, GraphStore
+from mnemo.stores.kept import graph_counts
 from mnemo.stores.vectors import SyncStats, VectorStore
 from ontology import Ontology
 
@@ -95,7 +97,9 @@ class IngestPipeline:
 
     def documents(self) -> ScanResult:
         """Notes and conversations scanned incrementally from the namespace's sources."""
-        return scan_documents(self.files, self.namespace, self.settings.writeback.key)
+        scanned = scan_documents(self.files, self.namespace, self.settings.writeback.key)
+        keep_memory_ids(self.files)  # for `mnemo status` until the table is written again
+        return scanned
 
     def chunks(self) -> tuple[list[Chunk], ChunkStats]:
         """The documents' passages (new and changed documents chunked again)."""
@@ -127,7 +131,9 @@ class IngestPipeline:
     def entity_graph(self) -> GraphWrite:
         """The graph made equal to the canonical facts (only differences written)."""
         facts = canonical_facts(self.files, shared=True)
-        return GraphWrite(self.graph.apply(facts, run_id=self.run_id), facts.count())
+        written = GraphWrite(self.graph.apply(facts, run_id=self.run_id), facts.count())
+        graph_counts(self.graph.path, self.graph.counts)  # kept for `mnemo status` until the next write
+        return written
 
     def run(self) -> IngestRun:
         """Every step, in the ingest job's order."""

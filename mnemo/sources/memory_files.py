@@ -21,9 +21,10 @@ from mnemo.errors import MnemoError, SourceError
 from mnemo.refs import EntityRef, parse_ref
 from mnemo.sources.markdown import property_links
 from mnemo.stores import durable
+from mnemo.stores.kept import INBOX_FOLDER
 
 SUFFIXES = (".json",)
-INBOX = "inbox"
+INBOX = INBOX_FOLDER
 MEMORY_SOURCE = "memories"  # the name of every namespace's inbox source (`inbox_source`)
 GLOBAL = "global"
 _TITLED_ID = re.compile(r"mem_[0-9a-f]{16}_[0-9a-f]{8}")

@@ -15,6 +15,8 @@ from mnemo.config import validate_namespace
 from mnemo.documents import Chunk, Document, ManifestEntry, content_hash
 from mnemo.facts import EDGE_COLUMNS, ColumnRows, GraphFacts, row_hash
 from mnemo.stores import durable
+from mnemo.stores.kept import GRAPH_FILE, VECTORS_FOLDER, file_stamp
+from mnemo.stores.kept import read_json_object as read_json_object  # where the stores import it from
 from mnemo.stores.session import NamespaceSession
 
 T = TypeVar("T")
@@ -54,16 +56,6 @@ def write_text_atomic(path: Path, text: str) -> None:
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """`write_parquet`'s guarantee for a file of bytes."""
     durable.write_bytes(path, data, f"files:{path.name}")
-
-
-def read_json_object(path: Path) -> dict[str, Any]:
-    """A JSON object kept between runs (a state or record file); {} when it is absent or damaged:
-    such a file only saves work, and without it the work is done again."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 
@@ -156,16 +148,6 @@ def _changed_frame(
     return _patched(old, pl.DataFrame(hashed), ["id"], lambda at: _node_rows_frame(schema, [rows[i] for i in at]))
 
 
-def file_stamp(path: Path) -> list[int] | None:
-    """Size, modification time and inode of a file (None when absent): what tells that
-    someone rewrote it."""
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        return None
-    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
-
-
 @dataclass
 class _Parsed(Generic[T]):
     """A table as this process last read or wrote it: the file's version, the objects parsed
@@ -249,11 +231,11 @@ class NamespaceFiles:
 
     @property
     def graph_path(self) -> Path:
-        return self.root / "graph.kuzu"
+        return self.root / GRAPH_FILE
 
     @property
     def vectors_path(self) -> Path:
-        return self.root / "lance"
+        return self.root / VECTORS_FOLDER
 
     def _table(self, name: str) -> Path:
         return self.root / f"{name}.parquet"

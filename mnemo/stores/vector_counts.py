@@ -7,11 +7,11 @@ names there identify the table's version: a count is kept beside the tables in
 forget, compaction, by any process) changes the identity, and the next count asks LanceDB.
 """
 
-import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from mnemo.stores.files import read_json_object, write_text_atomic
+from mnemo.stores.kept import kept
 
 
 def table_version(lance_dir: Path, name: str) -> str | None:
@@ -27,19 +27,10 @@ def table_version(lance_dir: Path, name: str) -> str | None:
     return f"{numbers[0]}-{numbers[-1]}-{len(numbers)}"
 
 
-def counted_rows(lance_dir: Path, name: str, count: Callable[[], int]) -> int:
+def counted_rows(lance_dir: Path, name: str, count: Callable[[], int | None]) -> int:
     """The table's row count: the kept one when the table has not changed since, else `count()`
-    (which opens the table), then kept for next time."""
-    version = table_version(lance_dir, name)
-    kept = lance_dir / f"{name}.rows.json"
-    if version is not None:
-        saved = read_json_object(kept)
-        if saved.get("version") == version and isinstance(saved.get("rows"), int):
-            return int(saved["rows"])
-    rows = count()
-    if version is not None and version == table_version(lance_dir, name):  # no write while counting
-        try:
-            write_text_atomic(kept, json.dumps({"version": version, "rows": rows}))
-        except OSError:
-            pass  # a read-only store is counted each time
-    return rows
+    (which opens the table; None when it cannot, counted as 0 and not kept), then kept for next time."""
+    def valid(figure: Any) -> bool:
+        return isinstance(figure, int)
+
+    return kept(lance_dir / f"{name}.rows.json", lambda: table_version(lance_dir, name), count, valid) or 0

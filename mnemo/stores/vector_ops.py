@@ -53,11 +53,11 @@ class VectorOps:
         """Rows of the table (those `where` selects, when given); 0 without the table. A whole
         table's count is kept by its version, so LanceDB is not loaded to count an unchanged table
         (`vector_counts`)."""
-        def rows() -> int:
+        def rows() -> int | None:
             table = self.table(name)
-            return 0 if table is None else table.count_rows(where.sql if where is not None else None)
+            return None if table is None else int(table.count_rows(where.sql if where is not None else None))
 
-        return rows() if where is not None else counted_rows(self.path, name, rows)
+        return (rows() or 0) if where is not None else counted_rows(self.path, name, rows)
 
     def rows(self, name: str, columns: list[str], where: Filter | None = None) -> list[dict[str, Any]]:
         """The columns of the rows `where` selects (every row without it); none without the table."""

@@ -140,6 +140,7 @@ class VectorStore(VectorOps):
             table = self.table(name)
             stats = self._sync_rows(name, table, rows, _current(table), embedder, batch)
             reconcile_count(self.table(name), self.path, name, stats.total)
+            self.count(name)  # kept for `mnemo status` while the table is unchanged (`vector_counts`)
             return stats
 
     @writer(lambda store: store.path.parent)
@@ -167,6 +168,7 @@ class VectorStore(VectorOps):
             stats = self._sync_groups(name, groups, embedder, column, batch, progress)
             if reconcile_count(self.table(name), self.path, name, stats.total):
                 stats = self._sync_groups(name, groups, embedder, column, batch, progress)
+            self.count(name)  # kept for `mnemo status`
             return stats
 
     @writer(lambda store: store.path.parent)
@@ -193,6 +195,7 @@ class VectorStore(VectorOps):
                 digests = known | {g.key: g.digest for g in groups}
                 state = {"embedder": embedder.name, "table": _table_state(written), "groups": digests}
                 write_text_atomic(record, json.dumps(state))
+            self.count(name)  # kept for `mnemo status`
             return stats
 
     def _sync_groups(

@@ -13,7 +13,9 @@ CONFIG_AND_PARSERS = ("pydantic", "yaml", "ruamel", "markdown_it", "mnemo.config
 # typer itself loads these once it prints help (rich.markdown) or reads a command's options (pydantic
 # converts the values), so the help tests watch mnemo's own modules that would bring them
 LOADED_BY_TYPER = ("pydantic", "markdown_it")
-NOT_FOR_HELP = [*HEAVY, *(m for m in CONFIG_AND_PARSERS if m not in LOADED_BY_TYPER)]
+# rich's live display (ingest's progress bars) loads when ingest runs
+LIVE_DISPLAY = ("rich.progress", "rich.live")
+NOT_FOR_HELP = [*HEAVY, *(m for m in CONFIG_AND_PARSERS if m not in LOADED_BY_TYPER), *LIVE_DISPLAY]
 
 
 def _loaded_after(code: str, watched: list[str]) -> list[str]:
@@ -23,7 +25,7 @@ def _loaded_after(code: str, watched: list[str]) -> list[str]:
 
 
 def test_loading_the_cli_loads_no_heavy_library_no_configuration_no_parser() -> None:
-    assert _loaded_after("import mnemo.cli.main", [*HEAVY, *CONFIG_AND_PARSERS]) == []
+    assert _loaded_after("import mnemo.cli.main", [*HEAVY, *CONFIG_AND_PARSERS, *LIVE_DISPLAY]) == []
 
 
 def test_the_top_help_loads_no_configuration() -> None:
@@ -42,6 +44,7 @@ def test_help_of_every_command_loads_no_heavy_library_no_configuration_no_parser
     code = """
 import contextlib, io
 import click
+from typer.core import TyperGroup
 from typer.main import get_command
 from mnemo.cli.main import app
 
@@ -50,7 +53,7 @@ def helps(group, words):
         command = group.get_command(click.Context(group), name)
         with contextlib.redirect_stdout(io.StringIO()):
             get_command(app).main([*words, name, "--help"], prog_name="mnemo", standalone_mode=False)
-        if isinstance(command, click.Group):
+        if isinstance(command, TyperGroup):
             helps(command, [*words, name])
 
 helps(get_command(app), [])

@@ -1,5 +1,5 @@
-"""`mnemo status` counts vectors without loading LanceDB while a table is unchanged, and any
-write (more rows, fewer rows) is counted afresh."""
+"""`mnemo status` counts vectors without loading LanceDB while a table is unchanged (every sync
+keeps its table's count), and a write that kept nothing (more rows, fewer rows) is counted afresh."""
 
 import subprocess
 import sys
@@ -32,9 +32,14 @@ def test_an_unchanged_table_is_counted_without_lancedb_and_a_write_is_seen(tmp_p
     embedder = build_embedder(EmbedderConfig(kind="hashing", dimensions=16))
     store = VectorStore(tmp_path / "lance")
     store.sync("chunks", rows(5), embedder)
-    assert count_in_a_new_process(store.path) == (5, True)  # first count opens the table
-    assert count_in_a_new_process(store.path) == (5, False)  # the same version: the kept count
+    assert count_in_a_new_process(store.path) == (5, False)  # the writer kept its count
+    record = store.path / "chunks.rows.json"
+    counted_at_five = record.read_text(encoding="utf-8")
+    record.unlink()
+    assert count_in_a_new_process(store.path) == (5, True)  # nothing kept: the table is opened
+    assert count_in_a_new_process(store.path) == (5, False)  # and its count kept
     store.sync("chunks", rows(8), embedder)
+    record.write_text(counted_at_five, encoding="utf-8")  # a write that kept nothing (another version, a tool)
     assert count_in_a_new_process(store.path) == (8, True)
     store.sync("chunks", rows(2), embedder)  # deleting rows is a write too
     assert store.count("chunks") == 2
