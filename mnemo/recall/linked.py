@@ -31,6 +31,8 @@ WORD_BONUS = 0.15
 RANK_STEP = 0.1  # a theme's n-th note weighs 1 / (1 + RANK_STEP * n) of its first
 OTHER_PASSAGES = 0.3  # after a theme matched, a note's passages after its best weigh this share
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
+CONFIRMING = 3  # the best-matched themes whose lead note may confirm the question is about them
+CONFIRMED_STEP = 0.002  # a confirmed theme's notes each weigh this share less than the one before (0: off)
 JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
@@ -90,13 +92,17 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     if weights.neighbour:
         _neighbours(themes, ranked[:SEEDS], by_note, near, weights.neighbour, wanted)
     matched = _matched_themes(themes, cosines[len(themes.notes):], query) if weights.theme else []
-    for theme, strength in matched[:1]:
+    ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
+    confirmed = confirmed_theme(matched, ranked[:KEPT]) if CONFIRMED_STEP else None
+    if confirmed is not None:
+        matched = [(confirmed, 1.0)]
+        _confirmed_notes(themes, confirmed, near, ceiling * weights.theme, wanted)
+    for theme, strength in matched[:1] if confirmed is None else []:
         top = by_note[ranked[0]]
         for rank, doc in enumerate(n for n in theme["notes"] if n in themes.notes):
             score = weights.theme * top * strength / (1 + RANK_STEP * rank)
             if score > wanted.get(doc, (0.0, ""))[0]:
                 wanted[doc] = (score, THEME_REASON)
-    ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
     rising = sorted((d for d, (score, _) in wanted.items() if min(score, ceiling) > by_note.get(d, 0.0)),
                     key=lambda d: (-min(wanted[d][0], ceiling), d))
     for doc in rising[:JOINED]:
@@ -109,6 +115,26 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     if matched and OTHER_PASSAGES < 1.0:
         _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
+
+
+def confirmed_theme(matched: list[tuple[dict[str, Any], float]], best: list[str]) -> dict[str, Any] | None:
+    """The best-matched of the first CONFIRMING themes whose lead note (a hub's own note, a
+    community's most central) is among the search's best notes: the question is about it."""
+    for theme, _ in matched[:CONFIRMING]:
+        if theme["notes"] and theme["notes"][0] in best:
+            return theme
+    return None
+
+
+def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, float], ceiling: float,
+                     wanted: dict[str, tuple[float, str]]) -> None:
+    """A confirmed theme's notes, nearest the question first, each CONFIRMED_STEP under the one before,
+    from just under the ceiling (the KEPT-th note's score)."""
+    notes = sorted((n for n in theme["notes"] if n in themes.notes), key=lambda n: -near[n])
+    for rank, doc in enumerate(notes):
+        score = ceiling * (1 - CONFIRMED_STEP) ** rank
+        if score > wanted.get(doc, (0.0, ""))[0]:
+            wanted[doc] = (score, THEME_REASON)
 
 
 def _tag(pool: Pool, themes: Themes, theme: dict[str, Any]) -> None:
