@@ -6,7 +6,9 @@ matched by vector and by its names) compete for the places after the first `KEPT
 joins with one passage (the one nearest the question), scored from the note that brought it
 and from how near the note is to the question, never above the `KEPT`-th note's score. A
 question that matches no theme strongly and whose best notes link nowhere near the question
-ranks as before. Nothing changes before sleep mode has written its themes.
+ranks as before. A theme is confirmed when its lead note is already among the `KEPT` best notes
+(`confirmed_theme`): the question is about it, so its notes, nearest the question first, take
+the places right after them. Nothing changes before sleep mode has written its themes.
 """
 
 import json
