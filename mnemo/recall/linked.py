@@ -22,7 +22,7 @@ import numpy as np
 from mnemo.recall.rank import Pool
 from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks
-from mnemo.sleep.themes import themes_paths
+from mnemo.sleep.themes import HUB_LINKS, themes_paths
 from mnemo.stores.session import THEMES, NamespaceSession, mtime_size
 
 KEPT = 3  # the best notes no linked note or theme note can pass
@@ -35,6 +35,7 @@ OTHER_PASSAGES = 0.3  # after a theme matched, a note's passages after its best 
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
 CONFIRMING = 3  # the best-matched themes whose lead note may confirm the question is about them
 CONFIRMED_STEP = 0.002  # a confirmed theme's notes each weigh this share less than the one before (0: off)
+CONFIRMED_NEAR = 0.25  # a confirmed theme's note is at least this share as near the question as its lead note
 JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
@@ -130,13 +131,24 @@ def confirmed_theme(matched: list[tuple[dict[str, Any], float]], best: list[str]
 
 def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, float], ceiling: float,
                      wanted: dict[str, tuple[float, str]]) -> None:
-    """A confirmed theme's notes, nearest the question first, each CONFIRMED_STEP under the one before,
-    from just under the ceiling (the KEPT-th note's score)."""
-    notes = sorted((n for n in theme["notes"] if n in themes.notes), key=lambda n: -near[n])
+    """A confirmed theme's notes and its lead note's links, nearest the question first, each
+    CONFIRMED_STEP under the one before, from just under the ceiling (the KEPT-th note's score);
+    not the notes that are hubs themselves (too general) nor those less than CONFIRMED_NEAR as near
+    the question as the lead note."""
+    lead = theme["notes"][0]
+    offered = [*theme["notes"], *(n for n, w in themes.links.get(lead, {}).items() if w >= 1.0)]
+    specific = {n for n in offered if n in themes.notes and (n == lead or not _is_hub(themes, n))}
+    floor = CONFIRMED_NEAR * near[lead]
+    notes = sorted((n for n in specific if near[n] >= floor), key=lambda n: (-near[n], n))
     for rank, doc in enumerate(notes):
         score = ceiling * (1 - CONFIRMED_STEP) ** rank
         if score > wanted.get(doc, (0.0, ""))[0]:
             wanted[doc] = (score, THEME_REASON)
+
+
+def _is_hub(themes: Themes, doc: str) -> bool:
+    """A note linked with HUB_LINKS notes or more: an index of its own, too general to be one of a theme's notes."""
+    return sum(1 for w in themes.links.get(doc, {}).values() if w >= 1.0) >= HUB_LINKS
 
 
 def _tag(pool: Pool, themes: Themes, theme: dict[str, Any]) -> None:
