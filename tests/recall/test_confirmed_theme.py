@@ -8,19 +8,22 @@ from mnemo.recall.linked import Themes, Weights, linked_round
 from mnemo.recall.rank import Pool
 
 HUB, MEMBERS, OTHERS = "hub", [f"member{n}" for n in range(6)], [f"other{n}" for n in range(6)]
+INDEX, FAR = "index", "far"
 QUESTION = np.array([1.0, 0.0], dtype=np.float32)
 
 
 def _themes() -> Themes:
-    """The hub note links six members (nearer the question the higher their number); six other
-    notes link nowhere; one hub theme, whose vector matches the question."""
-    notes = [HUB, *MEMBERS, *OTHERS]
-    near = {m: 0.5 + 0.05 * n for n, m in enumerate(MEMBERS)}
+    """The hub note links six members (nearer the question the higher their number), an index note
+    that links the six other notes too (near the question, but a hub itself) and a note far from
+    the question; one hub theme, whose vector matches the question."""
+    notes = [HUB, *MEMBERS, *OTHERS, INDEX, FAR]
+    near = {**{m: 0.5 + 0.05 * n for n, m in enumerate(MEMBERS)}, INDEX: 0.95, FAR: 0.05}
     rows = [[near.get(d, 0.6), 0.8] for d in notes] + [[0.9, 0.43]]
     vectors = np.array(rows, dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    links = {HUB: dict.fromkeys(MEMBERS, 1.0), **{m: {HUB: 1.0} for m in MEMBERS}}
-    theme = {"id": f"hub:{HUB}", "title": "Hub", "kind": "hub", "words": ["Hub"], "notes": [HUB, *MEMBERS]}
+    links = {HUB: dict.fromkeys([*MEMBERS, INDEX, FAR], 1.0), **{m: {HUB: 1.0} for m in [*MEMBERS, FAR]},
+             INDEX: dict.fromkeys([HUB, *OTHERS], 1.0)}
+    theme = {"id": f"hub:{HUB}", "title": "Hub", "kind": "hub", "words": ["Hub"], "notes": [HUB, *MEMBERS, INDEX]}
     return Themes({d: n for n, d in enumerate(notes)}, {d: [f"{d}#0"] for d in notes}, links, [theme], vectors)
 
 
@@ -43,6 +46,7 @@ def test_a_theme_whose_lead_note_is_among_the_best_brings_its_notes_nearest_firs
     assert order[:3] == [HUB, "other0", "other1"]  # the best notes keep their places
     assert order[3:9] == MEMBERS[::-1]  # then the theme's notes, nearest the question first
     assert order[9:] == ["other2", "other3", "other4", "other5"]
+    assert INDEX not in order and FAR not in order  # a hub itself, and a note far from the question, stay out
 
 
 def test_a_theme_matched_by_its_vector_alone_offers_its_notes_in_its_own_order() -> None:
