@@ -6,7 +6,9 @@ matched by vector and by its names) compete for the places after the first `KEPT
 joins with one passage (the one nearest the question), scored from the note that brought it
 and from how near the note is to the question, never above the `KEPT`-th note's score. A
 question that matches no theme strongly and whose best notes link nowhere near the question
-ranks as before. Nothing changes before sleep mode has written its themes.
+ranks as before. A theme is confirmed when its lead note is already among the `KEPT` best notes
+(`confirmed_theme`): the question is about it, so its notes, nearest the question first, take
+the places right after them. Nothing changes before sleep mode has written its themes.
 """
 
 import json
@@ -20,7 +22,7 @@ import numpy as np
 from mnemo.recall.rank import Pool
 from mnemo.recall.results import RecalledItem
 from mnemo.recall.search import HeldChunks
-from mnemo.sleep.themes import themes_paths
+from mnemo.sleep.themes import HUB_LINKS, themes_paths
 from mnemo.stores.session import THEMES, NamespaceSession, mtime_size
 
 KEPT = 3  # the best notes no linked note or theme note can pass
@@ -31,6 +33,9 @@ WORD_BONUS = 0.15
 RANK_STEP = 0.1  # a theme's n-th note weighs 1 / (1 + RANK_STEP * n) of its first
 OTHER_PASSAGES = 0.3  # after a theme matched, a note's passages after its best weigh this share
 REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from the question
+CONFIRMING = 3  # the best-matched themes whose lead note may confirm the question is about them
+CONFIRMED_STEP = 0.002  # a confirmed theme's notes each weigh this share less than the one before (0: off)
+CONFIRMED_NEAR = 0.25  # a confirmed theme's note is at least this share as near the question as its lead note
 JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
@@ -90,13 +95,17 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     if weights.neighbour:
         _neighbours(themes, ranked[:SEEDS], by_note, near, weights.neighbour, wanted)
     matched = _matched_themes(themes, cosines[len(themes.notes):], query) if weights.theme else []
-    for theme, strength in matched[:1]:
+    ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
+    confirmed = confirmed_theme(matched, ranked[:KEPT]) if CONFIRMED_STEP else None
+    if confirmed is not None:
+        matched = [(confirmed, 1.0)]
+        _confirmed_notes(themes, confirmed, near, ceiling * weights.theme, wanted)
+    for theme, strength in matched[:1] if confirmed is None else []:
         top = by_note[ranked[0]]
         for rank, doc in enumerate(n for n in theme["notes"] if n in themes.notes):
             score = weights.theme * top * strength / (1 + RANK_STEP * rank)
             if score > wanted.get(doc, (0.0, ""))[0]:
                 wanted[doc] = (score, THEME_REASON)
-    ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
     rising = sorted((d for d, (score, _) in wanted.items() if min(score, ceiling) > by_note.get(d, 0.0)),
                     key=lambda d: (-min(wanted[d][0], ceiling), d))
     for doc in rising[:JOINED]:
@@ -109,6 +118,37 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
     if matched and OTHER_PASSAGES < 1.0:
         _one_passage_each(pool, themes)
     return [theme for theme, _ in matched]
+
+
+def confirmed_theme(matched: list[tuple[dict[str, Any], float]], best: list[str]) -> dict[str, Any] | None:
+    """The best-matched of the first CONFIRMING themes whose lead note (a hub's own note, a
+    community's most central) is among the search's best notes: the question is about it."""
+    for theme, _ in matched[:CONFIRMING]:
+        if theme["notes"] and theme["notes"][0] in best:
+            return theme
+    return None
+
+
+def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, float], ceiling: float,
+                     wanted: dict[str, tuple[float, str]]) -> None:
+    """A confirmed theme's notes and its lead note's links, nearest the question first, each
+    CONFIRMED_STEP under the one before, from just under the ceiling (the KEPT-th note's score);
+    not the notes that are hubs themselves (too general) nor those less than CONFIRMED_NEAR as near
+    the question as the lead note."""
+    lead = theme["notes"][0]
+    offered = [*theme["notes"], *(n for n, w in themes.links.get(lead, {}).items() if w >= 1.0)]
+    specific = {n for n in offered if n in themes.notes and (n == lead or not _is_hub(themes, n))}
+    floor = CONFIRMED_NEAR * near[lead]
+    notes = sorted((n for n in specific if near[n] >= floor), key=lambda n: (-near[n], n))
+    for rank, doc in enumerate(notes):
+        score = ceiling * (1 - CONFIRMED_STEP) ** rank
+        if score > wanted.get(doc, (0.0, ""))[0]:
+            wanted[doc] = (score, THEME_REASON)
+
+
+def _is_hub(themes: Themes, doc: str) -> bool:
+    """A note linked with HUB_LINKS notes or more: an index of its own, too general to be one of a theme's notes."""
+    return sum(1 for w in themes.links.get(doc, {}).values() if w >= 1.0) >= HUB_LINKS
 
 
 def _tag(pool: Pool, themes: Themes, theme: dict[str, Any]) -> None:

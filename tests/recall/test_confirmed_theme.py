@@ -1,0 +1,58 @@
+"""A theme whose lead note the search already put among its best notes is what the question is
+about: its notes, nearest the question first, take the places after the best notes, ahead of
+passages that only match words. A theme matched by its vector alone competes as before."""
+
+import numpy as np
+
+from mnemo.recall.linked import Themes, Weights, linked_round
+from mnemo.recall.rank import Pool
+
+HUB, MEMBERS, OTHERS = "hub", [f"member{n}" for n in range(6)], [f"other{n}" for n in range(6)]
+INDEX, FAR = "index", "far"
+QUESTION = np.array([1.0, 0.0], dtype=np.float32)
+
+
+def _themes() -> Themes:
+    """The hub note links six members (nearer the question the higher their number), an index note
+    that links the six other notes too (near the question, but a hub itself) and a note far from
+    the question; one hub theme, whose vector matches the question."""
+    notes = [HUB, *MEMBERS, *OTHERS, INDEX, FAR]
+    near = {**{m: 0.5 + 0.05 * n for n, m in enumerate(MEMBERS)}, INDEX: 0.95, FAR: 0.05}
+    rows = [[near.get(d, 0.6), 0.8] for d in notes] + [[0.9, 0.43]]
+    vectors = np.array(rows, dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    links = {HUB: dict.fromkeys([*MEMBERS, INDEX, FAR], 1.0), **{m: {HUB: 1.0} for m in [*MEMBERS, FAR]},
+             INDEX: dict.fromkeys([HUB, *OTHERS], 1.0)}
+    theme = {"id": f"hub:{HUB}", "title": "Hub", "kind": "hub", "words": ["Hub"], "notes": [HUB, *MEMBERS, INDEX]}
+    return Themes({d: n for n, d in enumerate(notes)}, {d: [f"{d}#0"] for d in notes}, links, [theme], vectors)
+
+
+def _pool(best: str) -> Pool:
+    """`best` first, then the six other notes, each a little lower (one passage a note)."""
+    pool = Pool(60)
+    for rank, doc in enumerate([best, *OTHERS]):
+        pool.add(f"{doc}#0", 10.0 - rank * 0.2, "semantic", {"id": f"{doc}#0", "doc_id": doc})
+    return pool
+
+
+def _order(pool: Pool) -> list[str]:
+    return [c.split("#")[0] for c in pool.best()]
+
+
+def test_a_theme_whose_lead_note_is_among_the_best_brings_its_notes_nearest_first_after_them() -> None:
+    pool = _pool(HUB)
+    linked_round(pool, _themes(), QUESTION, "what have I got", Weights(0.0, 1.0), None)
+    order = _order(pool)
+    assert order[:3] == [HUB, "other0", "other1"]  # the best notes keep their places
+    assert order[3:9] == MEMBERS[::-1]  # then the theme's notes, nearest the question first
+    assert order[9:] == ["other2", "other3", "other4", "other5"]
+    assert INDEX not in order and FAR not in order  # a hub itself, and a note far from the question, stay out
+
+
+def test_a_theme_matched_by_its_vector_alone_offers_its_notes_in_its_own_order() -> None:
+    pool = _pool("other5")  # the hub note is not among the search's notes: nothing confirms the theme
+    linked_round(pool, _themes(), QUESTION, "what have I got", Weights(0.0, 1.0), None)
+    order = _order(pool)
+    assert order[:3] == ["other5", "other0", "other1"]
+    members = [d for d in order if d in MEMBERS]
+    assert members[0] == MEMBERS[0]  # central first, as the theme lists them, not nearest first
