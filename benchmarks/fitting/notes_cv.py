@@ -28,8 +28,16 @@ from typing import Any
 import numpy as np
 
 from benchmarks.fitting.locomo_cv import FITTED, Candidates, fit_learned, fit_ranking, folds, ranked_candidates
-from mnemo.eval.notes import DEPTH, NoteIndex, NoteQuestion, Vault, VaultKind, distinct_notes, ingest_vault, \
-    load_questions
+from mnemo.eval.notes import (
+    DEPTH,
+    NoteIndex,
+    NoteQuestion,
+    Vault,
+    VaultKind,
+    distinct_notes,
+    ingest_vault,
+    load_questions,
+)
 from mnemo.recall.learned import load_trees
 from mnemo.recall.search import HeldChunks
 from mnemo.recall.settings import RecallSettings

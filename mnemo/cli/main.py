@@ -53,6 +53,7 @@ def status(
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
     from mnemo.config import load_config
+    from mnemo.ingest.embedder_choice import current_choice
     from mnemo.sources.memory_files import pending_memories  # the stores load here, not with --help
     from mnemo.stores.files import NamespaceFiles
     from mnemo.stores.graph import GraphStore
@@ -72,15 +73,17 @@ def status(
         chunks, entities = (vectors.count("chunks"), vectors.count("entities")) if present else (0, 0)
         problems = files.read_problems()
         pending = pending_memories(files.root, files.namespace, {d.id for d in files.read_documents()})
+        embedder = current_choice(settings, files.root)
     except MnemoError as exc:
         fail(str(exc))
     rows = [*counts.items(), ("chunk vectors", chunks), ("entity vectors", entities),
             ("problem files", len({p["path"] for p in problems})), ("pending memories", pending)]
     if as_json:
         print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
-                    "degraded": list(vectors.problems.values())})
+                    "degraded": list(vectors.problems.values()), "embedder": vars(embedder)})
     else:
         _print_status(namespace, rows, problems, list(vectors.problems.values()))
+        console.print(embedder.line(), soft_wrap=True, markup=False)
     if vectors.problems:
         raise typer.Exit(code=DEGRADED_EXIT)
 
