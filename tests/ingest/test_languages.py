@@ -1,5 +1,6 @@
 """The languages of a namespace's text, told offline from the text itself, and the embedder they
-call for: MiniLM for English, multilingual e5 where other languages make up a share that matters."""
+call for: MiniLM for English; where other languages make up a share that matters, multilingual e5
+only when it measured better on the multilingual questions and no worse on the English ones."""
 
 from pathlib import Path
 
@@ -8,7 +9,9 @@ import yaml
 
 from mnemo.config import load_config
 from mnemo.ingest.embedder_choice import (
+    MEASURED,
     EmbedderChoice,
+    Measured,
     choose_embedder,
     current_choice,
     namespace_embedder_settings,
@@ -49,21 +52,29 @@ def test_the_profile_gives_each_language_its_share_of_the_words() -> None:
     assert both.texts == 2 and set(both.shares) == {"es", "en"}
 
 
-def test_english_text_keeps_minilm_and_other_languages_choose_e5() -> None:
+def test_english_text_keeps_minilm_and_other_languages_get_e5_only_where_it_measured_better() -> None:
     english = choose_embedder(language_profile([ENGLISH] * 19 + [SPANISH]))
     assert english.kind == "minilm" and "English" in english.reason
-    spanish = choose_embedder(language_profile([SPANISH] * 3 + [ENGLISH]))
-    assert spanish.kind == "e5" and "multilingual" in spanish.reason and spanish.languages.startswith("es")
     assert choose_embedder(language_profile(["42", "Blade Runner"])).kind == "minilm"
+    spanish = language_profile([SPANISH] * 3 + [ENGLISH])
+    shipped = choose_embedder(spanish)  # e5 measured worse on the multilingual questions
+    assert shipped.kind == "minilm" and "measured no better" in shipped.reason and shipped.languages.startswith("es")
+    assert f"{MEASURED['e5'].multilingual:.3f}" in shipped.reason
+    minilm = Measured(multilingual=0.40, english=0.90)
+    better = {"minilm": minilm, "e5": Measured(multilingual=0.50, english=0.895)}
+    assert choose_embedder(spanish, better).kind == "e5"
+    worse_in_english = {"minilm": minilm, "e5": Measured(multilingual=0.50, english=0.885)}
+    assert choose_embedder(spanish, worse_in_english).kind == "minilm"
+    assert choose_embedder(language_profile([ENGLISH]), better).kind == "minilm"
 
 
 def test_the_real_vaults_are_told_apart() -> None:
-    def kind(name: str) -> str:
-        return choose_embedder(language_profile(
-            p.read_text(encoding="utf-8", errors="replace") for p in corpus(name).rglob("*.md"))).kind
+    def other(name: str) -> float:
+        return language_profile(p.read_text(encoding="utf-8", errors="replace")
+                                for p in corpus(name).rglob("*.md")).other_than_english()
 
-    assert kind("obsidian-antoniolandin-es") == "e5"
-    assert [kind(v) for v in ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs")] == ["minilm"] * 3
+    assert other("obsidian-antoniolandin-es") > 0.5
+    assert all(other(v) < 0.10 for v in ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs"))
 
 
 def _config(tmp_path: Path, embedder: dict[str, str] | None) -> Path:
