@@ -62,7 +62,7 @@ class LanguageProfile:
     def describe(self) -> str:
         """E.g. `es 0.82, en 0.18`; `none told` when no text could be named."""
         named = sorted(self.shares.items(), key=lambda item: -item[1])
-        return ", ".join(f"{lang} {share:.2f}" for lang, share in named) or "none told"
+        return ", ".join(f"{lang} {share:.2f}" for lang, share in named if share >= 0.005) or "none told"
 
 
 SCRIPT_LETTERS = {name: re.compile(f"[{chr(low)}-{chr(high)}]") for name, low, high in SCRIPTS}
