@@ -1,8 +1,12 @@
 """The ranking fitted on the notes questions, leave one vault out, for one embedder; and the
 note-level fusion of two runs' answers (`benchmarks/fitting/notes_cv.py` says what is scored).
 
-Usage: .venv/bin/python -m benchmarks.notes_cv EMBEDDER [--corpora DIR] [--only VAULT ...] [--json OUT]
-       .venv/bin/python -m benchmarks.notes_cv --fuse A.json:SYSTEM B.json:SYSTEM [--json OUT]
+Usage: .venv/bin/python -m benchmarks.notes_cv ask EMBEDDER --runs DIR [--corpora DIR] [--only VAULT ...]
+       .venv/bin/python -m benchmarks.notes_cv fit EMBEDDER --runs DIR [--json OUT]
+       .venv/bin/python -m benchmarks.notes_cv fuse A.json:SYSTEM B.json:SYSTEM [--json OUT]
+
+`ask` ingests each vault and writes its asked questions to `DIR/<embedder>-<vault>.json` (run one
+process per vault to ask them side by side); `fit` fits and scores the folds over the vaults asked.
 
 `--fuse` ranks each question's notes by the reciprocal ranks (k = 60) the two runs' systems gave
 them, e.g. MiniLM's recall and e5's recall; both runs must have asked the same questions.
@@ -20,7 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchmarks.fitting.notes_cv import SETS, Asked, ask_vault, figures, held_out, note_figures  # noqa: E402
+from benchmarks.fitting.notes_cv import SETS, ask_vault, figures, held_out, load, note_figures, save  # noqa: E402
 from mnemo.config import EmbedderConfig  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
@@ -34,17 +38,22 @@ def say(message: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f} {message}", flush=True)
 
 
-def run(kind: str, corpora: Path, only: list[str]) -> dict[str, Any]:
+def ask(kind: str, corpora: Path, only: list[str], runs: Path) -> None:
     embedder = build_embedder(EmbedderConfig(kind=kind))  # type: ignore[arg-type]
-    asked: list[Asked] = []
+    runs.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mnemo-notes-cv-") as tmp:
         for notes_set in (s for s in SETS if s.vault in only and (corpora / s.vault).is_dir()):
             start = time.perf_counter()
-            asked.append(ask_vault(notes_set, corpora, QA, Path(tmp) / notes_set.vault, embedder, load_ontology()))
-            say(f"{notes_set.vault}: {len(asked[-1].questions)} questions, {len(asked[-1].training.y)} candidates, "
+            asked = ask_vault(notes_set, corpora, QA, Path(tmp) / notes_set.vault, embedder, load_ontology())
+            save(asked, runs / f"{kind}-{notes_set.vault}.json")
+            say(f"{kind} {notes_set.vault}: {len(asked.questions)} questions, {len(asked.training.y)} candidates, "
                 f"{time.perf_counter() - start:.0f} s")
-        folds = held_out(asked, say)
-    return {"embedder": embedder.name, "vaults": {a.name: {
+
+
+def fit(kind: str, runs: Path) -> dict[str, Any]:
+    asked = [load(runs / f"{kind}-{s.vault}.json") for s in SETS if (runs / f"{kind}-{s.vault}.json").is_file()]
+    folds = held_out(asked, say)
+    return {"embedder": kind, "vaults": {a.name: {
         "figures": figures(a), "fold": folds[a.name],
         "questions": [{"id": q.id, "gold": list(q.gold), "cross": c} for q, c in zip(a.questions, a.cross)],
         "answers": a.answers} for a in asked}}
@@ -82,13 +91,17 @@ def table(report: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("embedder", nargs="?", default="minilm")
+    parser.add_argument("command", choices=("ask", "fit", "fuse"))
+    parser.add_argument("names", nargs="+", help="the embedder (ask, fit), or two RUN.json:SYSTEM (fuse)")
+    parser.add_argument("--runs", type=Path, default=Path("notes-cv-runs"))
     parser.add_argument("--corpora", type=Path, default=REPO.parent / "shared" / "corpora")
     parser.add_argument("--only", nargs="*", default=[s.vault for s in SETS])
-    parser.add_argument("--fuse", nargs=2, default=None)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    report = fuse(*args.fuse) if args.fuse else run(args.embedder, args.corpora, args.only)
+    if args.command == "ask":
+        ask(args.names[0], args.corpora, args.only, args.runs)
+        return
+    report = fit(args.names[0], args.runs) if args.command == "fit" else fuse(*args.names)
     print(table(report))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")

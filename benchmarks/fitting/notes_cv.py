@@ -11,17 +11,18 @@ Scored per vault, all questions and split into same-language and cross-language 
 question's `lang` against its note's `note_lang`; English when a file does not say):
 - `bm25`, `bm25 <language>`: BM25 over whole notes with LanceDB's English stemmer (what
   `mnemo eval notes` reports) and with the vault's own language's;
-- `recall`: eager recall as shipped; `recall, linear fit`: eager recall with the held-out fold's
-  fitted weights (scored fusion);
-- `candidates, …`: the candidates alone ordered by the shipped weights, the fold's weights and
-  the fold's trees (no pages, links, periods or per-note cap): the trees are compared here,
-  where recall does not use them for notes.
-Every system is scored on distinct notes, as `mnemo eval notes` scores them.
+- `recall`: eager recall as shipped;
+- `candidates, …`: the candidates alone ordered by the shipped weights, the fold's fitted weights
+  and the fold's trees (no pages, links, periods or per-note cap): the fits are compared with
+  the shipped weights on the same candidates.
+Every system is scored on distinct notes, as `mnemo eval notes` scores them. A vault's asked
+questions are kept as JSON (`save`, `load`), so each vault and embedder can be asked by its own
+process and the folds fitted afterwards.
 """
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from mnemo.eval.notes import (
     ingest_vault,
     load_questions,
 )
-from mnemo.recall.learned import load_trees
+from mnemo.recall.learned import FEATURES, load_trees
 from mnemo.recall.search import HeldChunks
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import Embedder
@@ -70,7 +71,6 @@ class Asked:
     training rows) with each candidate's note, and the notes each system returned."""
 
     name: str
-    vault: Vault
     questions: list[NoteQuestion]
     cross: list[bool]
     training: Candidates
@@ -107,17 +107,16 @@ def ask_vault(notes_set: NotesSet, corpora: Path, qa: Path, root: Path, embedder
     training = Candidates(np.concatenate(rows), np.asarray(labels, dtype=np.int8), np.asarray(asked, dtype=np.int64),
                           np.maximum(evidence, 1), notes_set.vault)
     cross = cross_language(files)
-    answers = {"recall": recall_answers(vault, questions, RecallSettings())}
+    answers = {"recall": recall_answers(vault, questions)}
     for language in dict.fromkeys(("English", notes_set.language)):
         index = NoteIndex(vault.pipeline.files, root / f"bm25-{language}", language)
         label = "bm25" if language == "English" else f"bm25 {language}"
         answers[label] = [index.search(q.text, DEPTH) for q in questions]
-    return Asked(notes_set.vault, vault, questions, [cross[q.id] for q in questions], training, notes, answers)
+    return Asked(notes_set.vault, questions, [cross[q.id] for q in questions], training, notes, answers)
 
 
-def recall_answers(vault: Vault, questions: list[NoteQuestion], settings: RecallSettings) -> list[list[str]]:
-    """Each question's distinct notes from eager recall with these settings."""
-    vault.engine.settings = replace(settings, random_share=0.0)
+def recall_answers(vault: Vault, questions: list[NoteQuestion]) -> list[list[str]]:
+    """Each question's distinct notes from eager recall as shipped."""
     return [distinct_notes(vault.engine.recall(q.text, k=DEPTH, mode="eager")) for q in questions]
 
 
@@ -137,21 +136,38 @@ def linear_scores(asked: Asked, weights: dict[str, float]) -> np.ndarray:
 
 
 def held_out(asked: list[Asked], say: Callable[[str], None]) -> dict[str, Any]:
-    """Per held-out vault: the weights and trees fitted on the others, and what they rank."""
+    """Per held-out vault: the weights and trees fitted on the others, and how they order its candidates."""
     shipped = {f: getattr(RecallSettings().ranking, f) for f in FITTED.values()}
     report: dict[str, Any] = {}
     for fit_on, held in folds(len(asked)):
         parts = [asked[i].training for i in fit_on]
         weights, trees = fit_ranking(parts), fit_learned(parts)
         target = asked[held]
-        target.answers["recall, linear fit"] = recall_answers(
-            target.vault, target.questions, RecallSettings().with_overrides(fusion="scored", **weights))
         target.answers["candidates, shipped weights"] = ordered(target, linear_scores(target, shipped))
         target.answers["candidates, linear fit"] = ordered(target, linear_scores(target, weights))
         target.answers["candidates, trees"] = ordered(target, load_trees(trees["ranker"]).predict(target.training.x))
         report[target.name] = {"fitted_on": [asked[i].name for i in fit_on], "weights": weights}
         say(f"fold: held out {target.name}, weights {weights}")
     return report
+
+
+def save(asked: Asked, path: Path) -> None:
+    """The vault's asked questions as JSON (`load` reads them back)."""
+    t = asked.training
+    path.write_text(json.dumps({
+        "name": asked.name, "cross": asked.cross, "notes": asked.notes, "answers": asked.answers,
+        "questions": [{"id": q.id, "question": q.text, "gold": list(q.gold), "kind": q.kind} for q in asked.questions],
+        "x": t.x.tolist(), "y": t.y.tolist(), "question": t.question.tolist(), "evidence": t.evidence.tolist(),
+    }), encoding="utf-8")
+
+
+def load(path: Path) -> Asked:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    questions = [NoteQuestion(q["id"], q["question"], tuple(q["gold"]), q["kind"]) for q in data["questions"]]
+    x = np.asarray(data["x"], dtype=np.float64).reshape(-1, len(FEATURES))
+    training = Candidates(x, np.asarray(data["y"], dtype=np.int8), np.asarray(data["question"], dtype=np.int64),
+                          np.asarray(data["evidence"], dtype=np.float64), data["name"])
+    return Asked(data["name"], questions, data["cross"], training, data["notes"], data["answers"])
 
 
 def figures(asked: Asked) -> dict[str, dict[str, dict[str, float]]]:
