@@ -5,7 +5,8 @@ Usage: .venv/bin/python -m benchmarks.notes_cv ask EMBEDDER --runs DIR [--corpor
        .venv/bin/python -m benchmarks.notes_cv fit EMBEDDER --runs DIR [--json OUT]
        .venv/bin/python -m benchmarks.notes_cv fuse A.json:SYSTEM B.json:SYSTEM [--json OUT]
 
-`ask` ingests each vault and writes its asked questions to `DIR/<embedder>-<vault>.json` (run one
+`ask` ingests each vault (with `--sample N`, only the notes that answer its questions and N
+others) and writes its asked questions to `DIR/<embedder>-<vault>.json` (run one
 process per vault to ask them side by side); `fit` fits and scores the folds over the vaults asked.
 
 `--fuse` ranks each question's notes by the reciprocal ranks (k = 60) the two runs' systems gave
@@ -13,8 +14,10 @@ them, e.g. MiniLM's recall and e5's recall; both runs must have asked the same q
 """
 
 import argparse
+import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -24,8 +27,18 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from benchmarks.fitting.notes_cv import SETS, ask_vault, figures, held_out, load, note_figures, save  # noqa: E402
+from benchmarks.fitting.notes_cv import (  # noqa: E402
+    SETS,
+    NotesSet,
+    ask_vault,
+    figures,
+    held_out,
+    load,
+    note_figures,
+    save,
+)
 from mnemo.config import EmbedderConfig  # noqa: E402
+from mnemo.eval.notes import load_questions  # noqa: E402
 from mnemo.stores.embedders import build_embedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
@@ -38,16 +51,31 @@ def say(message: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f} {message}", flush=True)
 
 
-def ask(kind: str, corpora: Path, only: list[str], runs: Path) -> None:
+def ask(kind: str, corpora: Path, only: list[str], runs: Path, sample: int | None = None) -> None:
     embedder = build_embedder(EmbedderConfig(kind=kind))  # type: ignore[arg-type]
     runs.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mnemo-notes-cv-") as tmp:
         for notes_set in (s for s in SETS if s.vault in only and (corpora / s.vault).is_dir()):
             start = time.perf_counter()
-            asked = ask_vault(notes_set, corpora, QA, Path(tmp) / notes_set.vault, embedder, load_ontology())
+            where = corpora if sample is None else sampled(notes_set, corpora, sample, Path(tmp) / "sampled")
+            asked = ask_vault(notes_set, where, QA, Path(tmp) / notes_set.vault, embedder, load_ontology())
             save(asked, runs / f"{kind}-{notes_set.vault}.json")
             say(f"{kind} {notes_set.vault}: {len(asked.questions)} questions, {len(asked.training.y)} candidates, "
                 f"{time.perf_counter() - start:.0f} s")
+
+
+def sampled(notes_set: NotesSet, corpora: Path, others: int, into: Path) -> Path:
+    """A copy of the vault's notes that answer its questions and `others` more, the same for every
+    embedder (the first by a hash of their paths); the corpora folder that holds the copy."""
+    vault = corpora / notes_set.vault
+    gold = {g for name in notes_set.files if (QA / name).is_file() for q in load_questions(QA / name) for g in q.gold}
+    rest = sorted((p.relative_to(vault).as_posix() for p in vault.rglob("*.md")),
+                  key=lambda path: hashlib.sha1(path.encode()).hexdigest())
+    for path in sorted(gold) + [p for p in rest if p not in gold][:others]:
+        target = into / notes_set.vault / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(vault / path, target)
+    return into
 
 
 def fit(kind: str, runs: Path) -> dict[str, Any]:
@@ -96,10 +124,11 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=Path("notes-cv-runs"))
     parser.add_argument("--corpora", type=Path, default=REPO.parent / "shared" / "corpora")
     parser.add_argument("--only", nargs="*", default=[s.vault for s in SETS])
+    parser.add_argument("--sample", type=int, default=None, help="ask: the gold notes and this many others")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     if args.command == "ask":
-        ask(args.names[0], args.corpora, args.only, args.runs)
+        ask(args.names[0], args.corpora, args.only, args.runs, args.sample)
         return
     report = fit(args.names[0], args.runs) if args.command == "fit" else fuse(*args.names)
     print(table(report))
