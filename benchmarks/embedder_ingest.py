@@ -44,7 +44,7 @@ def ingest_time(vault: Path, kind: str, embedder_kind: str, work: Path) -> dict[
     start, cpu = time.perf_counter(), time.process_time()
     ingested = ingest_vault(vault, kind, work, embedder, load_ontology(), RecallSettings())  # type: ignore[arg-type]
     wall, cpu_s = time.perf_counter() - start, time.process_time() - cpu
-    passages = ingested.vectors.count("chunks")
+    passages = ingested.pipeline.vectors.count("chunks")
     return {"embedder": embedder.name, "passages": passages, "wall_s": round(wall, 2), "cpu_s": round(cpu_s, 2),
             "ms_per_passage": round(1000 * wall / max(passages, 1), 2),
             "cpu_ms_per_passage": round(1000 * cpu_s / max(passages, 1), 2), "load": os.getloadavg()[0]}

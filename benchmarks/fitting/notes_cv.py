@@ -109,9 +109,9 @@ def ask_vault(notes_set: NotesSet, corpora: Path, qa: Path, root: Path, embedder
     cross = cross_language(files)
     answers = {"recall": recall_answers(vault, questions)}
     for language in dict.fromkeys(("English", notes_set.language)):
-        index = NoteIndex(vault.pipeline.files, root / f"bm25-{language}", language)
+        note_index = NoteIndex(vault.pipeline.files, root / f"bm25-{language}", language)
         label = "bm25" if language == "English" else f"bm25 {language}"
-        answers[label] = [index.search(q.text, DEPTH) for q in questions]
+        answers[label] = [note_index.search(q.text, DEPTH) for q in questions]
     return Asked(notes_set.vault, questions, [cross[q.id] for q in questions], training, notes, answers)
 
 
