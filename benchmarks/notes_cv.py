@@ -93,7 +93,9 @@ def fuse(first: str, second: str) -> dict[str, Any]:
     run_a, run_b = (json.loads(Path(p).read_text(encoding="utf-8")) for p in (path_a, path_b))
     out: dict[str, Any] = {"fused": [first, second], "vaults": {}}
     for name, vault in run_a["vaults"].items():
-        answers_b = run_b["vaults"][name]["answers"][system_b]
+        answers_b = run_b["vaults"].get(name, {}).get("answers", {}).get(system_b)
+        if system_a not in vault["answers"] or answers_b is None:
+            continue  # a vault one of the runs did not ask, or a system it did not score there
         ranks: dict[str, list[int]] = {"all": [], "same": [], "cross": []}
         for question, notes_a, notes_b in zip(vault["questions"], vault["answers"][system_a], answers_b):
             score: dict[str, float] = {}
