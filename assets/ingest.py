@@ -41,7 +41,7 @@ def ingest_pipeline(context: dg.AssetExecutionContext, mnemo_config: MnemoConfig
     """The partition's ingest pipeline on the run's resources; each asset runs one of its steps."""
     namespace = context.partition_key
     return IngestPipeline(mnemo_config.load(), mnemo_config.files(namespace), mnemo_config.ontology(),
-                          vectors.store(namespace), graph.store(namespace), embedder.embedder(), extractor,
+                          vectors.store(namespace), graph.store(namespace), embedder.embedder(namespace), extractor,
                           context.run_id)
 
 
@@ -116,6 +116,7 @@ def chunk_vectors(
     embedder: EmbedderResource,
 ) -> dg.MaterializeResult:
     """Chunk embeddings and the full-text index in LanceDB; only new or changed chunks are embedded."""
+    embedder.choose(context.partition_key)  # from its documents' languages, recorded: a change re-embeds every row
     pipeline = ingest_pipeline(context, mnemo_config, graph, vectors, embedder)
     model = pipeline.embedder
     stats = pipeline.chunk_vectors(progress=every_few_seconds(context.log.info))

@@ -27,13 +27,14 @@ def no_dangling_elements(context: dg.AssetCheckExecutionContext, graph: GraphRes
 def _vector_check(
     context: dg.AssetCheckExecutionContext, vectors: VectorResource, embedder: EmbedderResource
 ) -> dg.AssetCheckResult:
-    dim = embedder.embedder().dim
+    dims = {ns: embedder.embedder(ns).dim for ns in _namespaces(context)}
     wrong = {
         f"{ns}/{table}": d
-        for ns in _namespaces(context)
+        for ns, dim in dims.items()
         for table, d in vector_dimensions(vectors.store(ns), dim).items()
     }
-    return dg.AssetCheckResult(passed=not wrong, metadata={"expected": dim, "mismatched": dg.MetadataValue.json(wrong)})
+    return dg.AssetCheckResult(passed=not wrong, metadata={"expected": dg.MetadataValue.json(dims),
+                                                           "mismatched": dg.MetadataValue.json(wrong)})
 
 
 @dg.asset_check(asset=chunk_vectors, description="Chunk vectors have the embedder's dimension.")

@@ -112,7 +112,7 @@ def sleep_mode(
     steps = [step for step in selected if step in STEPS]
     graph_store = graph.store(namespace)
     if steps:  # expired memories go first, as `mnemo forget --expired` removes them
-        stores = ForgetStores(settings, files, store, graph_store, embedder.embedder())
+        stores = ForgetStores(settings, files, store, graph_store, embedder.embedder(namespace))
         purged = purge_expired(stores, run_time(context))
         context.log.info(f"purged {len(purged.items)} expired memories")
     with graph_store.session():  # closed before a compaction, which may replace the database's file
@@ -146,7 +146,7 @@ def _consolidated(
     seconds = dict(report.seconds)
     if report.dedup and report.dedup.merges:  # the merged entities' vectors, part of dedup's time
         start = time.perf_counter()
-        store.sync("entities", entity_rows(canonical_entities(files)), embedder.embedder())
+        store.sync("entities", entity_rows(canonical_entities(files)), embedder.embedder(files.namespace))
         seconds["dedup"] = round(seconds.get("dedup", 0.0) + time.perf_counter() - start, 3)
     shared = dg.MetadataValue.json({phase: report.seconds[phase] for phase in SHARED_PHASES if phase in report.seconds})
     for step in steps:

@@ -21,6 +21,7 @@ from typing import Any
 
 from mnemo.config import MnemoConfig, load_config, validate_namespace
 from mnemo.errors import MnemoError
+from mnemo.ingest.embedder_choice import namespace_embedder_settings
 from mnemo.maintenance.forget import ForgetReport, ForgetStores, apply_forget, entity_pages, resume_forget
 from mnemo.memories.live import LiveMemories
 from mnemo.memories.remember import check_scope
@@ -80,7 +81,7 @@ class MemoryClient:
         self.config.check_holds(self.namespace)
         self.files = NamespaceFiles(self.config.data_root(self.namespace), self.namespace)
         self.ontology = ontology or load_ontology()
-        self.embedder = embedder or build_embedder(self.config.embedder)
+        self.embedder = embedder or build_embedder(namespace_embedder_settings(self.config, self.files.root))
         self.vectors = VectorStore(self.files.vectors_path)
         self.graph = GraphStore(self.files.graph_path, self.ontology, engine=self.config.graph.engine)
         self.engine = RecallEngine(self.files.root, self.vectors, self.graph, self.embedder, settings,

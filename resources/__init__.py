@@ -7,8 +7,9 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
-from mnemo.config import ConfigFile, LLMConfig, MnemoConfig, resolve_config_path
+from mnemo.config import ConfigFile, EmbedderConfig, LLMConfig, MnemoConfig, resolve_config_path
 from mnemo.extract.llm import LLMExtractor
+from mnemo.ingest.embedder_choice import choose_for_texts, embedder_settings, namespace_embedder_settings, record_choice
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -98,12 +99,27 @@ class EmbedderResource(RunGuardedResource):
     """The embedding model named by the configuration (packaged MiniLM by default)."""
 
     config: MnemoConfigResource
-    _embedder: Embedder | None = PrivateAttr(default=None)
+    _embedders: dict[str, Embedder] = PrivateAttr(default_factory=dict)
 
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = build_embedder(self.config.load().embedder)
-        return self._embedder
+    def embedder(self, namespace: str | None = None) -> Embedder:
+        """The namespace's embedder (mnemo.yaml's `embedder:`, else its recorded choice); without one, mnemo.yaml's."""
+        config = self.config.load()
+        if namespace is None:
+            return self._built(config.embedder)
+        return self._built(namespace_embedder_settings(config, self.config.files(namespace).root))
+
+    def choose(self, namespace: str) -> Embedder:
+        """Choose the namespace's embedder from the languages of its documents, record the choice, return it."""
+        config, files = self.config.load(), self.config.files(namespace)
+        choice = choose_for_texts(config, (f"{d.title}\n{d.body}" for d in files.read_documents()))
+        record_choice(files.root, choice)
+        return self._built(embedder_settings(config, choice))
+
+    def _built(self, settings: EmbedderConfig) -> Embedder:
+        key = settings.model_dump_json()
+        if key not in self._embedders:
+            self._embedders[key] = build_embedder(settings)
+        return self._embedders[key]
 
 
 class NoteWriterResource(RunGuardedResource):

@@ -26,6 +26,8 @@ from mnemo.recall.learned import FEATURES, features_of
 from mnemo.recall.rank import rows_around, signals_of
 from mnemo.recall.search import HeldChunks, TimeWindow, lexical, semantic
 from mnemo.recall.settings import Mode, RecallSettings
+from mnemo.stores.embedders import Embedder
+from mnemo.stores.vector_table import VectorTable
 
 # scored-fusion signal (a `Weights` field) -> the RecallSettings field that weighs it
 FITTED = {
@@ -60,14 +62,20 @@ def question_features(
 ) -> dict[str, list[float]]:
     """Candidate id -> its features (the scored fusion's signals, then the learned ranking's
     others: `recall.learned.FEATURES`), for the candidates eager recall ranks."""
-    table = prepared.pipeline.vectors.must_open("chunks")
-    vector = prepared.engine.embedder.encode_query([query])[0]
+    rows, matrix = ranked_candidates(prepared.pipeline.vectors.must_open("chunks"), prepared.engine.embedder,
+                                     held, query, settings)
+    return {row["id"]: matrix[n].tolist() for n, row in enumerate(rows)}
+
+
+def ranked_candidates(table: VectorTable, embedder: Embedder, held: HeldChunks, query: str,
+                      settings: RecallSettings) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """The candidates eager recall ranks for `query` (its BM25 and vector hits) and their features."""
+    vector = embedder.encode_query([query])[0]
     lexical_rows = lexical(table, query, settings.pool, TimeWindow(), held)
     semantic_rows = semantic(table, vector, settings.pool, TimeWindow(), held)
     around = rows_around(table, lexical_rows + semantic_rows, 2, held)
     found = signals_of(lexical_rows, semantic_rows, around, vector, query, settings.ranking.rrf_k)
-    matrix = features_of(found, vector, query, held)
-    return {row["id"]: matrix[n].tolist() for n, row in enumerate(found.rows)}
+    return found.rows, features_of(found, vector, query, held)
 
 
 def candidates(prepared: Prepared, settings: RecallSettings) -> Candidates:

@@ -13,7 +13,7 @@ from mnemo.cli.options import ConfigOption, fail
 from mnemo.errors import ConfigError, MnemoError
 
 if TYPE_CHECKING:  # the configuration and the embedders load when a command runs, not with --help
-    from mnemo.config import EmbedderConfig
+    from mnemo.config import EmbedderConfig, SourceConfig
     from mnemo.stores.embedders import Embedder
 
 JsonOutOption = Annotated[Path | None, typer.Option("--json", help="Write all figures as JSON to this file.")]
@@ -27,30 +27,48 @@ def _progress(message: str) -> None:
     Console(stderr=True).print(message)
 
 
-def _embedder_settings(config: Path | None) -> "EmbedderConfig":
-    """The configured embedder; the packaged MiniLM when no configuration file exists."""
-    from mnemo.config import EmbedderConfig, load_config
+def _embedder_settings(config: Path | None, vault: "SourceConfig | None" = None) -> "EmbedderConfig":
+    """mnemo.yaml's `embedder:` when it names one; else, for a vault, the embedder its languages call
+    for (chosen as ingest chooses it); else the packaged MiniLM."""
+    from mnemo.config import MnemoConfig, load_config
+    from mnemo.ingest.embedder_choice import choose_embedder, embedder_settings, explicit_choice
 
     try:
-        return load_config(config).embedder
+        settings = load_config(config)
     except ConfigError:
         if config is not None:
             raise
-        return EmbedderConfig()
+        settings = MnemoConfig()
+    if vault is None or explicit_choice(settings) is not None:
+        return settings.embedder
+    from mnemo.cli.sources_found import survey
+
+    profile = survey("eval", vault).languages
+    choice = choose_embedder(profile)
+    _progress(f"languages: {profile.describe()}; embedder: {choice.kind} ({choice.reason})")
+    return embedder_settings(settings, choice)
 
 
 def _report(config: Path | None, json_out: Path | None, table: Callable[[dict[str, Any]], str],
-            run: Callable[["Embedder"], dict[str, Any]]) -> None:
-    """Run an evaluation with the configured embedder, print its table, write its JSON."""
+            run: Callable[["Embedder"], dict[str, Any]], vault: "SourceConfig | None" = None) -> None:
+    """Run an evaluation with the configured (or, for a vault, the chosen) embedder, print its table, write its JSON."""
     from mnemo.stores.embedders import build_embedder
 
     try:
-        report = run(build_embedder(_embedder_settings(config)))
+        embedder = build_embedder(_embedder_settings(config, vault))
+        report = {**run(embedder), "embedder": embedder.name}
     except MnemoError as exc:
         fail(str(exc))
     typer.echo(table(report))
     if json_out:
         json_out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+
+
+def _vault_source(vault: Path, kind: str) -> "SourceConfig | None":
+    """The vault as a source, to tell its languages; None when it is not a folder (the evaluation says so)."""
+    from mnemo.config import SourceConfig
+
+    return SourceConfig(kind=kind, path=vault.resolve()) if vault.is_dir() else None  # type: ignore[arg-type]
 
 
 @eval_app.command("locomo", context_settings={"allow_extra_args": True})
@@ -92,7 +110,8 @@ def eval_notes(
     if kind not in ("obsidian", "logseq"):
         fail(f"unknown --kind {kind!r}: use obsidian or logseq")
     _report(config, json_out, format_notes_table, lambda embedder: evaluate_notes(
-        qa, vault, kind, embedder, load_ontology(), after_sleep=after_sleep, progress=_progress))  # type: ignore[arg-type]
+        qa, vault, kind, embedder, load_ontology(), after_sleep=after_sleep, progress=_progress),  # type: ignore[arg-type]
+        _vault_source(vault, kind))
 
 
 @eval_app.command("links")
@@ -111,7 +130,8 @@ def eval_links(
     if kind not in ("obsidian", "logseq"):
         fail(f"unknown --kind {kind!r}: use obsidian or logseq")
     _report(config, json_out, format_links_table, lambda embedder: evaluate_links(
-        vault, kind, embedder, load_ontology(), seed=seed, progress=_progress))  # type: ignore[arg-type]
+        vault, kind, embedder, load_ontology(), seed=seed, progress=_progress),  # type: ignore[arg-type]
+        _vault_source(vault, kind))
 
 
 def register(app: typer.Typer) -> None:

@@ -80,7 +80,19 @@ def _report(found: list["Survey"], written: "Written", name: str) -> None:
         console.print(f"{name!r} is the default namespace: commands use it without --namespace")
     else:
         console.print(f"the default namespace stays {written.default_namespace!r}: use --namespace {name}")
+    _report_embedder(found, written)
     console.print("next: mnemo ingest")
+
+
+def _report_embedder(found: list["Survey"], written: "Written") -> None:
+    """The languages found and the embedder they call for (ingest makes and records the choice)."""
+    from mnemo.config import load_config
+    from mnemo.ingest.embedder_choice import choose_embedder, explicit_choice
+    from mnemo.ingest.languages import merged_profiles
+
+    profile = merged_profiles(item.languages for item in found)
+    choice = explicit_choice(load_config(written.path)) or choose_embedder(profile)
+    console.print(f"languages: {profile.describe()}; embedder: {choice.kind} ({escape(choice.reason)})", soft_wrap=True)
 
 
 def init(

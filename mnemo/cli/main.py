@@ -37,6 +37,7 @@ def status(
 ) -> None:
     """Show what a namespace's memory holds: documents, chunks, graph counts, problems (exit 3 when degraded)."""
     from mnemo.config import load_config
+    from mnemo.ingest.embedder_choice import current_choice
     from mnemo.maintenance.figures import namespace_figures  # kept counts: the stores load only to recount
 
     namespace = namespace_of(namespace, config)
@@ -47,14 +48,16 @@ def status(
             _no_data(settings, namespace, as_json)
             return
         figures = namespace_figures(root, namespace, settings.graph.engine)
+        embedder = current_choice(settings, root)
     except MnemoError as exc:
         fail(str(exc))
     rows, problems = figures.rows(), figures.problems
     if as_json:
         print_json({"namespace": namespace, "ingested": True, "counts": dict(rows), "problems": problems,
-                    "degraded": figures.degraded})
+                    "degraded": figures.degraded, "embedder": vars(embedder)})
     else:
         _print_status(namespace, rows, problems, list(figures.degraded))
+        console.print(embedder.line(), soft_wrap=True, markup=False)
     if figures.degraded:
         raise typer.Exit(code=DEGRADED_EXIT)
 

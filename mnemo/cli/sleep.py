@@ -60,6 +60,7 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
     The graph and vector stores are compacted when they have grown enough since their last compaction."""
     from mnemo.client import MemoryClient
     from mnemo.config import load_config
+    from mnemo.ingest.embedder_choice import namespace_embedder_settings
     from mnemo.ingest.pipeline import entity_rows
     from mnemo.maintenance.compaction import compact_stores
     from mnemo.sleep.abstractive import writer_for
@@ -83,7 +84,8 @@ def sleep(namespace: NamespaceOption = None, config: ConfigOption = None,
                              datetime.now(UTC), settings.namespace(namespace).self_name, vectors,
                              writer=writer_for(settings.llm, settings.sleep.llm))
         if report.dedup and report.dedup.merges:  # the merged entities' vectors, as the sleep asset makes them again
-            vectors.sync("entities", entity_rows(canonical_entities(files)), build_embedder(settings.embedder))
+            embedder = build_embedder(namespace_embedder_settings(settings, files.root))
+            vectors.sync("entities", entity_rows(canonical_entities(files)), embedder)
         compaction = compact_stores(files, graph, vectors, settings.sleep.compact_growth)
     except MnemoError as exc:
         fail(str(exc))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from mnemo.config import SourceConfig
 from mnemo.errors import SourceError
+from mnemo.ingest.languages import LanguageProfile, language_profile
 from mnemo.sources.chats import MAX_EXPORT_BYTES, load_json, zip_members
 from mnemo.sources.inbox import json_format
 from mnemo.sources.scan import ScanResult, scan_source
@@ -24,6 +25,7 @@ class Survey:
     source: SourceConfig
     counts: dict[str, int]
     skipped: list[Problem]
+    languages: LanguageProfile
 
     @property
     def documents(self) -> int:
@@ -77,4 +79,5 @@ def survey(namespace: str, source: SourceConfig) -> Survey:
     result = ScanResult()
     scan_source(namespace, source, {}, {}, result)
     counts: Counter[str] = Counter(d.kind for d in result.documents)
-    return Survey(source, dict(counts), [p for p in result.problems if p.fatal])
+    languages = language_profile(f"{d.title}\n{d.body}" for d in result.documents)
+    return Survey(source, dict(counts), [p for p in result.problems if p.fatal], languages)

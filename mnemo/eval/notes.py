@@ -124,9 +124,9 @@ def ingest_vault(vault: Path, kind: VaultKind, root: Path, embedder: Embedder, o
 class NoteIndex:
     """BM25 over whole notes (title and body), in LanceDB's full-text index: the baseline."""
 
-    def __init__(self, files: NamespaceFiles, root: Path) -> None:
+    def __init__(self, files: NamespaceFiles, root: Path, language: str = "English") -> None:
         docs = files.read_documents()
-        self.index = TextIndex(root, [d.path for d in docs], [f"{d.title}\n{d.body}" for d in docs])
+        self.index = TextIndex(root, [d.path for d in docs], [f"{d.title}\n{d.body}" for d in docs], language)
 
     def search(self, question: str, k: int) -> list[str]:
         text = fts_query(question)

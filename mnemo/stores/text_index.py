@@ -7,12 +7,13 @@ from mnemo.stores.vectors import import_lancedb
 
 
 class TextIndex:
-    def __init__(self, root: Path, keys: list[str], texts: list[str]) -> None:
+    def __init__(self, root: Path, keys: list[str], texts: list[str], language: str = "English") -> None:
+        """`language`: the stemmer and stop words of the index (LanceDB's names: English, Spanish, ...)."""
         import pyarrow as pa
 
         data = pa.table({"path": keys, "text": texts})
         self.table = import_lancedb().connect(str(root)).create_table("notes", data)
-        self.table.create_fts_index("text")
+        self.table.create_fts_index("text", language=language)
 
     def search(self, query: str, k: int) -> list[str]:
         """The keys of the k texts that best match the full-text query, best first."""

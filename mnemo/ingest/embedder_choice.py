@@ -1,0 +1,138 @@
+"""Which embedder a namespace uses, and why: chosen from the languages of its notes and from what
+each embedder measured, recorded beside its stores.
+
+An `embedder:` written in mnemo.yaml always wins. Otherwise a namespace whose text is English
+(or whose language cannot be told) is embedded by MiniLM. One where other languages make up at
+least `OTHER_LANGUAGES_MATTER` of the words gets the multilingual embedder only when it measured
+better than MiniLM on the multilingual questions and no worse on the English notes questions
+(within `ENGLISH_TOLERANCE` of MRR): `MEASURED` holds those figures, from the evaluation named
+beside it (docs/EVALUATION.md). Until a multilingual embedder does, such a namespace keeps MiniLM
+and says why. The choice is made at `mnemo init` and again at every ingest, from the text itself,
+and kept in `<namespace>/embedder.json`; recall and `mnemo status` read it. When it changes, the
+next ingest embeds every row again (a row's embed hash names its embedder), so vectors of two
+models never answer one query together once ingest has run.
+"""
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from mnemo.config import EmbedderConfig, MnemoConfig
+from mnemo.ingest.languages import LanguageProfile, language_profile
+from mnemo.stores import durable
+from mnemo.stores.kept import read_json_object
+
+CHOICE_FILE = "embedder.json"
+OTHER_LANGUAGES_MATTER = 0.10  # share of the words in languages other than English
+ENGLISH_TOLERANCE = 0.01  # MRR the multilingual embedder may lose on the English notes questions
+MULTILINGUAL = "e5"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An embedder's note-recall MRR, recall as shipped: on the multilingual questions of the
+    Spanish vault (`tests/data/notes_qa/multilingual.jsonl`) and on the English vaults' questions."""
+
+    multilingual: float
+    english: float
+
+
+# benchmarks/results/multilingual-<vault>-…-2026-11-29.json: the Spanish vault's 50, and the fact questions of
+# obsidian-kepano and obsidian-ideaverse (48, weighted by their questions)
+MEASURED = {"minilm": Measured(multilingual=0.385, english=0.924), "e5": Measured(multilingual=0.258, english=0.793)}
+
+
+@dataclass(frozen=True)
+class EmbedderChoice:
+    """The embedder kind a namespace uses, the languages its text was found in, and why."""
+
+    kind: str
+    languages: str
+    reason: str
+
+    def line(self) -> str:
+        """What `mnemo status` says: the embedder, why, and the languages seen."""
+        return f"embedder: {self.kind} — {self.reason}; languages seen: {self.languages or 'none told'}"
+
+
+def multilingual_measures_better(measured: dict[str, Measured]) -> bool:
+    """Whether the multilingual embedder beat MiniLM on the multilingual questions and lost no more
+    than ENGLISH_TOLERANCE of MRR on the English ones."""
+    multilingual, english = measured[MULTILINGUAL], measured["minilm"]
+    return multilingual.multilingual > english.multilingual and \
+        multilingual.english >= english.english - ENGLISH_TOLERANCE
+
+
+def choose_embedder(profile: LanguageProfile, measured: dict[str, Measured] = MEASURED) -> EmbedderChoice:
+    """MiniLM for English (or untold) text; for text where other languages matter, the multilingual
+    embedder if it measured better (`multilingual_measures_better`), else MiniLM."""
+    other, languages = profile.other_than_english(), profile.describe()
+    if not profile.shares:
+        return EmbedderChoice("minilm", languages, "no language could be told from the text yet: MiniLM")
+    if other < OTHER_LANGUAGES_MATTER:
+        return EmbedderChoice("minilm", languages,
+                              f"the text is English ({1 - other:.0%} of the words): MiniLM, the English model")
+    mine, theirs = measured["minilm"], measured[MULTILINGUAL]
+    if multilingual_measures_better(measured):
+        return EmbedderChoice(MULTILINGUAL, languages,
+                              f"{other:.0%} of the words are in languages other than English, and multilingual "
+                              f"{MULTILINGUAL} recalls such notes better than MiniLM (MRR {theirs.multilingual:.3f} "
+                              f"against {mine.multilingual:.3f})")
+    return EmbedderChoice("minilm", languages,
+                          f"{other:.0%} of the words are in languages other than English, but multilingual "
+                          f"{MULTILINGUAL} measured no better on such notes (MRR {theirs.multilingual:.3f} against "
+                          f"MiniLM's {mine.multilingual:.3f}; on English notes {theirs.english:.3f} against "
+                          f"{mine.english:.3f}): MiniLM")
+
+
+def explicit_choice(config: MnemoConfig) -> EmbedderChoice | None:
+    """The choice mnemo.yaml makes with an `embedder:` section, if it has one."""
+    if "embedder" not in config.model_fields_set:
+        return None
+    where = f" in {config.path}" if config.path else ""
+    return EmbedderChoice(config.embedder.kind, "", f"set by `embedder:`{where}")
+
+
+def choose_for_texts(config: MnemoConfig, texts: Iterable[str]) -> EmbedderChoice:
+    """The configured embedder when mnemo.yaml names one, else the one the texts' languages call for."""
+    explicit = explicit_choice(config)
+    profile = language_profile(texts)
+    if explicit is not None:
+        return EmbedderChoice(explicit.kind, profile.describe(), explicit.reason)
+    return choose_embedder(profile)
+
+
+def record_choice(namespace_root: Path, choice: EmbedderChoice) -> None:
+    """Keep the choice beside the namespace's stores."""
+    namespace_root.mkdir(parents=True, exist_ok=True)
+    durable.write_text(namespace_root / CHOICE_FILE, json.dumps(asdict(choice), indent=1), f"files:{CHOICE_FILE}")
+
+
+def recorded_choice(namespace_root: Path) -> EmbedderChoice | None:
+    """The choice kept by `record_choice`; None before init or ingest has made one."""
+    kept = read_json_object(namespace_root / CHOICE_FILE)
+    if kept.get("kind") not in ("minilm", "e5", "hashing", "openai"):
+        return None
+    return EmbedderChoice(str(kept["kind"]), str(kept.get("languages", "")), str(kept.get("reason", "")))
+
+
+def current_choice(config: MnemoConfig, namespace_root: Path) -> EmbedderChoice:
+    """What the namespace uses now: mnemo.yaml's `embedder:`, else the recorded choice, else MiniLM."""
+    recorded = recorded_choice(namespace_root)
+    explicit = explicit_choice(config)
+    if explicit is not None:
+        return EmbedderChoice(explicit.kind, recorded.languages if recorded else "", explicit.reason)
+    return recorded or EmbedderChoice("minilm", "", "nothing ingested yet: MiniLM until ingest reads the notes")
+
+
+def embedder_settings(config: MnemoConfig, choice: EmbedderChoice) -> EmbedderConfig:
+    """The embedder settings a choice stands for (mnemo.yaml's own when it names the embedder)."""
+    if explicit_choice(config) is not None:
+        return config.embedder
+    return config.embedder.model_copy(update={"kind": choice.kind})
+
+
+def namespace_embedder_settings(config: MnemoConfig, namespace_root: Path) -> EmbedderConfig:
+    """The embedder settings recall and ingest use for the namespace at `namespace_root`."""
+    return embedder_settings(config, current_choice(config, namespace_root))

@@ -1,0 +1,98 @@
+"""The languages of a namespace's text, told offline from the text itself, and the embedder they
+call for: MiniLM for English; where other languages make up a share that matters, multilingual e5
+only when it measured better on the multilingual questions and no worse on the English ones."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemo.config import load_config
+from mnemo.ingest.embedder_choice import (
+    MEASURED,
+    EmbedderChoice,
+    Measured,
+    choose_embedder,
+    current_choice,
+    namespace_embedder_settings,
+    record_choice,
+)
+from mnemo.ingest.languages import language_profile, merged_profiles, text_language
+from tests.support import corpus
+
+SPANISH = ("El algoritmo de búsqueda en profundidad explora cada rama hasta el final antes de volver atrás. "
+           "Se usa una pila para guardar los nodos que quedan por visitar y es muy útil en los grafos.")
+PORTUGUESE = ("O teorema mestre permite resolver recorrências que aparecem na análise de algoritmos de divisão "
+              "e conquista. Não é preciso expandir a árvore de recursão: basta comparar os termos.")
+ENGLISH = ("The depth-first search explores each branch to the end before it backs up. It keeps the nodes "
+           "that are still to be visited on a stack and is useful on graphs.")
+GERMAN = "Der Algorithmus besucht zuerst alle Nachbarn eines Knotens, bevor er tiefer in den Graphen geht."
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    (SPANISH, "es"), (PORTUGUESE, "pt"), (ENGLISH, "en"), (GERMAN, "de"),
+    ("深度优先搜索会沿着一条路径一直走到底，然后再回溯。", "zh"),
+    ("深さ優先探索は、行き止まりまで進んでから戻ります。", "ja"),
+    ("Поиск в глубину идёт по одной ветви до конца, а потом возвращается.", "ru"),
+])
+def test_a_text_is_named_by_its_script_or_its_commonest_words(text: str, language: str) -> None:
+    assert text_language(text)[0] == language
+
+
+def test_a_text_too_short_to_tell_is_not_named_and_links_do_not_count() -> None:
+    assert text_language("Blade Runner (1982)")[0] is None
+    assert text_language("see https://example.com/o/e/as/da/de/com")[0] is None
+
+
+def test_the_profile_gives_each_language_its_share_of_the_words() -> None:
+    profile = language_profile([SPANISH, SPANISH, SPANISH, ENGLISH, "42"])
+    assert profile.texts == 5 and set(profile.shares) == {"es", "en"}
+    assert profile.shares["es"] > 0.7 and profile.other_than_english() == profile.shares["es"]
+    both = merged_profiles([language_profile([ENGLISH]), language_profile([SPANISH])])
+    assert both.texts == 2 and set(both.shares) == {"es", "en"}
+
+
+def test_english_text_keeps_minilm_and_other_languages_get_e5_only_where_it_measured_better() -> None:
+    english = choose_embedder(language_profile([ENGLISH] * 19 + [SPANISH]))
+    assert english.kind == "minilm" and "English" in english.reason
+    assert choose_embedder(language_profile(["42", "Blade Runner"])).kind == "minilm"
+    spanish = language_profile([SPANISH] * 3 + [ENGLISH])
+    shipped = choose_embedder(spanish)  # e5 measured worse on the multilingual questions
+    assert shipped.kind == "minilm" and "measured no better" in shipped.reason and shipped.languages.startswith("es")
+    assert f"{MEASURED['e5'].multilingual:.3f}" in shipped.reason
+    minilm = Measured(multilingual=0.40, english=0.90)
+    better = {"minilm": minilm, "e5": Measured(multilingual=0.50, english=0.895)}
+    assert choose_embedder(spanish, better).kind == "e5"
+    worse_in_english = {"minilm": minilm, "e5": Measured(multilingual=0.50, english=0.885)}
+    assert choose_embedder(spanish, worse_in_english).kind == "minilm"
+    assert choose_embedder(language_profile([ENGLISH]), better).kind == "minilm"
+
+
+def test_the_real_vaults_are_told_apart() -> None:
+    def other(name: str) -> float:
+        return language_profile(p.read_text(encoding="utf-8", errors="replace")
+                                for p in corpus(name).rglob("*.md")).other_than_english()
+
+    assert other("obsidian-antoniolandin-es") > 0.5
+    assert all(other(v) < 0.10 for v in ("obsidian-kepano", "obsidian-ideaverse", "logseq-docs"))
+
+
+def _config(tmp_path: Path, embedder: dict[str, str] | None) -> Path:
+    data = {"data_dir": str(tmp_path / "data"), "namespaces": {"test": {"sources": []}}}
+    if embedder is not None:
+        data["embedder"] = embedder
+    path = tmp_path / "mnemo.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_the_recorded_choice_is_used_unless_mnemo_yaml_names_an_embedder(tmp_path: Path) -> None:
+    root = tmp_path / "data" / "test"
+    automatic = load_config(_config(tmp_path, None))
+    assert current_choice(automatic, root).kind == "minilm"  # nothing recorded yet
+    record_choice(root, EmbedderChoice("e5", "es 0.95, en 0.05", "mostly Spanish"))
+    assert current_choice(automatic, root) == EmbedderChoice("e5", "es 0.95, en 0.05", "mostly Spanish")
+    assert namespace_embedder_settings(automatic, root).kind == "e5"
+    explicit = load_config(_config(tmp_path, {"kind": "hashing"}))
+    assert namespace_embedder_settings(explicit, root).kind == "hashing"
+    assert current_choice(explicit, root).reason.startswith("set by `embedder:`")
