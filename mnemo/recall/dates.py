@@ -2,6 +2,7 @@
 "last week") as the span of days they mean, so that eager recall can put what was written or
 said then first."""
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -49,8 +50,9 @@ def dates_in(question: str, today: date) -> DaySpan | None:
     periods joined as a range ("between mid-August and the first days of September 2024", "del 9
     al 11 de abril") are read as one span, a year written at one end serving the other. A month
     or day without a year is the latest one that has begun by `today`; English `may` counts as
-    a month only when the question spells it `May`."""
-    text = _plain(question)
+    a month only when the question spells it `May`. A date in quotation marks is an example the
+    question quotes ("a title like “2021年05月20日”"), not the period it asks about."""
+    text = _plain(_QUOTED.sub(" ", question))
     mentions = _mentions(text, question)
     ordered = sorted(mentions, key=lambda mention: mention[0])
     for mention in mentions:
@@ -95,6 +97,9 @@ def _range_around(text: str, ordered: list[Mention], mention: Mention, today: da
     if first is None or last is None:
         return None
     return DaySpan(min(first.first, last.first), max(first.last, last.last))
+
+
+_QUOTED = re.compile(r'["“„«「『][^"”“»」』\n]{1,60}["”“»」』]')
 
 
 def _plain(text: str) -> str:
