@@ -53,12 +53,10 @@ def dates_in(question: str, today: date) -> DaySpan | None:
     a month only when the question spells it `May`. A date in quotation marks is an example the
     question quotes ("a title like “2021年05月20日”"), not the period it asks about."""
     text = _plain(_QUOTED.sub(" ", question))
-    mentions = _mentions(text, question)
-    ordered = sorted(mentions, key=lambda mention: mention[0])
-    for mention in mentions:
-        span = _range_around(text, ordered, mention, today) or _span(mention[2], today)
-        if span is not None:
-            return span
+    mentions = _mentions(text, question, today)
+    if mentions:
+        ordered = sorted(mentions, key=lambda mention: mention[0])
+        return _range_around(text, ordered, mentions[0], today) or _span(mentions[0][2], today)
     relative = RELATIVE_PATTERN.search(text)
     return _relative(RELATIVE_OF[relative.group(0)], today) if relative else None
 
@@ -66,14 +64,14 @@ def dates_in(question: str, today: date) -> DaySpan | None:
 Mention = tuple[int, int, dict[str, str]]
 
 
-def _mentions(text: str, question: str) -> list[Mention]:
-    """Every period the text names, as (start, end, groups found), most specific form first; a
-    match overlapping one already taken is a part of it."""
+def _mentions(text: str, question: str, today: date) -> list[Mention]:
+    """Every possible period the text names, as (start, end, groups found), most specific form
+    first; a match overlapping one already taken is a part of it."""
     taken: list[Mention] = []
     for _, pattern in PATTERNS:
         for match in pattern.finditer(text):
             found = {k: v for k, v in match.groupdict().items() if v}
-            if found.get("m") == "may" and "May" not in question:
+            if found.get("m") == "may" and "May" not in question or _span(found, today) is None:
                 continue
             if all(match.end() <= start or end <= match.start() for start, end, _ in taken):
                 taken.append((match.start(), match.end(), found))
