@@ -87,14 +87,31 @@ def _range_around(text: str, ordered: list[Mention], mention: Mention, today: da
         else mention
     if left is right:
         return None
-    first_found, last_found = dict(left[2]), dict(right[2])
-    for found, other in ((first_found, last_found), (last_found, first_found)):
-        if "y" not in found and "y" in other:
-            found["y"] = other["y"]
+    first_found, last_found = _with_one_year(dict(left[2]), dict(right[2]), today)
     first, last = _span(first_found, today), _span(last_found, today)
     if first is None or last is None:
         return None
     return DaySpan(min(first.first, last.first), max(first.last, last.last))
+
+
+def _with_one_year(first: dict[str, str], last: dict[str, str], today: date) -> tuple[dict[str, str], dict[str, str]]:
+    """The ends of a range with the year written at one end given to the other, a year apart
+    when the range crosses New Year ("between December and February 2024")."""
+    if "y" in last and "y" not in first:
+        first["y"] = last["y"]
+        if _after(first, last, today):
+            first["y"] = str(int(last["y"]) - 1)
+    elif "y" in first and "y" not in last:
+        last["y"] = first["y"]
+        if _after(first, last, today):
+            last["y"] = str(int(first["y"]) + 1)
+    return first, last
+
+
+def _after(first_found: dict[str, str], last_found: dict[str, str], today: date) -> bool:
+    """Whether the period read from `first_found` begins after the one from `last_found` ends."""
+    first, last = _span(first_found, today), _span(last_found, today)
+    return first is not None and last is not None and first.first > last.last
 
 
 _QUOTED = re.compile(r'["“„«「『][^"”“»」』\n]{1,60}["”“»」』]')
@@ -149,8 +166,9 @@ def _year_of(year: int | None, month: int, day: int, today: date) -> int:
 
 def _in_month(found: dict[str, str], year: int, month: int) -> DaySpan:
     whole = _month(year, month)
-    if "m0" in found:
-        return DaySpan(min(date(year, MONTHS[found["m0"]], 1), whole.first), whole.last)
+    if "m0" in found:  # the first month of a range; after the last, it is of the year before
+        first_month = MONTHS[found["m0"]]
+        return DaySpan(date(year if first_month <= month else year - 1, first_month, 1), whole.last)
     if "d" in found:
         day = date(year, month, int(found["d"]))
         first = min(date(year, month, int(found["d0"])), day) if "d0" in found else day

@@ -69,6 +69,9 @@ PERIODS = [
     ("in late May and early June 2024", "2024-05-21", "2024-06-10"),
     ("what did I write in early May and in June 2024", "2024-05-01", "2024-06-30"),
     ("between 2022 and 2023", "2022-01-01", "2023-12-31"),
+    ("between mid-December and early January 2024", "2023-12-11", "2024-01-10"),
+    ("from 20 December 2023 to 5 January", "2023-12-20", "2024-01-05"),
+    ("¿qué anoté entre diciembre y enero de 2021?", "2020-12-01", "2021-01-31"),
     ("2024-03-01–2024-03-15", "2024-03-01", "2024-03-15"),
     # halves, fortnights, first and last days, the leap day
     ("¿Qué hice en la segunda quincena de marzo de 2024?", "2024-03-16", "2024-03-31"),
