@@ -2,6 +2,7 @@
 "last week") as the span of days they mean, so that eager recall can put what was written or
 said then first."""
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -14,6 +15,7 @@ from mnemo.recall.period_words import (
     PART_OF,
     PATTERNS,
     QUARTERS,
+    RANGE_JOIN,
     RELATIVE_OF,
     RELATIVE_PATTERN,
     SEASON_OF,
@@ -44,20 +46,75 @@ class DaySpan:
 
 def dates_in(question: str, today: date) -> DaySpan | None:
     """The span of the first period the question names, or None (impossible dates are ignored):
-    the forms of `recall.period_words`, most specific first, in the languages it lists. A month
+    the forms of `recall.period_words`, most specific first, in the languages it lists. Two
+    periods joined as a range ("between mid-August and the first days of September 2024", "del 9
+    al 11 de abril") are read as one span, a year written at one end serving the other. A month
     or day without a year is the latest one that has begun by `today`; English `may` counts as
-    a month only when the question spells it `May`."""
-    text = _plain(question)
+    a month only when the question spells it `May`. A date in quotation marks is an example the
+    question quotes ("a title like “2021年05月20日”"), not the period it asks about."""
+    text = _plain(_QUOTED.sub(" ", question))
+    mentions = _mentions(text, question, today)
+    if mentions:
+        ordered = sorted(mentions, key=lambda mention: mention[0])
+        return _range_around(text, ordered, mentions[0], today) or _span(mentions[0][2], today)
+    relative = RELATIVE_PATTERN.search(text)
+    return _relative(RELATIVE_OF[relative.group(0)], today) if relative else None
+
+
+Mention = tuple[int, int, dict[str, str]]
+
+
+def _mentions(text: str, question: str, today: date) -> list[Mention]:
+    """Every possible period the text names, as (start, end, groups found), most specific form
+    first; a match overlapping one already taken is a part of it."""
+    taken: list[Mention] = []
     for _, pattern in PATTERNS:
         for match in pattern.finditer(text):
             found = {k: v for k, v in match.groupdict().items() if v}
-            if found.get("m") == "may" and "May" not in question:
+            if found.get("m") == "may" and "May" not in question or _span(found, today) is None:
                 continue
-            span = _span(found, today)
-            if span is not None:
-                return span
-    relative = RELATIVE_PATTERN.search(text)
-    return _relative(RELATIVE_OF[relative.group(0)], today) if relative else None
+            if all(match.end() <= start or end <= match.start() for start, end, _ in taken):
+                taken.append((match.start(), match.end(), found))
+    return taken
+
+
+def _range_around(text: str, ordered: list[Mention], mention: Mention, today: date) -> DaySpan | None:
+    """The span from the period just before `mention` to the one just after it, when they are
+    joined as a range; a year written at one end only serves both."""
+    at = ordered.index(mention)
+    left = ordered[at - 1] if at and RANGE_JOIN.match(text[ordered[at - 1][1]:mention[0]]) else mention
+    right = ordered[at + 1] if at + 1 < len(ordered) and RANGE_JOIN.match(text[mention[1]:ordered[at + 1][0]]) \
+        else mention
+    if left is right:
+        return None
+    first_found, last_found = _with_one_year(dict(left[2]), dict(right[2]), today)
+    first, last = _span(first_found, today), _span(last_found, today)
+    if first is None or last is None:
+        return None
+    return DaySpan(min(first.first, last.first), max(first.last, last.last))
+
+
+def _with_one_year(first: dict[str, str], last: dict[str, str], today: date) -> tuple[dict[str, str], dict[str, str]]:
+    """The ends of a range with the year written at one end given to the other, a year apart
+    when the range crosses New Year ("between December and February 2024")."""
+    if "y" in last and "y" not in first:
+        first["y"] = last["y"]
+        if _after(first, last, today):
+            first["y"] = str(int(last["y"]) - 1)
+    elif "y" in first and "y" not in last:
+        last["y"] = first["y"]
+        if _after(first, last, today):
+            last["y"] = str(int(first["y"]) + 1)
+    return first, last
+
+
+def _after(first_found: dict[str, str], last_found: dict[str, str], today: date) -> bool:
+    """Whether the period read from `first_found` begins after the one from `last_found` ends."""
+    first, last = _span(first_found, today), _span(last_found, today)
+    return first is not None and last is not None and first.first > last.last
+
+
+_QUOTED = re.compile(r'["“„«「『][^"”“»」』\n]{1,60}["”“»」』]')
 
 
 def _plain(text: str) -> str:
@@ -75,6 +132,10 @@ def _span(found: dict[str, str], today: date) -> DaySpan | None:
             return _in_month(found, _year_of(year, number, int(found.get("d", 1)), today), number)
         if year is None:
             return None
+        if "leap" in found:
+            return DaySpan(date(year, 2, 29), date(year, 2, 29))
+        if "y0" in found:
+            return DaySpan(date(min(int(found["y0"]), year), 1, 1), date(max(int(found["y0"]), year), 12, 31))
         if "season" in found:
             first, last = SEASON_OF[found["season"]]
             return DaySpan(date(year, first, 1), _month(year, last).last)
@@ -82,11 +143,18 @@ def _span(found: dict[str, str], today: date) -> DaySpan | None:
             quarter = int(found["q"]) if "q" in found else QUARTERS[found["qw"]]
             return DaySpan(date(year, 3 * quarter - 2, 1), _month(year, 3 * quarter).last)
         if "part" in found:
-            third = ("early", "mid", "late").index(PART_OF[found["part"]])
-            return DaySpan(date(year, 4 * third + 1, 1), _month(year, 4 * third + 4).last)
+            first_month, last_month = _YEAR_PARTS[PART_OF[found["part"]]]
+            return DaySpan(date(year, first_month, 1), _month(year, last_month).last)
         return DaySpan(date(year, 1, 1), date(year, 12, 31))
     except (ValueError, KeyError):
         return None
+
+
+# the days of a month and the months of a year each part of `period_words.PARTS` means
+_MONTH_PARTS = {"early": (1, 10), "first days": (1, 10), "mid": (11, 20), "late": (21, 31), "last days": (21, 31),
+                "first half": (1, 15), "second half": (16, 31)}
+_YEAR_PARTS = {"early": (1, 4), "first days": (1, 1), "mid": (5, 8), "late": (9, 12), "last days": (12, 12),
+               "first half": (1, 6), "second half": (7, 12)}
 
 
 def _year_of(year: int | None, month: int, day: int, today: date) -> int:
@@ -98,8 +166,9 @@ def _year_of(year: int | None, month: int, day: int, today: date) -> int:
 
 def _in_month(found: dict[str, str], year: int, month: int) -> DaySpan:
     whole = _month(year, month)
-    if "m0" in found:
-        return DaySpan(min(date(year, MONTHS[found["m0"]], 1), whole.first), whole.last)
+    if "m0" in found:  # the first month of a range; after the last, it is of the year before
+        first_month = MONTHS[found["m0"]]
+        return DaySpan(date(year if first_month <= month else year - 1, first_month, 1), whole.last)
     if "d" in found:
         day = date(year, month, int(found["d"]))
         first = min(date(year, month, int(found["d0"])), day) if "d0" in found else day
@@ -110,9 +179,8 @@ def _in_month(found: dict[str, str], year: int, month: int) -> DaySpan:
             return DaySpan(whole.last - timedelta(days=6), whole.last)
         return DaySpan(date(year, month, 7 * n - 6), date(year, month, 7 * n))
     if "part" in found:
-        part = PART_OF[found["part"]]
-        start, end = {"early": (1, 10), "mid": (11, 20), "late": (21, whole.last.day)}[part]
-        return DaySpan(date(year, month, start), date(year, month, end))
+        start, end = _MONTH_PARTS[PART_OF[found["part"]]]
+        return DaySpan(date(year, month, start), date(year, month, min(end, whole.last.day)))
     return whole
 
 

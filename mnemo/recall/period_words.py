@@ -3,9 +3,11 @@ German, Italian, Chinese and Japanese: tables, and the patterns built from them.
 
 Questions are matched lower-cased and without accents (`março` reads `marco`, `März` `marz`),
 so every word here is written that way. Each pattern's named groups say what it found:
-`y` a year, `m` a month (word or number), `d` a day (`m0`, `d0` the first of a range;
-`wk` the week from the day), `part` early/mid/late, `week` an ordinal
-week of a month, `season`, `q` a quarter; `dates.dates_in` reads them alike.
+`y` a year, `m` a month (word or number), `d` a day (`m0`, `d0`, `y0` the first of a range;
+`wk` the week from the day), `part` early/mid/late or a half, `week` an ordinal
+week of a month, `season`, `q` a quarter, `leap` the leap day; `dates.dates_in` reads them alike.
+Two periods joined by `RANGE_JOIN` ("between mid-August and the first days of September 2024")
+are read as one range, a year written once serving both ends.
 """
 
 import re
@@ -34,6 +36,18 @@ PARTS = {
               "anfang", "inizio", "primi", "初", "上旬"),
     "mid": ("mid", "middle", "mediados", "meados", "mi", "mitte", "meta", "中旬"),
     "late": ("late", "end", "finales", "fines", "final", "finais", "fim", "fin", "ende", "fine", "底", "末", "下旬"),
+    # a month's first or last days read as its early or late part; halves are days 1-15 and 16-end
+    # (a year's halves are January-June and July-December)
+    "first days": ("first days", "first few days", "primeros dias", "primeiros dias", "ersten tage",
+                   "ersten tagen", "premiers jours", "primi giorni"),
+    "last days": ("last days", "last few days", "ultimos dias", "letzten tage", "letzten tagen", "derniers jours",
+                  "ultimi giorni"),
+    "first half": ("first half", "first fortnight", "primera quincena", "primera mitad", "primeira quinzena",
+                   "primeira metade", "erste halfte", "ersten halfte", "premiere quinzaine", "prima quindicina",
+                   "prima meta"),
+    "second half": ("second half", "second fortnight", "latter half", "segunda quincena", "segunda mitad",
+                    "segunda quinzena", "segunda metade", "zweite halfte", "zweiten halfte", "seconde quinzaine",
+                    "deuxieme quinzaine", "seconda quindicina", "seconda meta"),
 }
 PART_OF = {word: part for part, words in PARTS.items() for word in words}
 WEEK_ORDINALS = {
@@ -52,10 +66,13 @@ SEASONS = {
 }
 SEASON_OF = {word: months for months, words in SEASONS.items() for word in words}
 QUARTERS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+LEAP_DAY = ("leap day", "dia bisiesto", "dia bissexto", "schalttag", "jour bissextile", "giorno bisestile")
 # words before a month or a year that make it a period ("in May", "em abril", "im Jahr 2023")
 _PERIOD_PREPOSITIONS = ("in", "during", "throughout", "since", "em", "en", "no", "na", "durante", "desde", "im",
                         "seit", "a", "ad", "nel", "nell'anno", "au mois de", "in the month of", "el mes de",
                         "no mes de", "im jahr", "en el ano", "no ano de", "dans l'annee")
+
+_RANGE_OPENERS = ("between", "from", "entre", "de", "desde", "zwischen", "von", "vom", "du", "dal", "da")
 
 
 def _any(words: object) -> str:
@@ -68,9 +85,10 @@ _DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th|er|o|\.)?"
 _YEAR = r"(?P<y>(?:19|20)\d\d)"
 _OF = r"(?:\s+(?:of|de|del|di|des|im)\s+(?:the\s+)?|\s+d'|\s+)"  # between a word and the month or year it is of
 _AND = r"\s*(?:and|to|through|until|till|-|–|a|al|au|bis|e|y|et|und|hasta|ate)\s*"  # the ends of a range
+_ARTICLE = r"(?:(?:the|el|la|le|o|a|dem|den|der|il|lo)\s+)"
 _MY = r",?\s*(?:(?:de|del|of)\s+)?"  # between a month and its year
 _PART = f"(?P<part>{_any(w for w in PART_OF if w.isascii())})"
-_PART_JOIN = r"(?:[\s-]+(?:of|de|del|di)(?:\s+the)?)?(?:[\s-]+|\s+d')"
+_PART_JOIN = r"(?:[\s-]+(?:of|de|del|di|des|im)(?:\s+the)?)?(?:[\s-]+|\s+d')"
 _WEEK = f"(?P<week>{_any(WEEK_OF)})\\s+(?:week|semana|semaine|settimana|woche){_OF}"
 _SEASON = f"(?P<season>{_any(SEASON_OF)})"
 _NOT_DIGIT_AFTER = r"(?![\d-])"
@@ -82,7 +100,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(text
     ("iso day", r"\b(?P<y>(?:19|20)\d\d)[-/](?P<m>\d\d)[-/](?P<d>\d\d)\b"),
     ("cjk", rf"{_YEAR}\s*年\s*の?\s*(?P<m>\d{{1,2}})\s*月\s*(?:(?P<d>\d{{1,2}})\s*[日号]|{_CJK_PART})?"),
     ("week of day", rf"\b(?P<wk>week)\s+of\s+(?:the\s+)?{_DAY}\s*(?:of\s+)?{_MONTH}{_MY}{_YEAR}\b"),
-    ("days month year", rf"\b(?P<d0>\d{{1,2}})(?:st|nd|rd|th|er|o|\.)?{_AND}(?:the\s+)?{_DAY}\s*(?:de\s+|of\s+)?"
+    ("leap day", rf"\b(?P<leap>{_any(LEAP_DAY)}){_OF}?{_YEAR}\b"),
+    ("days month year", rf"\b(?P<d0>\d{{1,2}})(?:st|nd|rd|th|er|o|\.)?{_AND}{_ARTICLE}?{_DAY}\s*(?:de\s+|of\s+)?"
                         rf"{_MONTH}{_MY}{_YEAR}\b"),
     ("day month year", rf"\b{_DAY}\s*(?:de\s+|of\s+)?{_MONTH}{_MY}{_YEAR}\b"),
     ("month day year", rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b"),
@@ -97,12 +116,16 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(text
     ("quarter words", rf"\b(?P<qw>first|second|third|fourth)\s+quarter\s+of\s+{_YEAR}\b"),
     ("part of year", rf"\b{_PART}{_PART_JOIN}{_YEAR}\b"),
     ("cjk year", rf"{_YEAR}\s*年\s*{_CJK_PART}?(?!\s*の?\s*\d{{1,2}}\s*月)"),
+    ("years", rf"\b{_any(_PERIOD_PREPOSITIONS + _RANGE_OPENERS)}\s+(?P<y0>(?:19|20)\d\d){_AND}{_YEAR}\b"),
     ("year", rf"\b{_any(_PERIOD_PREPOSITIONS)}\s+{_YEAR}\b"),
     ("cjk month day", rf"(?<![年\d])(?P<m>\d{{1,2}})\s*月\s*(?:(?P<d>\d{{1,2}})\s*[日号]|{_CJK_PART})?"),
     ("day month", rf"\b{_DAY}\s*(?:de\s+|of\s+)?{_FULL_MONTH}\b"),
     ("on month day", rf"\bon\s+(?:the\s+)?{_FULL_MONTH}\s+{_DAY}\b{_NOT_DIGIT_AFTER}"),
     ("month", rf"(?:^|\s){_any(_PERIOD_PREPOSITIONS)}\s+(?:(?:the\s+)?month\s+of\s+)?{_FULL_MONTH}\b"),
 ))
+
+# what may stand between two periods read as one range ("mid-August and the first days of September")
+RANGE_JOIN = re.compile(rf"^,?{_AND}(?:(?:in|on|en|em|im|am)\s+)?{_ARTICLE}?$")
 
 RELATIVE = {
     "today": ("today", "hoje", "hoy", "aujourd'hui", "heute", "oggi", "今天", "今日"),

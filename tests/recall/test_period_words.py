@@ -1,7 +1,9 @@
 """Periods named in questions in the languages people ask in: one table of phrasings and the
 days each means (today is 2026-11-27; a month or day without a year is the latest one begun)."""
 
+import json
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +58,30 @@ PERIODS = [
     ("in May", "2026-05-01", "2026-05-31"),
     ("notes from 2024-05", "2024-05-01", "2024-05-31"),
     ("the picture shared on December 1,2023", "2023-12-01", "2023-12-01"),
+    # ranges: the ends joined, a year written once serving both
+    ("What did I jot down between mid-August and the first days of September 2024?", "2024-08-11", "2024-09-10"),
+    ("¿Qué escribí entre el 9 y el 11 de abril de 2024?", "2024-04-09", "2024-04-11"),
+    ("zwischen dem 9. und dem 11. April 2024", "2024-04-09", "2024-04-11"),
+    ("from 3 May to 7 June 2024", "2024-05-03", "2024-06-07"),
+    ("from June 2023 to March 2024", "2023-06-01", "2024-03-31"),
+    ("Anfang März bis Mitte April 2024", "2024-03-01", "2024-04-20"),
+    ("de finales de mayo a mediados de junio de 2024", "2024-05-21", "2024-06-20"),
+    ("in late May and early June 2024", "2024-05-21", "2024-06-10"),
+    ("what did I write in early May and in June 2024", "2024-05-01", "2024-06-30"),
+    ("between 2022 and 2023", "2022-01-01", "2023-12-31"),
+    ("between mid-December and early January 2024", "2023-12-11", "2024-01-10"),
+    ("from 20 December 2023 to 5 January", "2023-12-20", "2024-01-05"),
+    ("¿qué anoté entre diciembre y enero de 2021?", "2020-12-01", "2021-01-31"),
+    ("2024-03-01–2024-03-15", "2024-03-01", "2024-03-15"),
+    # halves, fortnights, first and last days, the leap day
+    ("¿Qué hice en la segunda quincena de marzo de 2024?", "2024-03-16", "2024-03-31"),
+    ("na primeira quinzena de abril de 2024", "2024-04-01", "2024-04-15"),
+    ("the second fortnight of February 2024", "2024-02-16", "2024-02-29"),
+    ("in the first half of 2024", "2024-01-01", "2024-06-30"),
+    ("in der zweiten Hälfte des Juni 2024", "2024-06-16", "2024-06-30"),
+    ("los últimos días de junio de 2023", "2023-06-21", "2023-06-30"),
+    ("in the first days of September 2024", "2024-09-01", "2024-09-10"),
+    ("What did I write on leap day 2024?", "2024-02-29", "2024-02-29"),
     # relative days in other languages
     ("o que fiz no mês passado?", "2026-10-01", "2026-10-31"),
     ("was war letzte Woche?", "2026-11-16", "2026-11-22"),
@@ -75,6 +101,35 @@ def test_periods_in_questions(question: str, first: str, last: str) -> None:
     "el 31 de febrero",  # impossible
     "2022年13月",
     "version 2.14 of the app",
+    "version 2019-2020 of the format",  # two years with no word that makes them a period
+    "leap day 2023",  # no such day
+    "may I ask from 2 to 3 things",
 ])
 def test_words_that_are_no_period(question: str) -> None:
     assert dates_in(question, TODAY) is None
+
+
+QUESTION_SETS = Path(__file__).parents[1] / "data" / "notes_qa"
+# fact questions of the question sets that do name a period (none yet besides this one: "today's
+# journal page" is the app's page for the day, read as today; telling the two apart needs the sense)
+NAMING_A_PERIOD = {"making today's journal page show up when the app launches"}
+
+
+def _fact_questions() -> list[str]:
+    rows = (json.loads(line) for path in sorted(QUESTION_SETS.glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return [row["question"] for row in rows if row.get("kind") == "fact"]
+
+
+def test_fact_questions_of_the_question_sets_name_no_period() -> None:
+    questions = _fact_questions()
+    read = {question: dates_in(question, TODAY) for question in questions}
+    assert len(questions) > 100
+    assert {question for question, span in read.items() if span is not None} == NAMING_A_PERIOD
+
+
+def test_a_date_in_quotation_marks_is_an_example_not_a_period() -> None:
+    question = "日记页面的标题能不能显示成“2021年05月20日”这样的中文日期格式？在哪里设置？"
+    assert dates_in(question, TODAY) is None
+    assert dates_in('what did I write on 20 May 2021 about the "Journal" page?', TODAY) == DaySpan(
+        date(2021, 5, 20), date(2021, 5, 20))
