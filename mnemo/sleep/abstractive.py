@@ -4,13 +4,16 @@ sibling entities ("iPhone" and "Pixel 8" are instances of "Smartphone").
 
 The model only ever sees numbered source sentences (or a list of entities) and answers with
 structured output that is validated before use: a citation must name a given source, an
-abstraction's members must be among the given entities. Whatever fails, the extractive result
-stands; nothing here is required for sleep mode to work offline.
+abstraction's members must be among the given entities. A summary sentence that names an entity
+its cited sources do not name is flagged (`stats.flagged`). Whatever fails, what was there stands
+(the caller keeps the last run's row, or the extractive result when there is none); once the
+endpoint cannot be reached or times out, the writer asks nothing more in this run (`stats.skipped`).
+Nothing here is required for sleep mode to work offline.
 """
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
@@ -18,6 +21,8 @@ from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_va
 from mnemo.config import LLMConfig
 from mnemo.documents import normalize_name
 from mnemo.extract.llm import llm_errors, structured_client, transient_retrying
+from mnemo.extract.llm_modes import unreachable
+from mnemo.sleep.summary_check import unsupported_names
 from mnemo.sleep.text import Sentence, mmr
 
 SLEEP_PROMPT_VERSION = "sleep-2026.11.1"
@@ -78,6 +83,8 @@ M = TypeVar("M", bound=BaseModel)
 class WriterStats:
     requests: int = 0
     failures: int = 0
+    skipped: int = 0  # not asked: the endpoint was unreachable earlier in the run
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # topic, sentence, names not in the sources
 
 
 class SleepWriter:
@@ -87,12 +94,16 @@ class SleepWriter:
         self.settings = settings
         self.client = structured_client(settings, api_key)
         self.stats = WriterStats()
+        self.unavailable = False
 
     @property
     def model(self) -> str:
         return self.settings.model
 
     def _ask(self, model: type[M], prompt: str, context: dict[str, Any]) -> M | None:
+        if self.unavailable:
+            self.stats.skipped += 1
+            return None
         self.stats.requests += 1
         retry_error, api_error = llm_errors()
         try:
@@ -101,13 +112,17 @@ class SleepWriter:
                 messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
                 max_retries=self.settings.max_retries, context=context,
             )
-        except (retry_error, api_error, ValidationError):
+        except (retry_error, api_error, ValidationError) as exc:
             self.stats.failures += 1
+            self.unavailable = unreachable(exc)
             return None
 
-    def summary(self, topic: str, pool: Sequence[Sentence]) -> tuple[str, list[str]] | None:
+    def summary(
+        self, topic: str, pool: Sequence[Sentence], names: Collection[str] = ()
+    ) -> tuple[str, list[str]] | None:
         """An abstractive summary of the best sentences of `pool` and the chunk ids it cites;
-        None when there is nothing to summarize or the model failed."""
+        None when there is nothing to summarize or the model failed. Its sentences that name one
+        of the entity `names` the cited sources do not name are flagged."""
         sources = mmr(list(pool), MAX_SOURCES)
         if not sources:
             return None
@@ -116,7 +131,10 @@ class SleepWriter:
         answer = self._ask(CitedSummary, prompt, {"sources": len(sources)})
         if answer is None:
             return None
-        return answer.summary.strip(), sorted({sources[n].chunk_id for n in answer.citations})
+        text = answer.summary.strip()
+        for sentence, named in unsupported_names(text, [sources[n].text for n in answer.citations], names):
+            self.stats.flagged.append({"topic": topic, "sentence": sentence, "names": named})
+        return text, sorted({sources[n].chunk_id for n in answer.citations})
 
     def abstraction(self, entities: dict[str, str], kind: str) -> Abstraction | None:
         """The general concept some of `entities` (id -> name, all of `kind`) are instances of."""
