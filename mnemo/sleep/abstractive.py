@@ -27,6 +27,7 @@ from mnemo.sleep.text import Sentence, mmr
 
 SLEEP_PROMPT_VERSION = "sleep-2026.11.1"
 MAX_SOURCES = 12
+MAX_ANSWER_TOKENS = 400  # a summary of two to four sentences; a rambling answer is cut (and fails validation)
 
 SYSTEM = (
     "You consolidate one person's memory while they sleep. Use only the material given; never add facts. "
@@ -34,13 +35,28 @@ SYSTEM = (
 )
 
 
+MAX_SUMMARY = 1500
+MAX_CONCEPT = 80
+
+
+def _at_most(value: str | None, limit: int) -> str | None:
+    """Lengths are checked here, not in the JSON schema: llama.cpp's server turns a schema's
+    `maxLength` into a grammar rule nested that many times, and a large one crashes it."""
+    if value is not None and len(value) > limit:
+        raise ValueError(f"longer than {limit} characters")
+    return value
+
+
 class CitedSummary(BaseModel):
     """A short abstractive summary of the numbered source sentences."""
 
-    summary: str = Field(
-        min_length=1, max_length=1500, description="Two to four sentences stating only facts from the sources."
-    )
+    summary: str = Field(min_length=1, description="Two to four sentences stating only facts from the sources.")
     citations: list[int] = Field(min_length=1, description="The numbers of the sources the summary rests on.")
+
+    @field_validator("summary")
+    @classmethod
+    def short(cls, value: str) -> str:
+        return _at_most(value, MAX_SUMMARY) or value
 
     @field_validator("citations")
     @classmethod
@@ -55,9 +71,14 @@ class CitedSummary(BaseModel):
 class Abstraction(BaseModel):
     """A more general concept that several of the listed entities are instances of, if any."""
 
-    concept: str | None = Field(default=None, max_length=80,
+    concept: str | None = Field(default=None,
                                 description="The general concept's name, e.g. 'Smartphone'; null when they share none.")
     members: list[str] = Field(default_factory=list, description="Ids of the listed entities that are instances of it.")
+
+    @field_validator("concept")
+    @classmethod
+    def short_name(cls, value: str | None) -> str | None:
+        return _at_most(value, MAX_CONCEPT)
 
     @model_validator(mode="after")
     def members_are_listed(self, info: ValidationInfo) -> "Abstraction":
@@ -110,7 +131,7 @@ class SleepWriter:
             return transient_retrying(self.settings)(
                 self.client.chat.completions.create, model=self.model, response_model=model,
                 messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                max_retries=self.settings.max_retries, context=context,
+                max_retries=self.settings.max_retries, context=context, max_tokens=MAX_ANSWER_TOKENS,
             )
         except (retry_error, api_error, ValidationError) as exc:
             self.stats.failures += 1
