@@ -55,6 +55,7 @@ def grounded_answer(
         return eid in standing or (eid not in declared and eid not in known
                                    and words.names_any([_slug_words(eid, ontology)]))
 
-    relations = [r for r in extraction.get("relations", []) if stands(r["source"]) and stands(r["target"])]
-    dropped = len(extraction.get("entities", [])) - len(entities) + len(extraction.get("relations", [])) - len(relations)
+    said = extraction.get("relations", [])
+    relations = [r for r in said if stands(r["source"]) and stands(r["target"])]
+    dropped = len(extraction.get("entities", [])) - len(entities) + len(said) - len(relations)
     return {**extraction, "entities": entities, "relations": relations}, dropped

@@ -2,9 +2,9 @@
 mid-run, a context window too small for the prompt, a 1 s timeout. Whatever the model does, the
 summaries and community reports already on disk stay as they were, and the run says what it kept."""
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import pytest
