@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python benchmarks/llm_relations.py --url http://127.0.0.1:PORT/v1 --model ID
            [--corpus ../shared/corpora/obsidian-kepano] [--labels tests/data/llm_relations_kepano.json]
-           [--cache DIR] [--json OUT]
+           [--cache DIR] [--limit N] [--json OUT]
 The whole vault is read and extracted structurally (the grounding context comes from it, as in an
 ingest); the labelled chunks are then sent to the model through the same run an ingest makes (cache,
 pending list, evidence check). A relation is counted as the model's addition when the structural
@@ -22,7 +22,7 @@ from mnemo.documents import Chunk, chunk_document, normalize_name
 from mnemo.extract.grounding import Grounder, salience
 from mnemo.extract.llm import LLMExtractor
 from mnemo.extract.llm_cache import ExtractionCache
-from mnemo.extract.llm_run import LLMRun
+from mnemo.extract.llm_run import LLMRun, LLMRunStats
 from mnemo.extract.structural import StructuralExtractor
 from mnemo.facts import GraphFacts
 from mnemo.sources.scan import scan_namespace
@@ -63,7 +63,8 @@ def strict_match(triple: Triple, labels: list[Triple]) -> bool:
     return any(triple[0] == k and same_name(triple[1], s) and same_name(triple[2], t) for k, s, t in labels)
 
 
-def score(labelled: list[tuple[Chunk, list[Triple]]], structural: GraphFacts, llm: GraphFacts) -> dict[str, Any]:
+def score(labelled: list[tuple[Chunk, list[Triple]]], structural: GraphFacts,
+          llm: dict[str, GraphFacts]) -> dict[str, Any]:
     """Counts per chunk and in all: labelled relations found structurally, the model's additions and
     how many of them the labels hold."""
     totals = {"labelled": 0, "structural_found": 0, "with_model_found": 0, "added": 0, "added_right_lenient": 0,
@@ -71,7 +72,7 @@ def score(labelled: list[tuple[Chunk, list[Triple]]], structural: GraphFacts, ll
     rows = []
     for chunk, labels in labelled:
         known = relations(structural, doc_id=chunk.doc_id)
-        added = [t for t in relations(llm, chunk_id=chunk.id) if not related((t[1], t[2]), known)]
+        added = [t for t in relations(llm[chunk.id], chunk_id=chunk.id) if not related((t[1], t[2]), known)]
         right = [t for t in added if related((t[1], t[2]), labels)]
         found_structural = [t for t in labels if related((t[1], t[2]), known)]
         found_with = [t for t in labels if related((t[1], t[2]), known + added)]
@@ -103,21 +104,29 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, default=REPO / "tests" / "data" / "llm_relations_kepano.json")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/mnemo-llm-relations-cache"))
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--limit", type=int, help="only the first N labelled chunks")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     ontology = load_ontology()
     labelled, structural = labelled_chunks(args.corpus, args.labels)
+    labelled = labelled[: args.limit]
     settings = LLMConfig(base_url=args.url, model=args.model, mode="auto", timeout=args.timeout, concurrency=1,
                          transient_retries=1, retry_wait=1.0, max_retries=1)
     extractor = LLMExtractor(settings, ontology, "")
-    run = LLMRun(ExtractionCache(args.cache), extractor, ontology, 1)
     grounder = Grounder(structural.nodes["Entity"], GroundingConfig(neighbours=0), salience(structural))
     start = time.perf_counter()
-    llm = run.run([c for c, _ in labelled], grounder)
+    stats = LLMRunStats()
+    llm = {}
+    for chunk, _ in labelled:  # a cache per chunk: a run stopped part way keeps the chunks it finished
+        run = LLMRun(ExtractionCache(args.cache / chunk.id), extractor, ontology, 1)
+        llm[chunk.id] = run.run([chunk], grounder)
+        for name in ("extracted", "cached", "failed", "dropped", "ungrounded"):
+            setattr(stats, name, getattr(stats, name) + getattr(run.stats, name))
+        stats.pending += run.stats.pending
     result = score(labelled, structural, llm)
     totals = result["totals"]
     result.update(model=args.model, mode=extractor.mode, seconds=round(time.perf_counter() - start, 1),
-                  run={k: v for k, v in vars(run.stats).items()}, requests=extractor.usage.requests,
+                  run=vars(stats), requests=extractor.usage.requests,
                   prompt_tokens=extractor.usage.prompt_tokens, completion_tokens=extractor.usage.completion_tokens)
     added = totals["added"]
     print(f"model {args.model} ({extractor.mode} mode), {len(labelled)} labelled chunks, {result['seconds']} s")
@@ -127,8 +136,8 @@ def main() -> None:
           f"right (same type and direction): {totals['added_right_strict']}; precision "
           f"{totals['added_right_lenient'] / added if added else float('nan'):.2f} lenient, "
           f"{totals['added_right_strict'] / added if added else float('nan'):.2f} strict")
-    print(f"  extracted {run.stats.extracted}, cached {run.stats.cached}, pending {run.stats.failed}, dropped "
-          f"invalid {run.stats.dropped}, dropped ungrounded {run.stats.ungrounded}")
+    print(f"  extracted {stats.extracted}, cached {stats.cached}, pending {stats.failed}, dropped "
+          f"invalid {stats.dropped}, dropped ungrounded {stats.ungrounded}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
 
