@@ -14,33 +14,24 @@ from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.consolidate import SleepReport, consolidate
 from mnemo.sleep.store import SleepFiles
 from tests.llm.conftest import LlamaServer
+from tests.sleep.month_fixtures import TEAM, TEAM_LATE_DAY, write_vault
 from tests.support import Workspace, make_workspace
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
 NOW = datetime(2026, 11, 21, 3, tzinfo=UTC)
 SETTINGS = SleepConfig(month_after_days=14)  # September 2026 is summarized by NOW
-VAULT = {
-    "Daily/2026-09-02.md": "Met [[Alice Chen]] at Acme Robotics to plan the Heron demo.\n",
-    "Daily/2026-09-09.md": "[[Alice Chen]] and [[Bob Martins]] finished the Heron firmware.\n",
-    "People/Alice Chen.md": "Alice Chen leads [[Project Heron]] at Acme Robotics.\n",
-    "People/Bob Martins.md": "Bob Martins writes firmware for [[Project Heron]].\n",
-    "Projects/Project Heron.md": "Project Heron is a warehouse robot. [[Alice Chen]] leads it.\n",
-}
-LATE_DAY = ("Daily/2026-09-16.md", "Bob Martins flew to Lisbon for the Heron review.\n")
 
 
 @pytest.fixture
 def slept(tmp_path: Path) -> Workspace:
     """The vault slept once without a model (extractive rows on disk), then a day added to September."""
     vault = tmp_path / "vault"
-    for name, text in VAULT.items():
-        (vault / name).parent.mkdir(parents=True, exist_ok=True)
-        (vault / name).write_text(text, encoding="utf-8")
+    write_vault(vault, TEAM)
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
     workspace.ingest()
     consolidate(workspace.files(), workspace.graph(), SETTINGS, NOW, steps=("communities", "summaries"))
-    (vault / LATE_DAY[0]).write_text(LATE_DAY[1], encoding="utf-8")
+    write_vault(vault, dict([TEAM_LATE_DAY]))
     workspace.ingest()
     return workspace
 

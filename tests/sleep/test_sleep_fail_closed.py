@@ -13,13 +13,13 @@ from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.consolidate import SleepReport, consolidate
 from mnemo.sleep.store import SleepFiles
 from mnemo.sleep.text import Sentence
+from tests.sleep.month_fixtures import TEAM, TEAM_LATE_DAY, write_vault
 from tests.sleep.test_sleep_llm import answers
 from tests.support import Workspace, make_workspace
 from tests.support.llm_stub import Reply, StubLLM
 
 NOW = datetime(2026, 11, 21, 3, tzinfo=UTC)
 SETTINGS = SleepConfig(month_after_days=14)  # September 2026 is summarized by NOW
-LATE_NOTE = ("Daily/2026-09-20.md", "Bob Martins fixed the shed roof with Alice Chen on a rainy Sunday.\n")
 FAULTS: dict[str, Reply] = {
     "malformed": Reply(text="Here is a summary: the garden."),
     "empty": Reply(arguments={"summary": "", "citations": []}),
@@ -48,14 +48,16 @@ def _on_disk(workspace: Workspace) -> dict[str, Any]:
 
 
 @pytest.fixture
-def written(tmp_path: Path, vault: Path) -> Workspace:
-    """The example vault slept once with a working model; then a day added to September 2026."""
+def written(tmp_path: Path) -> Workspace:
+    """A small vault slept once with a working model; then a day added to September 2026."""
+    vault = tmp_path / "vault"
+    write_vault(vault, TEAM)
     workspace = make_workspace(tmp_path, {"test": [{"kind": "obsidian", "path": str(vault)}]})
     workspace.ingest()
     with StubLLM(responder=answers) as model:
         report, _ = _sleep(workspace, model.url)
     assert report.summaries is not None and report.summaries.written >= 1
-    (vault / LATE_NOTE[0]).write_text(LATE_NOTE[1], encoding="utf-8")
+    write_vault(vault, dict([TEAM_LATE_DAY]))
     workspace.ingest()
     return workspace
 
