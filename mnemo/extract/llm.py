@@ -6,9 +6,9 @@ dropped ones. A re-ask that the server refuses because the conversation outgrew 
 window ends the re-asking: the last answer is salvaged the same way. A first prompt that does
 not fit is an LLMError saying so (the chunk goes on the pending list). Whatever survives is then
 held to the chunk's evidence (`evidence.grounded_answer`); what the chunk does not show is
-dropped and counted as ungrounded. Rate limits, timeouts, connection and server errors are retried with
-exponential backoff (tenacity, `transient_retries`); when those run out the chunk fails
-with an LLMError and the caller falls back to the structural result.
+dropped and counted as ungrounded. Rate limits, timeouts, connection and server errors are
+retried with exponential backoff (tenacity, `transient_retries`); when those run out the chunk
+fails with an LLMError and the caller falls back to the structural result.
 """
 
 import json
