@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, default=REPO / "tests" / "data" / "llm_relations_kepano.json")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/mnemo-llm-relations-cache"))
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--max-tokens", type=int, default=400, help="cap on each answer's tokens")
     parser.add_argument("--limit", type=int, help="only the first N labelled chunks")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -111,7 +112,7 @@ def main() -> None:
     labelled, structural = labelled_chunks(args.corpus, args.labels)
     labelled = labelled[: args.limit]
     settings = LLMConfig(base_url=args.url, model=args.model, mode="auto", timeout=args.timeout, concurrency=1,
-                         transient_retries=1, retry_wait=1.0, max_retries=1)
+                         transient_retries=1, retry_wait=1.0, max_retries=1, max_tokens=args.max_tokens)
     extractor = LLMExtractor(settings, ontology, "")
     grounder = Grounder(structural.nodes["Entity"], GroundingConfig(neighbours=0), salience(structural))
     start = time.perf_counter()

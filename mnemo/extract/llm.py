@@ -169,7 +169,7 @@ class LLMExtractor:
             result = self._retrying()(
                 self.client.chat.completions.create, model=self.model, response_model=self.response_model,
                 messages=messages(self.ontology, chunk, grounding), max_retries=self.settings.max_retries,
-                context={"known": known},
+                context={"known": known}, **self._answer_cap(),
             )
         except retry_error as exc:
             last = exc.last_completion  # type: ignore[attr-defined]
@@ -180,6 +180,9 @@ class LLMExtractor:
         except api_error as exc:
             raise LLMError(self._failure(chunk, exc)) from exc
         return Answer(result.model_dump())
+
+    def _answer_cap(self) -> dict[str, int]:
+        return {"max_tokens": self.settings.max_tokens} if self.settings.max_tokens else {}
 
     def _failure(self, chunk: Chunk, exc: BaseException) -> str:
         if context_overflow(exc):

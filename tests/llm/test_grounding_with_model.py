@@ -25,7 +25,7 @@ NO_NAMES = ("Evergreen notes turn ideas into objects. By turning ideas into obje
 
 def _settings(server: LlamaServer) -> LLMConfig:
     return LLMConfig(base_url=server.url, model=server.model, mode="tools", timeout=900, transient_retries=0,
-                     retry_wait=0.1, max_retries=1)
+                     retry_wait=0.1, max_retries=1, max_tokens=300)
 
 
 def _chunk(text: str) -> Chunk:
