@@ -27,7 +27,7 @@ from mnemo.sleep.text import Sentence, mmr
 
 SLEEP_PROMPT_VERSION = "sleep-2026.11.1"
 MAX_SOURCES = 12
-MAX_ANSWER_TOKENS = 400  # a summary of two to four sentences; a rambling answer is cut (and fails validation)
+MAX_ANSWER_TOKENS = 300  # a summary of two to four sentences; a rambling answer is cut (and fails validation)
 
 SYSTEM = (
     "You consolidate one person's memory while they sleep. Use only the material given; never add facts. "

@@ -20,7 +20,7 @@ from tests.support import Workspace, make_workspace
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
 NOW = datetime(2026, 11, 21, 3, tzinfo=UTC)
-SETTINGS = SleepConfig(month_after_days=14)  # September 2026 is summarized by NOW
+SETTINGS = SleepConfig(month_after_days=14, week_after_days=3650)  # September 2026 as a month, no weeks
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_sleep_writes_through_the_server_and_the_server_survives(slept: Workspac
 
 
 def test_a_server_killed_mid_run_leaves_what_was_on_disk(
-    slept: Workspace, llama_at: Callable[[int], LlamaServer], llama_server: LlamaServer,
+    slept: Workspace, llama_at: Callable[[int], LlamaServer],
 ) -> None:
     doomed = llama_at(2048)
     before = _on_disk(slept)
@@ -87,11 +87,6 @@ def test_a_server_killed_mid_run_leaves_what_was_on_disk(
     report = _sleep(slept, writer)
     _kept_everything(slept, before, report)
     assert writer.stats.requests == 1 and writer.stats.skipped >= 1
-
-    again = _writer(llama_server)
-    report = _sleep(slept, again)  # the next run asks again for what was kept
-    assert again.stats.requests >= 1 and report.summaries is not None
-    assert report.summaries.written + report.summaries.kept >= 1
 
 
 def test_a_context_window_too_small_for_the_prompt_keeps_everything(
