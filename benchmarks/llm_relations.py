@@ -92,7 +92,7 @@ def labelled_chunks(corpus: Path, labels_path: Path) -> tuple[list[tuple[Chunk, 
     by_place = {(c.path, c.position): c for c in chunks}
     facts = StructuralExtractor(ontology, "bench").extract(docs, chunks)
     labels = json.loads(labels_path.read_text(encoding="utf-8"))["chunks"]
-    return [(by_place[(item["path"], item["position"])], [tuple(r) for r in item["relations"]])  # type: ignore[misc]
+    return [(by_place[(item["path"], item["position"])], [tuple(r) for r in item["relations"]])
             for item in labels], facts
 
 
