@@ -96,6 +96,7 @@ class LLMConfig(_Strict):
     mode: Literal["tools", "json_schema", "json", "auto"] = "tools"  # auto: probe once, keep the first that works
     transient_retries: int = Field(default=4, ge=0, le=20)
     retry_wait: float = Field(default=1.0, ge=0)
+    max_tokens: int | None = Field(default=None, ge=1)  # cap on an extraction answer's tokens
     input_cost_per_mtok: float = Field(default=0.0, ge=0)
     output_cost_per_mtok: float = Field(default=0.0, ge=0)
 

@@ -2,12 +2,17 @@
 
 Validation errors are sent back to the model (instructor's re-ask, bounded by
 `max_retries`); an answer still invalid after that keeps its valid items and counts the
-dropped ones. Rate limits, timeouts, connection and server errors are retried with
-exponential backoff (tenacity, `transient_retries`); when those run out the chunk fails
-with an LLMError and the caller falls back to the structural result.
+dropped ones. A re-ask that the server refuses because the conversation outgrew its context
+window ends the re-asking: the last answer is salvaged the same way. A first prompt that does
+not fit is an LLMError saying so (the chunk goes on the pending list). Whatever survives is then
+held to the chunk's evidence (`evidence.grounded_answer`); what the chunk does not show is
+dropped and counted as ungrounded. Rate limits, timeouts, connection and server errors are
+retried with exponential backoff (tenacity, `transient_retries`); when those run out the chunk
+fails with an LLMError and the caller falls back to the structural result.
 """
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,6 +23,7 @@ from tenacity import Retrying
 from mnemo.config import LLMConfig
 from mnemo.documents import Chunk
 from mnemo.errors import LLMError
+from mnemo.extract.evidence import grounded_answer
 from mnemo.extract.grounding import GroundedEntity
 from mnemo.extract.llm_modes import (
     AUTO_ORDER,
@@ -58,10 +64,26 @@ class Answer:
 
     extraction: dict[str, Any]
     dropped: int = 0
+    ungrounded: int = 0  # items the chunk gives no evidence for (see `evidence`)
 
 
 def _validation_failure(exc: Exception) -> bool:
     return isinstance(exc.__cause__, (ValidationError, json.JSONDecodeError))
+
+
+_CONTEXT_OVERFLOW = re.compile(r"context (window|length)|maximum context|too many tokens", re.IGNORECASE)
+
+
+def context_overflow(exc: BaseException | None) -> bool:
+    """Whether the server refused the request because it does not fit the model's context window
+    (llama.cpp: "Requested tokens (N) exceed context window of M"; OpenAI: "maximum context length")."""
+    import openai
+
+    while exc is not None:
+        if isinstance(exc, openai.BadRequestError) and _CONTEXT_OVERFLOW.search(str(exc)):
+            return True
+        exc = exc.__cause__
+    return False
 
 
 def _raw_arguments(completion: Any) -> dict[str, Any]:
@@ -132,22 +154,37 @@ class LLMExtractor:
         return transient_retrying(self.settings)
 
     def extract(self, chunk: Chunk, grounding: list[GroundedEntity]) -> Answer:
-        """One chunk's validated extraction; LLMError when the endpoint keeps failing."""
+        """One chunk's validated extraction, held to the chunk's evidence; LLMError when the endpoint
+        keeps failing or the chunk does not fit the model's context window."""
         if self.mode == "auto":
             self.probe()
+        answer = self._validated(chunk, grounding)
+        kept, ungrounded = grounded_answer(answer.extraction, chunk, grounding, self.ontology)
+        return Answer(kept, answer.dropped, ungrounded)
+
+    def _validated(self, chunk: Chunk, grounding: list[GroundedEntity]) -> Answer:
         known = {g.id: g.kind for g in grounding}
         retry_error, api_error = llm_errors()
         try:
             result = self._retrying()(
                 self.client.chat.completions.create, model=self.model, response_model=self.response_model,
                 messages=messages(self.ontology, chunk, grounding), max_retries=self.settings.max_retries,
-                context={"known": known},
+                context={"known": known}, **self._answer_cap(),
             )
         except retry_error as exc:
-            if _validation_failure(exc) and exc.last_completion is not None:  # type: ignore[attr-defined]
-                kept, dropped = salvage(self.response_model, _raw_arguments(exc.last_completion), self.ontology, known)  # type: ignore[attr-defined]
+            last = exc.last_completion  # type: ignore[attr-defined]
+            if last is not None and (_validation_failure(exc) or context_overflow(exc)):
+                kept, dropped = salvage(self.response_model, _raw_arguments(last), self.ontology, known)
                 return Answer(kept.model_dump(), dropped)
-            raise LLMError(f"{chunk.path}: model {self.model!r} failed: {exc.__cause__ or exc}") from exc
+            raise LLMError(self._failure(chunk, exc.__cause__ or exc)) from exc
         except api_error as exc:
-            raise LLMError(f"{chunk.path}: model {self.model!r} failed: {exc}") from exc
+            raise LLMError(self._failure(chunk, exc)) from exc
         return Answer(result.model_dump())
+
+    def _answer_cap(self) -> dict[str, int]:
+        return {"max_tokens": self.settings.max_tokens} if self.settings.max_tokens else {}
+
+    def _failure(self, chunk: Chunk, exc: BaseException) -> str:
+        if context_overflow(exc):
+            return f"{chunk.path}: does not fit model {self.model!r}'s context window: {exc}"
+        return f"{chunk.path}: model {self.model!r} failed: {exc}"

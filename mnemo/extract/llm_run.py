@@ -45,6 +45,7 @@ class LLMRunStats:
     carried_over: int = 0
     failed: int = 0
     dropped: int = 0
+    ungrounded: int = 0
     pending: list[dict[str, str]] = field(default_factory=list)
 
 
@@ -142,7 +143,8 @@ class LLMRun:
                 plan.answers[chunk.id] = (answer.extraction, self.ontology.version)
                 self.stats.extracted += 1
                 self.stats.dropped += answer.dropped
-                self._store(chunk, answer.extraction, answer.dropped)
+                self.stats.ungrounded += answer.ungrounded
+                self._store(chunk, answer.extraction, answer.dropped + answer.ungrounded)
 
     def run(self, chunks: list[Chunk], grounder: Grounder, reextract: bool = False) -> GraphFacts:
         """The LLM facts of every chunk that has an answer; cache and pending list saved."""

@@ -4,7 +4,9 @@ origin `sleep`) and each member gets an ontology `instance_of` edge to it.
 
 Answers are kept in `state/abstractions.json` by a digest of the group (model, prompt version,
 kind, member ids and names), so a group is asked about once; a group that changes is asked
-again, and without an LLM the answers already given for unchanged groups still stand.
+again, and without an LLM the answers already given for unchanged groups still stand. When the
+model fails to answer for a changed group, the last run's answers whose members all still exist
+stand too (no concept disappears because a request failed).
 """
 
 import json
@@ -57,6 +59,7 @@ def build_abstractions(view: FactsView, communities: Overlay, writer: SleepWrite
     kept: dict[str, Any] = {}
     stats = AbstractionStats()
     overlay = Overlay()
+    failed = False
     for kind, members in sibling_groups(view, communities):
         stats.groups += 1
         key = _key(kind, members)
@@ -65,9 +68,15 @@ def build_abstractions(view: FactsView, communities: Overlay, writer: SleepWrite
             answer = writer.abstraction(members, kind)
             if answer is not None:  # a failed request is asked again next run
                 known[key] = {**answer.model_dump(), "model": writer.model}
+            failed = failed or answer is None
         if key in known:
             kept[key] = known[key]
             _add(overlay, view, kept[key], stats)
+    if failed:
+        for key, answer in known.items():
+            if key not in kept and all(m in view.entities for m in answer["members"]):
+                kept[key] = answer
+                _add(overlay, view, answer, stats)
     return overlay, {"answers": kept}, stats
 
 

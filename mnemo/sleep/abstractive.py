@@ -4,13 +4,16 @@ sibling entities ("iPhone" and "Pixel 8" are instances of "Smartphone").
 
 The model only ever sees numbered source sentences (or a list of entities) and answers with
 structured output that is validated before use: a citation must name a given source, an
-abstraction's members must be among the given entities. Whatever fails, the extractive result
-stands; nothing here is required for sleep mode to work offline.
+abstraction's members must be among the given entities. A summary sentence that names an entity
+its cited sources do not name is flagged (`stats.flagged`). Whatever fails, what was there stands
+(the caller keeps the last run's row, or the extractive result when there is none); once the
+endpoint cannot be reached or times out, the writer asks nothing more in this run (`stats.skipped`).
+Nothing here is required for sleep mode to work offline.
 """
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
@@ -18,10 +21,13 @@ from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_va
 from mnemo.config import LLMConfig
 from mnemo.documents import normalize_name
 from mnemo.extract.llm import llm_errors, structured_client, transient_retrying
+from mnemo.extract.llm_modes import unreachable
+from mnemo.sleep.summary_check import unsupported_names
 from mnemo.sleep.text import Sentence, mmr
 
 SLEEP_PROMPT_VERSION = "sleep-2026.11.1"
 MAX_SOURCES = 12
+MAX_ANSWER_TOKENS = 300  # a summary of two to four sentences; a rambling answer is cut (and fails validation)
 
 SYSTEM = (
     "You consolidate one person's memory while they sleep. Use only the material given; never add facts. "
@@ -29,13 +35,28 @@ SYSTEM = (
 )
 
 
+MAX_SUMMARY = 1500
+MAX_CONCEPT = 80
+
+
+def _at_most(value: str | None, limit: int) -> str | None:
+    """Lengths are checked here, not in the JSON schema: llama.cpp's server turns a schema's
+    `maxLength` into a grammar rule nested that many times, and a large one crashes it."""
+    if value is not None and len(value) > limit:
+        raise ValueError(f"longer than {limit} characters")
+    return value
+
+
 class CitedSummary(BaseModel):
     """A short abstractive summary of the numbered source sentences."""
 
-    summary: str = Field(
-        min_length=1, max_length=1500, description="Two to four sentences stating only facts from the sources."
-    )
+    summary: str = Field(min_length=1, description="Two to four sentences stating only facts from the sources.")
     citations: list[int] = Field(min_length=1, description="The numbers of the sources the summary rests on.")
+
+    @field_validator("summary")
+    @classmethod
+    def short(cls, value: str) -> str:
+        return _at_most(value, MAX_SUMMARY) or value
 
     @field_validator("citations")
     @classmethod
@@ -50,9 +71,14 @@ class CitedSummary(BaseModel):
 class Abstraction(BaseModel):
     """A more general concept that several of the listed entities are instances of, if any."""
 
-    concept: str | None = Field(default=None, max_length=80,
+    concept: str | None = Field(default=None,
                                 description="The general concept's name, e.g. 'Smartphone'; null when they share none.")
     members: list[str] = Field(default_factory=list, description="Ids of the listed entities that are instances of it.")
+
+    @field_validator("concept")
+    @classmethod
+    def short_name(cls, value: str | None) -> str | None:
+        return _at_most(value, MAX_CONCEPT)
 
     @model_validator(mode="after")
     def members_are_listed(self, info: ValidationInfo) -> "Abstraction":
@@ -78,6 +104,8 @@ M = TypeVar("M", bound=BaseModel)
 class WriterStats:
     requests: int = 0
     failures: int = 0
+    skipped: int = 0  # not asked: the endpoint was unreachable earlier in the run
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # topic, sentence, names not in the sources
 
 
 class SleepWriter:
@@ -87,27 +115,35 @@ class SleepWriter:
         self.settings = settings
         self.client = structured_client(settings, api_key)
         self.stats = WriterStats()
+        self.unavailable = False
 
     @property
     def model(self) -> str:
         return self.settings.model
 
     def _ask(self, model: type[M], prompt: str, context: dict[str, Any]) -> M | None:
+        if self.unavailable:
+            self.stats.skipped += 1
+            return None
         self.stats.requests += 1
         retry_error, api_error = llm_errors()
         try:
             return transient_retrying(self.settings)(
                 self.client.chat.completions.create, model=self.model, response_model=model,
                 messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
-                max_retries=self.settings.max_retries, context=context,
+                max_retries=self.settings.max_retries, context=context, max_tokens=MAX_ANSWER_TOKENS,
             )
-        except (retry_error, api_error, ValidationError):
+        except (retry_error, api_error, ValidationError) as exc:
             self.stats.failures += 1
+            self.unavailable = unreachable(exc)
             return None
 
-    def summary(self, topic: str, pool: Sequence[Sentence]) -> tuple[str, list[str]] | None:
+    def summary(
+        self, topic: str, pool: Sequence[Sentence], names: Collection[str] = ()
+    ) -> tuple[str, list[str]] | None:
         """An abstractive summary of the best sentences of `pool` and the chunk ids it cites;
-        None when there is nothing to summarize or the model failed."""
+        None when there is nothing to summarize or the model failed. Its sentences that name one
+        of the entity `names` the cited sources do not name are flagged."""
         sources = mmr(list(pool), MAX_SOURCES)
         if not sources:
             return None
@@ -116,7 +152,10 @@ class SleepWriter:
         answer = self._ask(CitedSummary, prompt, {"sources": len(sources)})
         if answer is None:
             return None
-        return answer.summary.strip(), sorted({sources[n].chunk_id for n in answer.citations})
+        text = answer.summary.strip()
+        for sentence, named in unsupported_names(text, [sources[n].text for n in answer.citations], names):
+            self.stats.flagged.append({"topic": topic, "sentence": sentence, "names": named})
+        return text, sorted({sources[n].chunk_id for n in answer.citations})
 
     def abstraction(self, entities: dict[str, str], kind: str) -> Abstraction | None:
         """The general concept some of `entities` (id -> name, all of `kind`) are instances of."""

@@ -4,7 +4,7 @@ or their facts changed."""
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,8 @@ class CommunityStats:
     concepts: int = 0
     instance_links: int = 0
     llm_failures: int = 0
+    kept: int = 0  # summaries the model failed to re-make: the last run's stands, asked again next run
+    flagged: int = 0  # sentences of written summaries naming an entity their sources do not
     cohesion: list[dict[str, Any]] = field(default_factory=list)  # per community: id, title, members, cohesion
 
     @property
@@ -147,6 +149,7 @@ def name_hits(names: list[str]) -> Callable[[str], int]:
 
 def _summary(
     view: FactsView, members: frozenset[str], central: list[str], writer: SleepWriter | None = None,
+    names: Collection[str] = (),
 ) -> tuple[str, list[str], list[str], str]:
     """(text, key entity ids, cited chunk ids, who wrote it): the `central` entities and their
     most on-topic sentences, written by the LLM when there is one, else extracted."""
@@ -158,7 +161,7 @@ def _summary(
                 pool.append(Sentence(s.text, chunk_id, float(hits(s.text.lower()))))
     titles = ", ".join(view.entities[e]["name"] for e in central)
     if writer is not None:
-        written = writer.summary(titles, pool)
+        written = writer.summary(titles, pool, names)
         if written is not None:
             return written[0], central, written[1], writer.model
     text, cited = summarize(pool, 3)
@@ -195,7 +198,8 @@ def build_communities(
     ids0, ids1 = match_ids(level0, old[0], 0), match_ids(level1, old[1], 1)
     parent_of = {i: ids1[n] for n, group in enumerate(upper) for i in group}
     overlay = Overlay(previous)
-    made = reused = 0
+    made = reused = kept = 0
+    names = [row["name"] for row in view.entities.values()] if writer else []
     entries = [(0, g, cid, parent_of.get(i)) for i, (g, cid) in enumerate(zip(level0, ids0))]
     entries += [(1, g, cid, None) for g, cid in zip(level1, ids1)]
     parts_of: dict[str, list[str]] = {}
@@ -212,11 +216,9 @@ def build_communities(
         ):
             row, reused = {**row, "digest": content_hash(digest, author)}, reused + 1
         else:
-            text, key, cited, wrote = _summary(view, members, central, writer)
-            row = {"id": cid, "level": level, "title": view.entities[key[0]]["name"] if key else cid,
-                   "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
-                   "member_count": len(members), "sources": cited, "digest": content_hash(digest, wrote)}
-            made += 1
+            row, wrote = _remade(view, row if row and row["level"] == level else None, cid, level, members,
+                                 central, digest, writer, names)
+            made, kept = (made + 1, kept) if wrote else (made, kept + 1)
         row = {**row, "cohesion": cohesion(view, members, central[0]) if central else 0.0}
         shown.append({"id": cid, "level": level, "title": row["title"], "members": len(members),
                       "cohesion": row["cohesion"]})
@@ -225,7 +227,22 @@ def build_communities(
     for edge_key, ends in links.items():
         overlay.link_all(*edge_key, ends)
     levels = (1 if level0 else 0) + (1 if level1 else 0)
-    return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused, cohesion=shown)
+    return overlay, CommunityStats(len(entries), levels, round(modularity, 4), made, reused, kept=kept,
+                                   cohesion=shown)
+
+
+def _remade(
+    view: FactsView, old: dict[str, Any] | None, cid: str, level: int, members: frozenset[str], central: list[str],
+    digest: str, writer: SleepWriter | None, names: list[str],
+) -> tuple[dict[str, Any], bool]:
+    """The community's row made again, and whether it was; when the model was asked and failed, the
+    last run's row stands with its old digest (so the next run asks again), only the members updated."""
+    text, key, cited, wrote = _summary(view, members, central, writer, names)
+    if writer is not None and wrote == EXTRACTIVE and old is not None:
+        return {**old, "members": json.dumps(sorted(members)), "member_count": len(members)}, False
+    return {"id": cid, "level": level, "title": view.entities[key[0]]["name"] if key else cid,
+            "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
+            "member_count": len(members), "sources": cited, "digest": content_hash(digest, wrote)}, True
 
 
 def _link(links: dict[tuple[str, str, str], list[tuple[str, str]]], row: dict[str, Any], members: frozenset[str],

@@ -53,6 +53,7 @@ def run_communities(
     sleep.write_state("abstractions", found_state)
     stats.concepts, stats.instance_links = found.concepts, found.links
     stats.llm_failures = writer.stats.failures if writer else 0
+    stats.flagged = len(writer.stats.flagged) if writer else 0
     return stats
 
 
@@ -62,11 +63,13 @@ def run_summaries(
     now: datetime,
     view: FactsView | None = None,
     sleep: SleepFiles | None = None,
+    writer: SleepWriter | None = None,
 ) -> SummaryStats:
+    """Day, week and month summaries; with a writer (an LLM) the week and month ones are abstractive."""
     sleep = sleep or SleepFiles(files.root, files.session)
     previous = sleep.read_overlay("summaries")
     overlay, stats = build_summaries(
-        _view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days
+        _view(files, view), previous, now.date(), settings.week_after_days, settings.month_after_days, writer
     )
     sleep.write_overlay("summaries", overlay, previous)
     return stats
@@ -203,7 +206,7 @@ def _consolidate(
     communities = step("communities", lambda: run_communities(files, writer, view, sleep, reuse))
     if communities is not None and vectors is not None:
         _timed(seconds, "themes", lambda: run_themes(view, sleep, vectors))
-    summaries = step("summaries", lambda: run_summaries(files, settings, now, view, sleep))
+    summaries = step("summaries", lambda: run_summaries(files, settings, now, view, sleep, writer))
     salience = step("salience", lambda: run_salience(files, settings, now, view, sleep, reuse))
     profile = step("profile", lambda: run_profile(files, self_name, now, writer, view, sleep))
     speakers = _timed(seconds, "speakers", lambda: run_speakers(files, vectors, sleep)) if "profile" in steps else None

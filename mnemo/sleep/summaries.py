@@ -9,6 +9,11 @@ than `month_after_days` ago a month summary. The coarsest summary of a period is
 (eager recall ranks it beside the passages it cites); the finer ones are for deliberate recall.
 A summary's `sources` are the passages its sentences were taken from, and it is re-made when
 the digest of what its period holds changed (a passage added, changed or removed).
+
+With a writer (an LLM), week and month summaries are abstractive, citing the passages they rest
+on, and the digest includes the model. When the model fails (malformed, empty, truncated or slow
+answer; the server gone), the last run's summary of that period stands unchanged (`kept`) and the
+next run asks again; a period never summarized before gets the extractive summary meanwhile.
 """
 
 import re
@@ -20,6 +25,7 @@ from typing import Any
 
 from mnemo.documents import content_hash
 from mnemo.facts import edge_columns
+from mnemo.sleep.abstractive import SleepWriter
 from mnemo.sleep.store import Overlay, SleepFiles
 from mnemo.sleep.text import Sentence, brief, sentences, summarize
 from mnemo.sleep.view import FactsView
@@ -32,6 +38,9 @@ _DAY = re.compile(r"\d{4}-\d\d-\d\d")
 class SummaryStats:
     made: int = 0
     reused: int = 0
+    kept: int = 0  # periods the model failed to summarize again: the last run's summary stands
+    written: int = 0  # abstractive (week and month, with a writer)
+    flagged: int = 0  # written sentences naming an entity their sources do not
     days: int = 0
     weeks: int = 0
     months: int = 0
@@ -83,10 +92,13 @@ def _month(day: date) -> tuple[str, date, date]:
 
 
 def build_summaries(
-    view: FactsView, previous: Overlay, today: date, week_after: int, month_after: int
+    view: FactsView, previous: Overlay, today: date, week_after: int, month_after: int,
+    writer: SleepWriter | None = None,
 ) -> tuple[Overlay, SummaryStats]:
     """The Summary overlay for every closed period with content."""
     overlay, stats = Overlay(previous), SummaryStats()
+    flagged_before = len(writer.stats.flagged) if writer else 0
+    author = _Author(writer, [row["name"] for row in view.entities.values()] if writer else [])
     old = previous.nodes.get("Summary", {})
     chunks_of = {d: c for d, c in day_chunks(view).items() if date.fromisoformat(d) < today}
     groups: dict[str, dict[str, tuple[date, date, list[str]]]] = {"week": {}, "month": {}}
@@ -123,39 +135,72 @@ def build_summaries(
         for period, (start, end, days) in sorted(groups[level].items()):
             chunk_ids = sorted({c for d in days for c in chunks_of[d]})
             eager = level == "month" or not all(d in covered_weeks for d in days)
-            row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats)
+            row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats,
+                               author)
             _add(overlay, old, row)
             links[("SUMMARIZES", "Summary")].extend((row["id"], f"summary_day_{d}") for d in days)
             _cite(links, view, row)
     for (table, to_table), ends in links.items():
         overlay.link_all(table, "Summary", to_table, ends)
     stats.days, stats.weeks, stats.months = len(chunks_of), len(groups["week"]), len(groups["month"])
+    stats.flagged = len(writer.stats.flagged) - flagged_before if writer else 0
     return overlay, stats
+
+
+@dataclass
+class _Author:
+    """Who writes week and month summaries: the LLM `writer` (checked against entity `names`) or nobody."""
+
+    writer: SleepWriter | None
+    names: list[str]
+
+    def digest(self, level: str, digest: str) -> str:
+        return digest if self.writer is None or level == "day" else content_hash(digest, self.writer.model)
 
 
 def _summary_row(
     view: FactsView, old: dict[str, dict[str, Any]], level: str, period: str, start: str, end: str,
-    chunk_ids: list[str], eager: bool, stats: SummaryStats,
+    chunk_ids: list[str], eager: bool, stats: SummaryStats, author: _Author | None = None,
 ) -> dict[str, Any]:
     sid = f"summary_{level}_{period}"
-    digest = content_hash(level, *(view.chunks[c]["h"] for c in chunk_ids))
+    author = author or _Author(None, [])
+    base = content_hash(level, *(view.chunks[c]["h"] for c in chunk_ids))
+    digest = author.digest(level, base)
     previous = old.get(sid)
     if previous and previous["digest"] == digest:
         stats.reused += 1
         return previous if previous["eager"] == eager else {**previous, "eager": eager}
+    pool = _pool(view, chunk_ids)
+    row = {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end, "eager": eager}
+    if digest != base and author.writer is not None:
+        written = author.writer.summary(f"the {level} {period}", pool, author.names)
+        if written is not None:
+            stats.made, stats.written = stats.made + 1, stats.written + 1
+            return {**row, "text": written[0], "sources": written[1], "digest": digest}
+        if previous:  # the model failed: the last run's summary stands, asked again next run
+            stats.kept += 1
+            return previous if previous["eager"] == eager else {**previous, "eager": eager}
     stats.made += 1
+    text, cited = _extractive(view, level, chunk_ids, pool)
+    return {**row, "text": text, "sources": cited, "digest": base}
+
+
+def _pool(view: FactsView, chunk_ids: list[str]) -> list[Sentence]:
     pool: list[Sentence] = []
     for chunk_id in chunk_ids:
         weight = 1.0 + len(view.chunk_entities.get(chunk_id, ()))
         pool.extend(Sentence(s.text, chunk_id, weight) for s in sentences(view.chunks[chunk_id]["text"], chunk_id))
+    return pool
+
+
+def _extractive(view: FactsView, level: str, chunk_ids: list[str], pool: list[Sentence]) -> tuple[str, list[str]]:
     k = {"day": 2, "week": 4, "month": 6}[level]
     text, cited = summarize(pool, k)
     if not text:  # no whole sentence of four words: the passages' own words, without markup
         plain = [(c, brief(view.chunks[c]["text"])) for c in chunk_ids]
         plain = [(c, t) for c, t in plain if t][:k]
         text, cited = " ".join(t for _, t in plain), [c for c, _ in plain]
-    return {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end,
-            "text": text, "eager": eager, "sources": cited, "digest": digest}
+    return text, cited
 
 
 def _add(overlay: Overlay, old: dict[str, dict[str, Any]], row: dict[str, Any]) -> None:

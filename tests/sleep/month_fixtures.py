@@ -1,6 +1,9 @@
 """Two small vaults, English and Portuguese, written in July 2024: journal days whose text has
 headings, tasks, bare links and lead-ins ending in ':' (what a summary must never end on), and
-notes dated by their own frontmatter, one of them in another month."""
+notes dated by their own frontmatter, one of them in another month; and a small team's vault of
+September 2026 for sleep with a model."""
+
+from pathlib import Path
 
 ENGLISH = {
     "Daily/2024-07-02.md": (
@@ -74,3 +77,19 @@ FRAGMENTS = (
     "Notas de terça-feira", "Ideias para a horta neste verão", "Plano para fechar", "Coisas que ainda faltam",
     "Call the plumber", "Ligar ao canalizador", "example.org",
 )
+
+TEAM = {  # a small team in September 2026: two people, two projects, two days
+    "Daily/2026-09-02.md": "Met [[Alice Chen]] at Acme Robotics to plan the Heron demo.\n",
+    "Daily/2026-09-09.md": "[[Alice Chen]] and [[Bob Martins]] finished the Heron firmware.\n",
+    "People/Alice Chen.md": "Alice Chen leads [[Project Heron]] and [[Project Kestrel]] at Acme Robotics.\n",
+    "People/Bob Martins.md": "Bob Martins writes firmware for [[Project Heron]].\n",
+    "Projects/Project Heron.md": "Project Heron is a warehouse robot. [[Alice Chen]] leads it.\n",
+    "Projects/Project Kestrel.md": "Project Kestrel is a delivery drone. [[Alice Chen]] leads it.\n",
+}
+TEAM_LATE_DAY = ("Daily/2026-09-16.md", "Bob Martins flew to Lisbon for the Heron review.\n")
+
+
+def write_vault(vault: Path, notes: dict[str, str]) -> None:
+    for name, text in notes.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(text, encoding="utf-8")

@@ -22,6 +22,7 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     text: str | None = None  # plain message content instead of structured output
+    message: str | None = None  # the error message of a status reply
 
 
 def is_probe(request: dict[str, Any]) -> bool:
@@ -90,7 +91,7 @@ class StubLLM:
                 reply = stub.next_reply(body)
                 time.sleep(reply.delay)
                 if reply.status != 200:
-                    payload = {"error": {"message": f"stub status {reply.status}", "type": "stub"}}
+                    payload = {"error": {"message": reply.message or f"stub status {reply.status}", "type": "stub"}}
                 else:
                     payload = _completion(body, reply)
                     with stub._lock:
