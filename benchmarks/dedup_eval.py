@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.dedup_context import CorpusContext  # noqa: E402
 from mnemo.config import SleepConfig, SourceKind  # noqa: E402
 from mnemo.documents import normalize_name  # noqa: E402
-from mnemo.sleep.dedup import EntityRecord, PairScore, candidate_pairs, name_keys, score_pair  # noqa: E402
+from mnemo.sleep.blocking import candidate_pairs  # noqa: E402
+from mnemo.sleep.dedup import EntityRecord, PairScore, name_keys, score_pair  # noqa: E402
 
 PAIRS = Path(__file__).with_name("dedup_pairs.tsv")
 CORPORA = ROOT.parent / "shared" / "corpora"

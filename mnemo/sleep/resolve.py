@@ -10,7 +10,8 @@ import numpy as np
 from mnemo.config import SleepConfig
 from mnemo.facts import GraphFacts, edge_columns
 from mnemo.ingest.pipeline import graph_facts
-from mnemo.sleep.dedup import Decisions, EntityRecord, PairScore, decide, display_names, review_reason, score_pair
+from mnemo.sleep.blocking import Decisions, decide
+from mnemo.sleep.dedup import EntityRecord, PairScore, display_names, review_reason, score_pair
 from mnemo.sleep.merges import Merge, MergeError, MergeLog, apply_merges, merge_id, utc_now
 from mnemo.sleep.store import SleepFiles, read_json, write_json
 from mnemo.stores.files import NamespaceFiles

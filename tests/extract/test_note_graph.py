@@ -11,7 +11,8 @@ from mnemo.documents import Chunk
 from mnemo.extract.grounding import Grounder
 from mnemo.extract.notes import grounding_entities
 from mnemo.recall.settings import RecallSettings
-from mnemo.sleep.dedup import EntityRecord, candidate_pairs
+from mnemo.sleep.blocking import candidate_pairs
+from mnemo.sleep.dedup import EntityRecord
 from tests.support import Workspace, make_workspace
 
 
