@@ -9,7 +9,7 @@ from pydantic import PrivateAttr
 
 from mnemo.config import ConfigFile, EmbedderConfig, LLMConfig, MnemoConfig, resolve_config_path
 from mnemo.extract.llm import LLMExtractor
-from mnemo.ingest.embedder_choice import choose_for_texts, embedder_settings, namespace_embedder_settings, record_choice
+from mnemo.ingest.embedder_choice import choose_for_documents, embedder_settings, namespace_embedder_settings
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
@@ -111,8 +111,7 @@ class EmbedderResource(RunGuardedResource):
     def choose(self, namespace: str) -> Embedder:
         """Choose the namespace's embedder from the languages of its documents, record the choice, return it."""
         config, files = self.config.load(), self.config.files(namespace)
-        choice = choose_for_texts(config, (f"{d.title}\n{d.body}" for d in files.read_documents()))
-        record_choice(files.root, choice)
+        choice = choose_for_documents(config, files.root, files.read_documents)
         return self._built(embedder_settings(config, choice))
 
     def _built(self, settings: EmbedderConfig) -> Embedder:

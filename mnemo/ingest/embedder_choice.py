@@ -14,16 +14,23 @@ models never answer one query together once ingest has run.
 """
 
 import json
-from collections.abc import Iterable
+import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mnemo.config import EmbedderConfig, MnemoConfig
 from mnemo.ingest.languages import LanguageProfile, language_profile
 from mnemo.stores import durable
-from mnemo.stores.kept import read_json_object
+from mnemo.stores.kept import file_stamp, read_json_object
+
+if TYPE_CHECKING:
+    from mnemo.documents import Document
 
 CHOICE_FILE = "embedder.json"
+DOCUMENTS_FILE = "documents.parquet"  # the namespace's documents table (`NamespaceFiles.read_documents`)
+PROFILED_DOCUMENTS = 300  # languages are told from this many documents at most: shares within a few points
 OTHER_LANGUAGES_MATTER = 0.10  # share of the words in languages other than English
 ENGLISH_TOLERANCE = 0.01  # MRR the multilingual embedder may lose on the English notes questions
 MULTILINGUAL = "e5"
@@ -94,19 +101,40 @@ def explicit_choice(config: MnemoConfig) -> EmbedderChoice | None:
     return EmbedderChoice(config.embedder.kind, "", f"set by `embedder:`{where}")
 
 
-def choose_for_texts(config: MnemoConfig, texts: Iterable[str]) -> EmbedderChoice:
-    """The configured embedder when mnemo.yaml names one, else the one the texts' languages call for."""
+def choose_for_documents(config: MnemoConfig, root: Path, documents: "Callable[[], list[Document]]") -> EmbedderChoice:
+    """The configured embedder when mnemo.yaml names one, else the one the languages of the namespace's
+    documents (its table at `root`) call for; recorded with the table's stamp and
+    the languages found: while the table is unchanged, they are not told again (an ingest with nothing
+    new reads no text). The languages are told from an even sample of at most PROFILED_DOCUMENTS
+    documents, so a large vault costs no more than a small one."""
+    stamp = file_stamp(root / DOCUMENTS_FILE)
+    kept = read_json_object(root / CHOICE_FILE)
+    found = kept.get("profile")
+    if stamp is not None and kept.get("documents") == stamp and isinstance(found, dict):
+        profile = LanguageProfile(dict(found.get("shares", {})), int(found.get("texts", 0)), int(found.get("words", 0)))
+    else:
+        ordered = sorted(documents(), key=lambda d: d.id)
+        sample = ordered[::max(1, math.ceil(len(ordered) / PROFILED_DOCUMENTS))]
+        profile = language_profile(f"{d.title}\n{d.body}" for d in sample)
+    choice = _choice_for(config, profile)
+    found_now = {"documents": stamp, "profile": asdict(profile)}
+    if kept != {**asdict(choice), **found_now}:
+        record_choice(root, choice, found_now)
+    return choice
+
+
+def _choice_for(config: MnemoConfig, profile: LanguageProfile) -> EmbedderChoice:
     explicit = explicit_choice(config)
-    profile = language_profile(texts)
     if explicit is not None:
         return EmbedderChoice(explicit.kind, profile.describe(), explicit.reason)
     return choose_embedder(profile)
 
 
-def record_choice(namespace_root: Path, choice: EmbedderChoice) -> None:
-    """Keep the choice beside the namespace's stores."""
+def record_choice(namespace_root: Path, choice: EmbedderChoice, found: dict[str, Any] | None = None) -> None:
+    """Keep the choice beside the namespace's stores (with what it was told from, when given)."""
     namespace_root.mkdir(parents=True, exist_ok=True)
-    durable.write_text(namespace_root / CHOICE_FILE, json.dumps(asdict(choice), indent=1), f"files:{CHOICE_FILE}")
+    record = {**asdict(choice), **(found or {})}
+    durable.write_text(namespace_root / CHOICE_FILE, json.dumps(record, indent=1), f"files:{CHOICE_FILE}")
 
 
 def recorded_choice(namespace_root: Path) -> EmbedderChoice | None:

@@ -2,17 +2,24 @@
 call for: MiniLM for English; where other languages make up a share that matters, multilingual e5
 only when it measured better on the multilingual questions and no worse on the English ones."""
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 
 from mnemo.config import load_config
+from mnemo.documents import Document
 from mnemo.ingest.embedder_choice import (
+    CHOICE_FILE,
+    DOCUMENTS_FILE,
     MEASURED,
+    PROFILED_DOCUMENTS,
     EmbedderChoice,
     Measured,
     choose_embedder,
+    choose_for_documents,
     current_choice,
     namespace_embedder_settings,
     record_choice,
@@ -96,3 +103,35 @@ def test_the_recorded_choice_is_used_unless_mnemo_yaml_names_an_embedder(tmp_pat
     explicit = load_config(_config(tmp_path, {"kind": "hashing"}))
     assert namespace_embedder_settings(explicit, root).kind == "hashing"
     assert current_choice(explicit, root).reason.startswith("set by `embedder:`")
+
+
+def test_the_documents_languages_are_told_again_only_when_the_table_changed(tmp_path: Path) -> None:
+    config, root = load_config(_config(tmp_path, None)), tmp_path / "data" / "test"
+    root.mkdir(parents=True)
+    table = root / DOCUMENTS_FILE
+    read: list[int] = []
+
+    def documents(count: int, text: str) -> Callable[[], list[Document]]:
+        def read_them() -> list[Document]:
+            docs = [Document(f"d{i:04}", "test", "notes", f"{i}.md", f"nota {i}", "note", text, f"h{i}")
+                    for i in range(count)]
+            read.append(count)
+            return docs
+        return read_them
+
+    table.write_bytes(b"one version")
+    first = choose_for_documents(config, root, documents(1000, SPANISH))
+    assert read == [1000] and first.languages.startswith("es")
+    assert choose_for_documents(config, root, documents(1000, SPANISH)) == first and read == [1000]  # unchanged: not read
+    table.write_bytes(b"another version, longer")
+    assert choose_for_documents(config, root, documents(10, ENGLISH)).languages.startswith("en") and read == [1000, 10]
+
+
+def test_a_large_namespace_is_told_from_a_bounded_sample(tmp_path: Path) -> None:
+    config, root = load_config(_config(tmp_path, None)), tmp_path / "data" / "test"
+    docs = [Document(f"d{i:05}", "test", "notes", f"{i}.md", f"n{i}", "note", SPANISH if i % 2 else ENGLISH, f"h{i}")
+            for i in range(5000)]
+    choice = choose_for_documents(config, root, lambda: docs)
+    profile = json.loads((root / CHOICE_FILE).read_text(encoding="utf-8"))["profile"]
+    assert profile["texts"] <= PROFILED_DOCUMENTS and {"es", "en"} <= set(profile["shares"])
+    assert choice.kind == "minilm"
