@@ -18,7 +18,7 @@ next run asks again; a period never summarized before gets the extractive summar
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,7 @@ def build_summaries(
     overlay, stats = Overlay(previous), SummaryStats()
     flagged_before = len(writer.stats.flagged) if writer else 0
     author = _Author(writer, [row["name"] for row in view.entities.values()] if writer else [])
+    passages = _Passages(view)
     old = previous.nodes.get("Summary", {})
     chunks_of = {d: c for d, c in day_chunks(view).items() if date.fromisoformat(d) < today}
     groups: dict[str, dict[str, tuple[date, date, list[str]]]] = {"week": {}, "month": {}}
@@ -136,7 +137,7 @@ def build_summaries(
             chunk_ids = sorted({c for d in days for c in chunks_of[d]})
             eager = level == "month" or not all(d in covered_weeks for d in days)
             row = _summary_row(view, old, level, period, start.isoformat(), end.isoformat(), chunk_ids, eager, stats,
-                               author)
+                               author, passages)
             _add(overlay, old, row)
             links[("SUMMARIZES", "Summary")].extend((row["id"], f"summary_day_{d}") for d in days)
             _cite(links, view, row)
@@ -158,9 +159,29 @@ class _Author:
         return digest if self.writer is None or level == "day" else content_hash(digest, self.writer.model)
 
 
+@dataclass
+class _Passages:
+    """The weighted whole sentences of the view's passages, each passage split once per build (a
+    passage is in a day's, a week's and a month's summary)."""
+
+    view: FactsView
+    split: dict[str, list[Sentence]] = field(default_factory=dict)
+
+    def pool(self, chunk_ids: list[str]) -> list[Sentence]:
+        found: list[Sentence] = []
+        for chunk_id in chunk_ids:
+            if chunk_id not in self.split:
+                weight = 1.0 + len(self.view.chunk_entities.get(chunk_id, ()))
+                text = self.view.chunks[chunk_id]["text"]
+                self.split[chunk_id] = [Sentence(s.text, chunk_id, weight) for s in sentences(text, chunk_id)]
+            found.extend(self.split[chunk_id])
+        return found
+
+
 def _summary_row(
     view: FactsView, old: dict[str, dict[str, Any]], level: str, period: str, start: str, end: str,
     chunk_ids: list[str], eager: bool, stats: SummaryStats, author: _Author | None = None,
+    passages: _Passages | None = None,
 ) -> dict[str, Any]:
     sid = f"summary_{level}_{period}"
     author = author or _Author(None, [])
@@ -170,7 +191,7 @@ def _summary_row(
     if previous and previous["digest"] == digest:
         stats.reused += 1
         return previous if previous["eager"] == eager else {**previous, "eager": eager}
-    pool = _pool(view, chunk_ids)
+    pool = (passages or _Passages(view)).pool(chunk_ids)
     row = {"id": sid, "level": level, "period": period, "period_start": start, "period_end": end, "eager": eager}
     if digest != base and author.writer is not None:
         written = author.writer.summary(f"the {level} {period}", pool, author.names)
@@ -183,14 +204,6 @@ def _summary_row(
     stats.made += 1
     text, cited = _extractive(view, level, chunk_ids, pool)
     return {**row, "text": text, "sources": cited, "digest": base}
-
-
-def _pool(view: FactsView, chunk_ids: list[str]) -> list[Sentence]:
-    pool: list[Sentence] = []
-    for chunk_id in chunk_ids:
-        weight = 1.0 + len(view.chunk_entities.get(chunk_id, ()))
-        pool.extend(Sentence(s.text, chunk_id, weight) for s in sentences(view.chunks[chunk_id]["text"], chunk_id))
-    return pool
 
 
 def _extractive(view: FactsView, level: str, chunk_ids: list[str], pool: list[Sentence]) -> tuple[str, list[str]]:
