@@ -58,7 +58,7 @@ def vault(tmp_path: Path) -> Path:
     return small_vault(tmp_path / "vault")
 
 
-FIRST_KINDS = {"files", "state", "vectors.upsert", "vectors.fts_index", "graph.copy_nodes", "graph.copy_edges"}
+FIRST_KINDS = {"files", "state", "kept", "vectors.upsert", "vectors.fts_index", "graph.copy_nodes", "graph.copy_edges"}
 INCREMENTAL_KINDS = {"graph.delete_edges", "graph.delete_nodes", "graph.update_nodes", "vectors.delete", "vectors.update"}
 
 
@@ -67,7 +67,7 @@ def test_first_ingest_converges_after_a_crash_at_every_kind_of_write_point(tmp_p
     reference = Setup(tmp_path / "ref", sources)
     points = trace(reference)
     assert {kind(p) for p in points} == FIRST_KINDS
-    chosen = one_per_kind(points, {"files", "state", "graph.copy_edges"})
+    chosen = one_per_kind(points, {"files", "state", "kept", "graph.copy_edges"})
     outcome = converges(Setup(tmp_path / "start", sources), tmp_path / "work", chosen, reference.dump())
     assert outcome.differ == {} and outcome.undone == len(chosen)
 
