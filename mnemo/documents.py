@@ -5,6 +5,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import PurePosixPath
 from typing import Any, Literal
@@ -42,6 +43,21 @@ def normalize_name(text: str) -> str:
     """Case-, accent- and punctuation-insensitive form of a name, for alias matching."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     return " ".join(_NAME_WORD.findall(ascii_text.lower()))
+
+
+class NamedWords:
+    """A text's words in `normalize_name` form, to look names up in on word boundaries."""
+
+    def __init__(self, text: str) -> None:
+        self.words = f" {normalize_name(text)} "
+
+    def names(self, name: str) -> bool:
+        """Whether the text names `name` (an empty name is never named)."""
+        key = normalize_name(name)
+        return bool(key) and f" {key} " in self.words
+
+    def names_any(self, names: Iterable[str]) -> bool:
+        return any(self.names(name) for name in names)
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -8,27 +8,12 @@ a new id `<kind>_<slug>` whose slug's words occur in the chunk. The rest is drop
 (typically ids copied from the prompt's own example, or people the chunk never names).
 """
 
-from collections.abc import Iterable
 from typing import Any
 
-from mnemo.documents import Chunk, normalize_name
+from mnemo.documents import Chunk, NamedWords
 from mnemo.extract.grounding import GroundedEntity
 from ontology import Ontology
 from ontology.extraction import id_kind
-
-
-class ChunkWords:
-    """The chunk's words, normalized, to look names up in."""
-
-    def __init__(self, chunk: Chunk) -> None:
-        self.words = f" {normalize_name(chunk.context_text)} "
-
-    def names_any(self, names: Iterable[str]) -> bool:
-        for name in names:
-            key = normalize_name(name)
-            if key and f" {key} " in self.words:
-                return True
-        return False
 
 
 def _slug_words(eid: str, ontology: Ontology) -> str:
@@ -41,7 +26,7 @@ def grounded_answer(
 ) -> tuple[dict[str, Any], int]:
     """The extraction without the entities and relations the chunk gives no evidence for, and how
     many were dropped."""
-    words = ChunkWords(chunk)
+    words = NamedWords(chunk.context_text)
     known = {g.id: (g.name, *g.aliases) for g in grounding}
     entities = [
         e for e in extraction.get("entities", [])

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.config import GroundingConfig, LLMConfig
-from mnemo.documents import Chunk
-from mnemo.extract.evidence import ChunkWords
+from mnemo.documents import Chunk, NamedWords
 from mnemo.extract.grounding import Grounder
 from mnemo.extract.llm import LLMExtractor
 from mnemo.extract.llm_cache import ExtractionCache
@@ -38,7 +37,7 @@ def test_what_the_model_keeps_is_named_in_the_chunk(llama_server: LlamaServer) -
     extractor = LLMExtractor(_settings(llama_server), ONTOLOGY, "")
     answer = extractor.extract(chunk, [])
     print("kept:", answer.extraction, "dropped:", answer.dropped, "ungrounded:", answer.ungrounded)
-    words = ChunkWords(chunk)
+    words = NamedWords(chunk.context_text)
     kept = answer.extraction
     assert all(words.names_any([e["name"], *e.get("aliases", [])]) for e in kept["entities"])
     named = {e["id"] for e in kept["entities"]}
