@@ -143,6 +143,12 @@ class GraphFacts:
     def add_edge(self, table: str, from_table: str, to_table: str, row: dict[str, Any]) -> None:
         self.edges.setdefault((table, from_table, to_table), {})[row["id"]] = row
 
+    def digest(self) -> str:
+        """One digest of every row's table, id and content hash: equal digests, equal graphs."""
+        parts = [f"{table}|{i}|{row['h']}" for table, rows in self.nodes.items() for i, row in rows.items()]
+        parts += [f"{'|'.join(key)}|{i}|{row['h']}" for key, rows in self.edges.items() for i, row in rows.items()]
+        return content_hash("\n".join(sorted(parts)))
+
     def count(self) -> dict[str, int]:
         counts = {table: len(rows) for table, rows in self.nodes.items()}
         for (table, _, _), rows in self.edges.items():

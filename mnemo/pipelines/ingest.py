@@ -129,9 +129,10 @@ class IngestPipeline:
                            self.extractor.settings.concurrency, reextract)
 
     def entity_graph(self) -> GraphWrite:
-        """The graph made equal to the canonical facts (only differences written)."""
+        """The graph made equal to the canonical facts (only differences written; not opened when
+        nothing wrote it since it last got these facts)."""
         facts = canonical_facts(self.files, shared=True)
-        written = GraphWrite(self.graph.apply(facts, run_id=self.run_id), facts.count())
+        written = GraphWrite(self.graph.apply_all(facts, run_id=self.run_id), facts.count())
         graph_counts(self.graph.path, self.graph.counts)  # kept for `mnemo status` until the next write
         return written
 

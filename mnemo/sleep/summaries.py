@@ -128,6 +128,7 @@ def build_summaries(
             chunk_ids,
             eager=day not in covered and day not in covered_weeks,
             stats=stats,
+            passages=passages,
         )
         _add(overlay, old, row)
         links[("SUMMARIZES", "Day")].append((row["id"], day))

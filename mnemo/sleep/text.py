@@ -67,7 +67,9 @@ def clean(text: str) -> str:
 
 def _symbolic(word: str) -> bool:
     """A token that is mostly punctuation (a regex, a path of symbols), not a word."""
-    return len(word) >= 4 and sum(not c.isalnum() for c in word) / len(word) > 0.4
+    if len(word) < 4 or word.isalnum():
+        return False
+    return sum(not c.isalnum() for c in word) / len(word) > 0.4
 
 
 def informative(text: str) -> float:

@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from mnemo.documents import content_hash
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.facts import GraphFacts
 from mnemo.stores import faults
@@ -32,6 +33,7 @@ from mnemo.stores.graph_schema import (
     STRUCTURAL_EDGES,
     polars_type,
 )
+from mnemo.stores.kept import applied_before, keep_applied
 from mnemo.stores.locks import namespace_lock, writer
 from ontology import Ontology
 
@@ -274,6 +276,16 @@ class GraphStore:
                 fresh = [row for i, row in desired.items() if current.get(i) != row["h"]]
                 self._copy_edges(conn, key, fresh, run_id)
                 stats.inserted[key[0]] = stats.inserted.get(key[0], 0) + len(fresh)
+        return stats
+
+    def apply_all(self, facts: GraphFacts, run_id: str = "") -> ApplyStats:
+        """`apply` all of `facts`, without opening the database when it is as the last `apply_all` of
+        the same facts (same engine and tables) left it: nothing has written it since."""
+        digest = content_hash(self.engine, *sorted(self.edge_tables), facts.digest())
+        if applied_before(self.path, digest):
+            return ApplyStats()
+        stats = self.apply(facts, run_id=run_id)
+        keep_applied(self.path, digest)
         return stats
 
     def _edge_keys(self) -> list[tuple[str, str, str]]:

@@ -76,3 +76,26 @@ def graph_counts(graph: Path, count: Callable[[], dict[str, int]]) -> dict[str, 
         return isinstance(figure, dict) and all(isinstance(v, int) for v in figure.values())
 
     return kept(graph.with_name("graph.counts.json"), lambda: graph_identity(graph), count, valid) or {}
+
+
+def _applied_record(graph: Path) -> Path:
+    return graph.with_name("graph.applied.json")
+
+
+def applied_before(graph: Path, digest: str) -> bool:
+    """Whether the graph is as the write of the facts with `digest` left it: that write was kept
+    (`keep_applied`) and nothing has written the database since."""
+    saved = read_json_object(_applied_record(graph))
+    identity = graph_identity(graph)
+    return identity is not None and saved.get("digest") == digest and saved.get("identity") == identity
+
+
+def keep_applied(graph: Path, digest: str) -> None:
+    """Keep that the graph, as it is now, holds the facts with `digest` (after their write closed it)."""
+    identity = graph_identity(graph)
+    if identity is not None:
+        try:
+            durable.write_text(_applied_record(graph), json.dumps({"identity": identity, "digest": digest}),
+                               "kept:graph.applied.json")
+        except OSError:
+            pass  # a read-only store writes the facts each time

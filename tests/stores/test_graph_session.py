@@ -11,7 +11,7 @@ import pytest
 from mnemo.facts import GraphFacts
 from mnemo.stores.graph import GraphStore
 from ontology import load_ontology
-from tests.support import REPO, graph_engine
+from tests.support import REPO, graph_engine, graph_openings
 
 pytestmark = pytest.mark.graph
 
@@ -25,18 +25,6 @@ def _days(*days: str) -> GraphFacts:
 
 def _count_days(store: GraphStore) -> int:
     return int(store.query("MATCH (d:Day) RETURN count(d) AS n")[0]["n"])
-
-
-def _openings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """The read_only flag of every opening of a database from here on."""
-    seen: list[bool] = []
-    real = GraphStore._open
-
-    def counted(self: GraphStore, read_only: bool):  # noqa: ANN202 - returns what Kùzu returns
-        seen.append(read_only)
-        return real(self, read_only)
-    monkeypatch.setattr(GraphStore, "_open", counted)
-    return seen
 
 
 def _opens_elsewhere(path: Path) -> bool:
@@ -56,7 +44,7 @@ def _locks_elsewhere(root: Path) -> bool:
 
 def test_units_of_work_in_a_session_share_one_opening_and_lock_until_its_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
-    openings = _openings(monkeypatch)
+    openings = graph_openings(monkeypatch)
     with store.session():
         assert _locks_elsewhere(store.path.parent)  # nothing opened yet: nothing held
         store.apply(_days("2026-01-01"))
@@ -73,7 +61,7 @@ def test_units_of_work_in_a_session_share_one_opening_and_lock_until_its_end(tmp
 
 def test_without_a_session_each_unit_of_work_opens_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
-    openings = _openings(monkeypatch)
+    openings = graph_openings(monkeypatch)
     store.apply(_days("2026-01-01"))
     assert _count_days(store) == 1
     assert openings == [False, True]
@@ -82,7 +70,7 @@ def test_without_a_session_each_unit_of_work_opens_the_database(tmp_path: Path, 
 def test_a_session_opened_for_reading_is_opened_again_for_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = GraphStore(tmp_path / "graph.kuzu", load_ontology(), engine=graph_engine())
     store.apply(_days("2026-01-01"))
-    openings = _openings(monkeypatch)
+    openings = graph_openings(monkeypatch)
     with store.session():
         assert _count_days(store) == 1
         store.apply(_days("2026-01-01", "2026-01-02"))

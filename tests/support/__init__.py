@@ -46,6 +46,18 @@ def graph_engine() -> str:
     return os.environ.get(GRAPH_ENGINE_ENV, "kuzu")
 
 
+def graph_openings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The read_only flag of every opening of a graph database from here on."""
+    seen: list[bool] = []
+    real = GraphStore._open
+
+    def counted(self: GraphStore, read_only: bool):  # noqa: ANN202 - returns what the engine returns
+        seen.append(read_only)
+        return real(self, read_only)
+    monkeypatch.setattr(GraphStore, "_open", counted)
+    return seen
+
+
 def corpus(*parts: str) -> Path:
     """A path in ../shared/corpora; the test is skipped when it is absent."""
     path = CORPORA.joinpath(*parts)
