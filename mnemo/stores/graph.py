@@ -22,7 +22,7 @@ from mnemo.documents import content_hash
 from mnemo.errors import GraphIncomplete, OntologyError, StoreLocked
 from mnemo.facts import GraphFacts
 from mnemo.stores import faults
-from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches, _scalar
+from mnemo.stores.cypher import _MISSING_TABLE, BATCH, _dicts, _pairs, _rows, _run_batches
 from mnemo.stores.graph_engine import DEFAULT_ENGINE, Connection, Database, engine_module, open_database
 from mnemo.stores.graph_reader import GraphReader
 from mnemo.stores.graph_schema import (
@@ -360,27 +360,13 @@ class GraphStore:
         """Rows per node table and per edge table."""
         if not self.path.exists():
             return {}
-        with self.connect(read_only=True, wait_seconds=5) as conn:
-            counts = {t: _scalar(conn, f"MATCH (n:{t}) RETURN count(n)") for t in NODE_SCHEMAS}
-            for table, pairs in self.edge_tables.items():
-                counts[table] = sum(
-                    _scalar(conn, f"MATCH (:{a})-[r:{table}]->(:{b}) RETURN count(r)") for a, b in pairs
-                )
-        return counts
+        with self.reading(wait_seconds=5) as reads:
+            return reads.counts(list(NODE_SCHEMAS), self._edge_keys())
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """A canonical, sorted dump of every node and edge (without run ids), for comparisons."""
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        with self.connect(read_only=True, wait_seconds=5) as conn:
-            for table, columns in NODE_SCHEMAS.items():
-                cols = ", ".join(f"n.{c}" for c in columns)
-                out[table] = sorted(_rows(conn, f"MATCH (n:{table}) RETURN {cols}"), key=repr)
-            for table, a, b in self._edge_keys():
-                cols = ", ".join(f"r.{c}" for c in EDGE_PROPS if c != "run_id")
-                out[f"{table}:{a}->{b}"] = sorted(
-                    _rows(conn, f"MATCH (x:{a})-[r:{table}]->(y:{b}) RETURN x.id, y.id, {cols}"), key=repr
-                )
-        return out
+        with self.reading(wait_seconds=5) as reads:
+            return reads.dump(NODE_SCHEMAS, self._edge_keys())
 
     @contextmanager
     def reading(self, wait_seconds: float = 2.0) -> Iterator[GraphReader]:
