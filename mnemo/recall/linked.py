@@ -149,22 +149,19 @@ def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, floa
                      wanted: dict[str, tuple[float, str]]) -> None:
     """A confirmed theme's notes and its lead note's links, nearest the question first, each
     CONFIRMED_STEP under the one before, from just under the ceiling (the KEPT-th note's score);
-    not the notes that are hubs themselves (too general) nor those less than CONFIRMED_NEAR as near
-    the question as the lead note."""
+    not the notes that are hubs at least as broad as the lead note (linked with HUB_LINKS notes or
+    more, and with as many as the lead note or more: more general than the theme) nor those less
+    than CONFIRMED_NEAR as near the question as the lead note."""
     lead = theme["notes"][0]
     offered = [*theme["notes"], *(n for n, w in themes.links.get(lead, {}).items() if w >= 1.0)]
-    specific = {n for n in offered if n in themes.notes and (n == lead or not _is_hub(themes, n))}
+    broad = max(HUB_LINKS, _direct_links(themes, lead))
+    specific = {n for n in offered if n in themes.notes and (n == lead or _direct_links(themes, n) < broad)}
     floor = CONFIRMED_NEAR * near[lead]
     notes = sorted((n for n in specific if near[n] >= floor), key=lambda n: (-near[n], n))
     for rank, doc in enumerate(notes):
         score = ceiling * (1 - CONFIRMED_STEP) ** rank
         if score > wanted.get(doc, (0.0, ""))[0]:
             wanted[doc] = (score, THEME_REASON)
-
-
-def _is_hub(themes: Themes, doc: str) -> bool:
-    """A note linked with HUB_LINKS notes or more: an index of its own, too general to be one of a theme's notes."""
-    return _direct_links(themes, doc) >= HUB_LINKS
 
 
 def _direct_links(themes: Themes, doc: str) -> int:

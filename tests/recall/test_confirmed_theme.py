@@ -14,15 +14,16 @@ QUESTION = np.array([1.0, 0.0], dtype=np.float32)
 
 def _themes() -> Themes:
     """The hub note links six members (nearer the question the higher their number), an index note
-    that links the six other notes too (near the question, but a hub itself) and a note far from
-    the question; one hub theme, whose vector matches the question."""
+    that links the six other notes and the far note too (near the question, but a hub as broad as
+    the hub note: eight links) and a note far from the question; one hub theme, whose vector
+    matches the question."""
     notes = [HUB, *MEMBERS, *OTHERS, INDEX, FAR]
     near = {**{m: 0.5 + 0.05 * n for n, m in enumerate(MEMBERS)}, INDEX: 0.95, FAR: 0.05}
     rows = [[near.get(d, 0.6), 0.8] for d in notes] + [[0.9, 0.43]]
     vectors = np.array(rows, dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     links = {HUB: dict.fromkeys([*MEMBERS, INDEX, FAR], 1.0), **{m: {HUB: 1.0} for m in [*MEMBERS, FAR]},
-             INDEX: dict.fromkeys([HUB, *OTHERS], 1.0)}
+             INDEX: dict.fromkeys([HUB, *OTHERS, FAR], 1.0)}
     theme = {"id": f"hub:{HUB}", "title": "Hub", "kind": "hub", "words": ["Hub"], "notes": [HUB, *MEMBERS, INDEX]}
     return Themes({d: n for n, d in enumerate(notes)}, {d: [f"{d}#0"] for d in notes}, links, [theme], vectors)
 
@@ -47,6 +48,15 @@ def test_a_theme_whose_lead_note_is_among_the_best_brings_its_notes_nearest_firs
     assert order[3:9] == MEMBERS[::-1]  # then the theme's notes, nearest the question first
     assert order[9:] == ["other2", "other3", "other4", "other5"]
     assert INDEX not in order and FAR not in order  # a hub itself, and a note far from the question, stay out
+
+
+def test_a_member_that_is_a_narrower_hub_than_the_lead_note_is_one_of_the_theme_s_notes() -> None:
+    themes = _themes()
+    for other in OTHERS[:4]:  # member0 links five notes: a hub, but narrower than the hub note (eight)
+        themes.links[MEMBERS[0]][other] = themes.links.setdefault(other, {})[MEMBERS[0]] = 1.0
+    pool = _pool(HUB)
+    linked_round(pool, themes, QUESTION, "what have I got", Weights(0.0, 1.0), None)
+    assert _order(pool)[3:9] == MEMBERS[::-1]
 
 
 def test_a_theme_matched_by_its_vector_alone_offers_its_notes_in_its_own_order() -> None:
