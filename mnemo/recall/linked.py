@@ -7,8 +7,10 @@ joins with one passage (the one nearest the question), scored from the note that
 and from how near the note is to the question, never above the `KEPT`-th note's score. A
 question that matches no theme strongly and whose best notes link nowhere near the question
 ranks as before. A theme is confirmed when its lead note is already among the `KEPT` best notes
-(`confirmed_theme`): the question is about it, so its notes, nearest the question first, take
-the places right after them. Nothing changes before sleep mode has written its themes.
+(`confirmed_theme`), and so is the hub whose own note is the search's best note, when that note
+links with at most `LED_LINKS` notes (`led_theme`; a note linked with more is an index of
+everything, not a theme): the question is about it, so its notes, nearest the question first,
+take the places right after them. Nothing changes before sleep mode has written its themes.
 """
 
 import json
@@ -36,6 +38,7 @@ REL_FLOOR = 0.5  # a linked note weighs at least this share, however far from th
 CONFIRMING = 3  # the best-matched themes whose lead note may confirm the question is about them
 CONFIRMED_STEP = 0.002  # a confirmed theme's notes each weigh this share less than the one before (0: off)
 CONFIRMED_NEAR = 0.25  # a confirmed theme's note is at least this share as near the question as its lead note
+LED_LINKS = 24  # a hub whose note is the best note is confirmed when it links with at most this many notes (0: off)
 JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
@@ -52,6 +55,7 @@ class Themes:
     themes: list[dict[str, Any]]
     vectors: np.ndarray
     named_by: dict[str, list[int]] = field(default_factory=dict)  # a word of a theme's names -> the themes
+    hub_of: dict[str, dict[str, Any]] = field(default_factory=dict)  # a hub's own note -> its theme
 
     @classmethod
     def load(cls, session: NamespaceSession) -> "Themes | None":
@@ -72,7 +76,8 @@ class Themes:
         for n, theme in enumerate(data["themes"]):
             for word in {w for name in theme["words"] for w in _WORD.findall(name.lower())}:
                 named_by.setdefault(word, []).append(n)
-        return cls(notes, data["chunks"], data["links"], data["themes"], matrix, named_by)
+        hubs = {theme["notes"][0]: theme for theme in data["themes"] if theme["kind"] == "hub" and theme["notes"]}
+        return cls(notes, data["chunks"], data["links"], data["themes"], matrix, named_by, hubs)
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def linked_round(pool: Pool, themes: Themes, vector: np.ndarray, query: str, wei
         _neighbours(themes, ranked[:SEEDS], by_note, near, weights.neighbour, wanted)
     matched = _matched_themes(themes, cosines[len(themes.notes):], query) if weights.theme else []
     ceiling = by_note[ranked[min(KEPT, len(ranked)) - 1]] * BELOW
-    confirmed = confirmed_theme(matched, ranked[:KEPT]) if CONFIRMED_STEP else None
+    confirmed = _confirmed(themes, matched, ranked) if CONFIRMED_STEP and weights.theme else None
     if confirmed is not None:
         matched = [(confirmed, 1.0)]
         _confirmed_notes(themes, confirmed, near, ceiling * weights.theme, wanted)
@@ -129,15 +134,28 @@ def confirmed_theme(matched: list[tuple[dict[str, Any], float]], best: list[str]
     return None
 
 
+def _confirmed(themes: Themes, matched: list[tuple[dict[str, Any], float]], ranked: list[str]) -> dict[str, Any] | None:
+    return confirmed_theme(matched, ranked[:KEPT]) or led_theme(themes, ranked[0])
+
+
+def led_theme(themes: Themes, best: str) -> dict[str, Any] | None:
+    """The hub whose own note is the search's best note, unless that note links with more than
+    LED_LINKS notes (an index of everything, too general to say what the question is about)."""
+    theme = themes.hub_of.get(best)
+    return theme if theme is not None and _direct_links(themes, best) <= LED_LINKS else None
+
+
 def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, float], ceiling: float,
                      wanted: dict[str, tuple[float, str]]) -> None:
     """A confirmed theme's notes and its lead note's links, nearest the question first, each
     CONFIRMED_STEP under the one before, from just under the ceiling (the KEPT-th note's score);
-    not the notes that are hubs themselves (too general) nor those less than CONFIRMED_NEAR as near
-    the question as the lead note."""
+    not the notes that are hubs at least as broad as the lead note (linked with HUB_LINKS notes or
+    more, and with as many as the lead note or more: more general than the theme) nor those less
+    than CONFIRMED_NEAR as near the question as the lead note."""
     lead = theme["notes"][0]
     offered = [*theme["notes"], *(n for n, w in themes.links.get(lead, {}).items() if w >= 1.0)]
-    specific = {n for n in offered if n in themes.notes and (n == lead or not _is_hub(themes, n))}
+    broad = max(HUB_LINKS, _direct_links(themes, lead))
+    specific = {n for n in offered if n in themes.notes and (n == lead or _direct_links(themes, n) < broad)}
     floor = CONFIRMED_NEAR * near[lead]
     notes = sorted((n for n in specific if near[n] >= floor), key=lambda n: (-near[n], n))
     for rank, doc in enumerate(notes):
@@ -146,9 +164,9 @@ def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, floa
             wanted[doc] = (score, THEME_REASON)
 
 
-def _is_hub(themes: Themes, doc: str) -> bool:
-    """A note linked with HUB_LINKS notes or more: an index of its own, too general to be one of a theme's notes."""
-    return sum(1 for w in themes.links.get(doc, {}).values() if w >= 1.0) >= HUB_LINKS
+def _direct_links(themes: Themes, doc: str) -> int:
+    """The notes the note links with directly (weight 1: one names the other)."""
+    return sum(1 for w in themes.links.get(doc, {}).values() if w >= 1.0)
 
 
 def _tag(pool: Pool, themes: Themes, theme: dict[str, Any]) -> None:
