@@ -9,9 +9,8 @@ question that matches no theme strongly and whose best notes link nowhere near t
 ranks as before. A theme is confirmed when its lead note is already among the `KEPT` best notes
 (`confirmed_theme`), and so is the hub whose own note is the search's best note, when that note
 links with at most `LED_LINKS` notes (`led_theme`; a note linked with more is an index of
-everything, not a theme) and another of the hub's notes is among the search's `SUPPORTING` best
-(a best note alone may match by accident): the question is about it, so its notes, nearest the
-question first, take the places right after them. Nothing changes before sleep mode has written its themes.
+everything, not a theme): the question is about it, so its notes, nearest the question first,
+take the places right after them. Nothing changes before sleep mode has written its themes.
 """
 
 import json
@@ -40,7 +39,6 @@ CONFIRMING = 3  # the best-matched themes whose lead note may confirm the questi
 CONFIRMED_STEP = 0.002  # a confirmed theme's notes each weigh this share less than the one before (0: off)
 CONFIRMED_NEAR = 0.25  # a confirmed theme's note is at least this share as near the question as its lead note
 LED_LINKS = 24  # a hub whose note is the best note is confirmed when it links with at most this many notes (0: off)
-SUPPORTING = 10  # ... and when another of its notes is among the search's this many best notes (0: not needed)
 JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
@@ -137,19 +135,14 @@ def confirmed_theme(matched: list[tuple[dict[str, Any], float]], best: list[str]
 
 
 def _confirmed(themes: Themes, matched: list[tuple[dict[str, Any], float]], ranked: list[str]) -> dict[str, Any] | None:
-    return confirmed_theme(matched, ranked[:KEPT]) or led_theme(themes, ranked)
+    return confirmed_theme(matched, ranked[:KEPT]) or led_theme(themes, ranked[0])
 
 
-def led_theme(themes: Themes, ranked: list[str]) -> dict[str, Any] | None:
+def led_theme(themes: Themes, best: str) -> dict[str, Any] | None:
     """The hub whose own note is the search's best note, unless that note links with more than
-    LED_LINKS notes (an index of everything, too general to say what the question is about) or
-    none of the hub's other notes is among the search's SUPPORTING best (nothing but the best note
-    says the question is about the hub)."""
-    theme = themes.hub_of.get(ranked[0])
-    if theme is None or _direct_links(themes, ranked[0]) > LED_LINKS:
-        return None
-    supported = not SUPPORTING or not set(theme["notes"][1:]).isdisjoint(ranked[1:SUPPORTING])
-    return theme if supported else None
+    LED_LINKS notes (an index of everything, too general to say what the question is about)."""
+    theme = themes.hub_of.get(best)
+    return theme if theme is not None and _direct_links(themes, best) <= LED_LINKS else None
 
 
 def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, float], ceiling: float,

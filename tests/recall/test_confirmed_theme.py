@@ -3,12 +3,11 @@ about: its notes, nearest the question first, take the places after the best not
 passages that only match words. So is a hub whose own note is the search's best note, even when
 the hub's name and vector do not match the question (a note titled by a file name, a question in
 another language), unless that note links with more than LED_LINKS notes (an index of
-everything) or none of the hub's other notes is among the search's SUPPORTING best (the best note
-alone may match by accident). A theme matched by its vector alone competes as before."""
+everything). A theme matched by its vector alone competes as before."""
 
 import numpy as np
 
-from mnemo.recall.linked import LED_LINKS, SUPPORTING, Themes, Weights, linked_round
+from mnemo.recall.linked import LED_LINKS, Themes, Weights, linked_round
 from mnemo.recall.rank import Pool
 
 HUB, MEMBERS, OTHERS = "hub", [f"member{n}" for n in range(6)], [f"other{n}" for n in range(6)]
@@ -89,14 +88,8 @@ def _unmatched_hub(extra_links: int = 0) -> Themes:
                   hub_of={HUB: theme})
 
 
-def _supported(pool: Pool, rank: int = 7) -> Pool:
-    """The pool with one of the hub's other notes as its `rank`-th note (counting from 0)."""
-    pool.add(f"{MEMBERS[0]}#0", 10.0 - rank * 0.2 - 0.1, "semantic", {"id": f"{MEMBERS[0]}#0", "doc_id": MEMBERS[0]})
-    return pool
-
-
 def test_a_hub_whose_note_is_the_best_note_brings_its_notes_though_no_theme_matches() -> None:
-    pool = _supported(_pool(HUB))
+    pool = _pool(HUB)
     linked_round(pool, _unmatched_hub(), QUESTION, "¿qué he apuntado sobre mover procesos?", Weights(0.0, 1.0), None)
     order = _order(pool)
     assert order[:3] == [HUB, "other0", "other1"]  # the best notes keep their places
@@ -104,39 +97,20 @@ def test_a_hub_whose_note_is_the_best_note_brings_its_notes_though_no_theme_matc
     assert order[7:] == OTHERS[2:]
 
 
-def test_a_best_note_whose_hub_the_search_finds_nothing_else_of_confirms_nothing() -> None:
-    pool = _pool(HUB)  # none of the hub's other notes among the search's notes: the best note alone
-    linked_round(pool, _unmatched_hub(), QUESTION, "¿qué he recopilado sobre la nube?", Weights(0.0, 1.0), None)
-    assert _order(pool) == [HUB, *OTHERS]
-
-
-def test_a_hub_s_other_note_below_the_supporting_best_confirms_nothing() -> None:
-    pool = _pool(HUB)
-    for n in range(SUPPORTING - 7):  # three more notes before the member: it comes 11th
-        pool.add(f"filler{n}#0", 8.7 - n * 0.01, "semantic", {"id": f"filler{n}#0", "doc_id": f"filler{n}"})
-    themes = _unmatched_hub()
-    for n in range(SUPPORTING - 7):
-        themes.notes[f"filler{n}"] = themes.notes[OTHERS[0]]
-        themes.chunks[f"filler{n}"] = [f"filler{n}#0"]
-    _supported(pool, rank=SUPPORTING)
-    linked_round(pool, themes, QUESTION, "what have I got", Weights(0.0, 1.0), None)
-    assert _order(pool)[:SUPPORTING] == [HUB, *OTHERS, "filler0", "filler1", "filler2"]
-
-
 def test_an_unmatched_hub_whose_note_is_second_confirms_nothing() -> None:
-    pool = _supported(_pool("other0"))
+    pool = _pool("other0")
     pool.add(f"{HUB}#0", 9.9, "semantic", {"id": f"{HUB}#0", "doc_id": HUB})
     linked_round(pool, _unmatched_hub(), QUESTION, "what have I got", Weights(0.0, 1.0), None)
     assert _order(pool)[:4] == ["other0", HUB, "other1", "other2"]
 
 
 def test_a_best_note_linked_with_more_than_led_links_notes_is_an_index_and_confirms_nothing() -> None:
-    pool = _supported(_pool(HUB))
+    pool = _pool(HUB)
     linked_round(pool, _unmatched_hub(extra_links=LED_LINKS), QUESTION, "what have I got", Weights(0.0, 1.0), None)
-    assert _order(pool) == [HUB, *OTHERS, MEMBERS[0]]  # no theme: the search's order stands
+    assert _order(pool) == [HUB, *OTHERS]  # no theme: the search's order stands
 
 
 def test_no_hub_is_confirmed_when_themes_weigh_nothing() -> None:
-    pool = _supported(_pool(HUB))
+    pool = _pool(HUB)
     linked_round(pool, _unmatched_hub(), QUESTION, "what have I got", Weights(0.0, 0.0), None)
-    assert _order(pool) == [HUB, *OTHERS, MEMBERS[0]]
+    assert _order(pool) == [HUB, *OTHERS]
