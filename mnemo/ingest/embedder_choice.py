@@ -33,7 +33,7 @@ DOCUMENTS_FILE = "documents.parquet"  # the namespace's documents table (`Namesp
 PROFILED_DOCUMENTS = 300  # languages are told from this many documents at most: shares within a few points
 OTHER_LANGUAGES_MATTER = 0.10  # share of the words in languages other than English
 ENGLISH_TOLERANCE = 0.01  # MRR the multilingual embedder may lose on the English notes questions
-MULTILINGUAL = "e5"
+MULTILINGUAL = ("e5", "minilm+e5")  # the embedders that read other languages
 
 
 @dataclass(frozen=True)
@@ -63,32 +63,37 @@ class EmbedderChoice:
         return f"embedder: {self.kind} — {self.reason}; languages seen: {self.languages or 'none told'}"
 
 
-def multilingual_measures_better(measured: dict[str, Measured]) -> bool:
-    """Whether the multilingual embedder beat MiniLM on the multilingual questions and lost no more
+def measures_better(kind: str, measured: dict[str, Measured]) -> bool:
+    """Whether the embedder `kind` beat MiniLM on the multilingual questions and lost no more
     than ENGLISH_TOLERANCE of MRR on the English ones."""
-    multilingual, english = measured[MULTILINGUAL], measured["minilm"]
-    return multilingual.multilingual > english.multilingual and \
-        multilingual.english >= english.english - ENGLISH_TOLERANCE
+    theirs, mine = measured[kind], measured["minilm"]
+    return theirs.multilingual > mine.multilingual and theirs.english >= mine.english - ENGLISH_TOLERANCE
 
 
 def choose_embedder(profile: LanguageProfile, measured: dict[str, Measured] = MEASURED) -> EmbedderChoice:
     """MiniLM for English (or untold) text; for text where other languages matter, the multilingual
-    embedder if it measured better (`multilingual_measures_better`), else MiniLM."""
+    embedder that measured best on the multilingual questions among those that `measures_better`,
+    else MiniLM."""
     other, languages = profile.other_than_english(), profile.describe()
     if not profile.shares:
         return EmbedderChoice("minilm", languages, "no language could be told from the text yet: MiniLM")
     if other < OTHER_LANGUAGES_MATTER:
         return EmbedderChoice("minilm", languages,
                               f"the text is English ({1 - other:.0%} of the words): MiniLM, the English model")
-    mine, theirs = measured["minilm"], measured[MULTILINGUAL]
-    if multilingual_measures_better(measured):
-        return EmbedderChoice(MULTILINGUAL, languages,
-                              f"{other:.0%} of the words are in languages other than English, and multilingual "
-                              f"{MULTILINGUAL} recalls such notes better than MiniLM (MRR {theirs.multilingual:.3f} "
-                              f"against {mine.multilingual:.3f})")
+    mine = measured["minilm"]
+    better = [kind for kind in MULTILINGUAL if kind in measured and measures_better(kind, measured)]
+    if better:
+        kind = max(better, key=lambda k: measured[k].multilingual)
+        return EmbedderChoice(kind, languages,
+                              f"{other:.0%} of the words are in languages other than English, and {kind} recalls "
+                              f"such notes better than MiniLM (MRR {measured[kind].multilingual:.3f} against "
+                              f"{mine.multilingual:.3f}; on English notes {measured[kind].english:.3f} against "
+                              f"{mine.english:.3f})")
+    best = max((k for k in MULTILINGUAL if k in measured), key=lambda k: measured[k].multilingual)
+    theirs = measured[best]
     return EmbedderChoice("minilm", languages,
-                          f"{other:.0%} of the words are in languages other than English, but multilingual "
-                          f"{MULTILINGUAL} measured no better on such notes (MRR {theirs.multilingual:.3f} against "
+                          f"{other:.0%} of the words are in languages other than English, but no multilingual "
+                          f"embedder measured better on such notes ({best}: MRR {theirs.multilingual:.3f} against "
                           f"MiniLM's {mine.multilingual:.3f}; on English notes {theirs.english:.3f} against "
                           f"{mine.english:.3f}): MiniLM")
 
@@ -140,7 +145,7 @@ def record_choice(namespace_root: Path, choice: EmbedderChoice, found: dict[str,
 def recorded_choice(namespace_root: Path) -> EmbedderChoice | None:
     """The choice kept by `record_choice`; None before init or ingest has made one."""
     kept = read_json_object(namespace_root / CHOICE_FILE)
-    if kept.get("kind") not in ("minilm", "e5", "hashing", "openai"):
+    if kept.get("kind") not in ("minilm", "e5", "minilm+e5", "hashing", "openai"):
         return None
     return EmbedderChoice(str(kept["kind"]), str(kept.get("languages", "")), str(kept.get("reason", "")))
 
