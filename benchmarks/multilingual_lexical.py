@@ -1,0 +1,77 @@
+"""The full-text side of recall on notes in another language: the chunks' full-text index with
+the notes' language's stemmer, and the BM25 weight, chosen by leave-one-question-out.
+
+Usage: .venv/bin/python -m benchmarks.multilingual_lexical [--vault DIR] [--qa FILE] [--work DIR]
+           [--language Spanish] [--bm25-weights 2.5 5 10] [--json OUT]
+
+The vault is ingested once with MiniLM (kept under `--work`); each question is asked by eager
+recall with the index as ingest builds it (English stemmer) and rebuilt with `--language`'s, at
+every BM25 weight (`Ranking.bm25_weight`; 2.5 is the shipped one). Per index, the
+cross-validated figure takes for each question the weight that did best on the others.
+"""
+
+import argparse
+import json
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from benchmarks.fitting.notes_cv import cross_language
+from benchmarks.multilingual_pair import QA, VAULT, left_out, note_figures, rank_of
+from mnemo.eval.notes import DEPTH, NoteIndex, distinct_notes, ingest_vault, load_questions
+from mnemo.recall.settings import RecallSettings
+from mnemo.stores.embedders import MiniLMEmbedder
+from ontology import load_ontology
+
+
+def ask(vault: Path, qa: Path, work: Path | None, language: str, weights: list[float]) -> dict[str, Any]:
+    questions = load_questions(qa)
+    with tempfile.TemporaryDirectory(prefix="mnemo-lexical-") as tmp:
+        root = work or Path(tmp)
+        start = time.perf_counter()
+        ingested = ingest_vault(vault, "obsidian", root, MiniLMEmbedder(), load_ontology(), RecallSettings())
+        print(f"ingested in {time.perf_counter() - start:.0f} s", flush=True)
+        ranks = {"bm25": [rank_of(NoteIndex(ingested.pipeline.files, root / "bm25").search(q.text, DEPTH), q.gold)
+                          for q in questions]}
+        engine, shipped = ingested.engine, ingested.engine.settings
+        for stemmer in ("English", language):
+            ingested.pipeline.vectors.table("chunks").create_fts_index("text", replace=True, language=stemmer)
+            for weight in weights:
+                engine.settings = replace(shipped, ranking=replace(shipped.ranking, bm25_weight=weight))
+                label = f"{weight:g} {stemmer}"
+                ranks[label] = [rank_of(distinct_notes(engine.recall(q.text, k=DEPTH, mode="eager")), q.gold)
+                                for q in questions]
+                print(f"{label}: {note_figures(ranks[label])}", flush=True)
+    return {"questions": [q.id for q in questions], "ranks": ranks}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vault", type=Path, default=VAULT)
+    parser.add_argument("--qa", type=Path, default=QA)
+    parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--language", default="Spanish")
+    parser.add_argument("--bm25-weights", type=float, nargs="+", default=[2.5, 5.0, 10.0])
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    asked = ask(args.vault, args.qa, args.work, args.language, args.bm25_weights)
+    ranks = dict(asked["ranks"])
+    for stemmer in dict.fromkeys(("English", args.language)):
+        grid = [s for s in asked["ranks"] if s.endswith(f" {stemmer}")]
+        ranks[f"leave-one-out {stemmer}"], _ = left_out({s: asked["ranks"][s] for s in grid}, grid)
+    cross = cross_language([args.qa])
+    parts = {"all": [True] * len(asked["questions"]), "cross": [cross[q] for q in asked["questions"]]}
+    parts["same"] = [not c for c in parts["cross"]]
+    figures = {system: {part: note_figures([r for r, keep in zip(values, mask) if keep]) for part, mask in parts.items()}
+               for system, values in ranks.items()}
+    for system, by_part in figures.items():
+        print(f"{system:<24} " + "  ".join(f"{p} {f['hit@5']:.3f}/{f['MRR']:.3f} ({f['questions']})"
+                                          for p, f in by_part.items()))
+    if args.json:
+        args.json.write_text(json.dumps({**asked, "figures": figures}, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
