@@ -37,7 +37,7 @@ def ask(vault: Path, qa: Path, work: Path | None, language: str, weights: list[f
                           for q in questions]}
         engine, shipped = ingested.engine, ingested.engine.settings
         for stemmer in ("English", language):
-            ingested.pipeline.vectors.table("chunks").create_fts_index("text", replace=True, language=stemmer)
+            ingested.pipeline.vectors.stem_text_as(stemmer)
             for weight in weights:
                 engine.settings = replace(shipped, ranking=replace(shipped.ranking, bm25_weight=weight))
                 label = f"{weight:g} {stemmer}"

@@ -49,10 +49,10 @@ def ask(vault: Path, qa: Path, shares: list[float], work: Path | None, fts_langu
         print(f"ingested in {time.perf_counter() - start:.0f} s", flush=True)
         index = NoteIndex(ingested.pipeline.files, root / "bm25")
         ranks = {"bm25": [rank_of(index.search(q.text, DEPTH), q.gold) for q in questions]}
-        languages = [None] if fts_language is None else [None, fts_language]
+        languages: list[str | None] = [None] if fts_language is None else [None, fts_language]
         for language in languages:
             if language is not None:
-                ingested.pipeline.vectors.table("chunks").create_fts_index("text", replace=True, language=language)
+                ingested.pipeline.vectors.stem_text_as(language)
             for share in shares:
                 embedder.e5_share = share
                 label = f"{share:g}" + (f" {language}" if language else "")

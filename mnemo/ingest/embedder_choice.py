@@ -4,10 +4,11 @@ each embedder measured, recorded beside its stores.
 An `embedder:` written in mnemo.yaml always wins. Otherwise a namespace whose text is English
 (or whose language cannot be told) is embedded by MiniLM. One where other languages make up at
 least `OTHER_LANGUAGES_MATTER` of the words gets a multilingual embedder (`e5`, or `minilm+e5`:
-both models' vectors end to end) only when it measured better than MiniLM on the multilingual questions and no worse on the English notes questions
-(within `ENGLISH_TOLERANCE` of MRR): `MEASURED` holds those figures, from the evaluation named
-beside it (docs/EVALUATION.md). Until a multilingual embedder does, such a namespace keeps MiniLM
-and says why. The choice is made at `mnemo init` and again at every ingest, from the text itself,
+both models' vectors end to end) only when it measured better than MiniLM on the multilingual
+questions and no worse on the English notes questions (within `ENGLISH_TOLERANCE` of MRR):
+`MEASURED` holds those figures, from the evaluation named beside it (docs/EVALUATION.md). Until
+a multilingual embedder does, such a namespace keeps MiniLM and says why. The choice is made at
+`mnemo init` and again at every ingest, from the text itself,
 and kept in `<namespace>/embedder.json`; recall and `mnemo status` read it. When it changes, the
 next ingest embeds every row again (a row's embed hash names its embedder), so vectors of two
 models never answer one query together once ingest has run. The choice also names the stemmer of
