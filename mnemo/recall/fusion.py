@@ -147,17 +147,19 @@ class ReciprocalRankFusion:
         return Ranked(sorted(out, key=lambda s: (-s.score, s.row["id"])))
 
 
-def _scored(r: Ranking, embedder: str) -> ScoredFusion:
-    return ScoredFusion(weights_of(r), embedder, r.unread_query_bm25_factor)
+def _scored(r: Ranking, embedder: str, foreign_notes: bool) -> ScoredFusion:
+    return ScoredFusion(weights_of(r), embedder, r.unread_query_bm25_factor if foreign_notes else 1.0)
 
 
-STRATEGIES: dict[str, Callable[[Ranking, str], Fusion]] = {  # `Ranking.fusion` -> its strategy for an embedder
-    "learned": lambda r, embedder: LearnedFusion(r.ranker, embedder, _scored(r, embedder)),
-    "scored": lambda r, embedder: _scored(r, embedder),
-    "rrf": lambda r, _: ReciprocalRankFusion(r.rrf_k),
+STRATEGIES: dict[str, Callable[[Ranking, str, bool], Fusion]] = {  # `Ranking.fusion` -> its strategy
+    "learned": lambda r, embedder, foreign: LearnedFusion(r.ranker, embedder, _scored(r, embedder, foreign)),
+    "scored": lambda r, embedder, foreign: _scored(r, embedder, foreign),
+    "rrf": lambda r, _, __: ReciprocalRankFusion(r.rrf_k),
 }
 
 
-def fusion_for(ranking: Ranking, embedder: str) -> Fusion:
-    """The strategy `ranking.fusion` names, for an engine whose embedder is called `embedder`."""
-    return STRATEGIES[ranking.fusion](ranking, embedder)
+def fusion_for(ranking: Ranking, embedder: str, foreign_notes: bool = False) -> Fusion:
+    """The strategy `ranking.fusion` names, for an engine whose embedder is called `embedder`;
+    `foreign_notes`: most of the notes are in a language other than English, so a question in a
+    language the embedder cannot read leans on the words (`recall.query_language`)."""
+    return STRATEGIES[ranking.fusion](ranking, embedder, foreign_notes)
