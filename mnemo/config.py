@@ -78,7 +78,7 @@ class NamespaceConfig(_Strict):
 
 
 class EmbedderConfig(_Strict):
-    kind: Literal["minilm", "e5", "hashing", "openai"] = "minilm"
+    kind: Literal["minilm", "e5", "minilm+e5", "hashing", "openai"] = "minilm"
     model: str = ""
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"

@@ -3,20 +3,23 @@ each embedder measured, recorded beside its stores.
 
 An `embedder:` written in mnemo.yaml always wins. Otherwise a namespace whose text is English
 (or whose language cannot be told) is embedded by MiniLM. One where other languages make up at
-least `OTHER_LANGUAGES_MATTER` of the words gets the multilingual embedder only when it measured
-better than MiniLM on the multilingual questions and no worse on the English notes questions
-(within `ENGLISH_TOLERANCE` of MRR): `MEASURED` holds those figures, from the evaluation named
-beside it (docs/EVALUATION.md). Until a multilingual embedder does, such a namespace keeps MiniLM
-and says why. The choice is made at `mnemo init` and again at every ingest, from the text itself,
+least `OTHER_LANGUAGES_MATTER` of the words gets a multilingual embedder (`e5`, or `minilm+e5`:
+both models' vectors end to end) only when it measured better than MiniLM on the multilingual
+questions and no worse on the English notes questions (within `ENGLISH_TOLERANCE` of MRR):
+`MEASURED` holds those figures, from the evaluation named beside it (docs/EVALUATION.md). Until
+a multilingual embedder does, such a namespace keeps MiniLM and says why. The choice is made at
+`mnemo init` and again at every ingest, from the text itself,
 and kept in `<namespace>/embedder.json`; recall and `mnemo status` read it. When it changes, the
 next ingest embeds every row again (a row's embed hash names its embedder), so vectors of two
-models never answer one query together once ingest has run.
+models never answer one query together once ingest has run. The choice also names the stemmer of
+the namespace's full-text index: that of the language most of the words are in (Spanish notes are
+searched by Spanish word stems), which ingest applies (`VectorStore.stem_text_as`).
 """
 
 import json
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +36,7 @@ DOCUMENTS_FILE = "documents.parquet"  # the namespace's documents table (`Namesp
 PROFILED_DOCUMENTS = 300  # languages are told from this many documents at most: shares within a few points
 OTHER_LANGUAGES_MATTER = 0.10  # share of the words in languages other than English
 ENGLISH_TOLERANCE = 0.01  # MRR the multilingual embedder may lose on the English notes questions
-MULTILINGUAL = "e5"
+MULTILINGUAL = ("e5", "minilm+e5")  # the embedders that read other languages
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,9 @@ class Measured:
 
 # benchmarks/results/multilingual-<vault>-…-2026-11-29.json: the Spanish vault's 50, and the fact questions of
 # obsidian-kepano and obsidian-ideaverse (48, weighted by their questions)
-MEASURED = {"minilm": Measured(multilingual=0.385, english=0.924), "e5": Measured(multilingual=0.258, english=0.793)}
+MEASURED = {"minilm": Measured(multilingual=0.385, english=0.924), "e5": Measured(multilingual=0.258, english=0.793),
+            # benchmarks/results/multilingual-pair-sweep-…-2026-11-29c.json, at the e5 share fitted there
+            "minilm+e5": Measured(multilingual=0.368, english=0.913)}
 
 
 @dataclass(frozen=True)
@@ -57,38 +62,45 @@ class EmbedderChoice:
     kind: str
     languages: str
     reason: str
+    stemmer: str = "English"  # of the full-text index: most of the words' language (`LanguageProfile.stemmer`)
 
     def line(self) -> str:
-        """What `mnemo status` says: the embedder, why, and the languages seen."""
-        return f"embedder: {self.kind} — {self.reason}; languages seen: {self.languages or 'none told'}"
+        """What `mnemo status` says: the embedder, why, the languages seen, and the full-text stemmer."""
+        return (f"embedder: {self.kind} — {self.reason}; languages seen: {self.languages or 'none told'}; "
+                f"full-text stemmer: {self.stemmer}")
 
 
-def multilingual_measures_better(measured: dict[str, Measured]) -> bool:
-    """Whether the multilingual embedder beat MiniLM on the multilingual questions and lost no more
+def measures_better(kind: str, measured: dict[str, Measured]) -> bool:
+    """Whether the embedder `kind` beat MiniLM on the multilingual questions and lost no more
     than ENGLISH_TOLERANCE of MRR on the English ones."""
-    multilingual, english = measured[MULTILINGUAL], measured["minilm"]
-    return multilingual.multilingual > english.multilingual and \
-        multilingual.english >= english.english - ENGLISH_TOLERANCE
+    theirs, mine = measured[kind], measured["minilm"]
+    return theirs.multilingual > mine.multilingual and theirs.english >= mine.english - ENGLISH_TOLERANCE
 
 
 def choose_embedder(profile: LanguageProfile, measured: dict[str, Measured] = MEASURED) -> EmbedderChoice:
     """MiniLM for English (or untold) text; for text where other languages matter, the multilingual
-    embedder if it measured better (`multilingual_measures_better`), else MiniLM."""
+    embedder that measured best on the multilingual questions among those that `measures_better`,
+    else MiniLM."""
     other, languages = profile.other_than_english(), profile.describe()
     if not profile.shares:
         return EmbedderChoice("minilm", languages, "no language could be told from the text yet: MiniLM")
     if other < OTHER_LANGUAGES_MATTER:
         return EmbedderChoice("minilm", languages,
                               f"the text is English ({1 - other:.0%} of the words): MiniLM, the English model")
-    mine, theirs = measured["minilm"], measured[MULTILINGUAL]
-    if multilingual_measures_better(measured):
-        return EmbedderChoice(MULTILINGUAL, languages,
-                              f"{other:.0%} of the words are in languages other than English, and multilingual "
-                              f"{MULTILINGUAL} recalls such notes better than MiniLM (MRR {theirs.multilingual:.3f} "
-                              f"against {mine.multilingual:.3f})")
+    mine = measured["minilm"]
+    better = [kind for kind in MULTILINGUAL if kind in measured and measures_better(kind, measured)]
+    if better:
+        kind = max(better, key=lambda k: measured[k].multilingual)
+        return EmbedderChoice(kind, languages,
+                              f"{other:.0%} of the words are in languages other than English, and {kind} recalls "
+                              f"such notes better than MiniLM (MRR {measured[kind].multilingual:.3f} against "
+                              f"{mine.multilingual:.3f}; on English notes {measured[kind].english:.3f} against "
+                              f"{mine.english:.3f})")
+    best = max((k for k in MULTILINGUAL if k in measured), key=lambda k: measured[k].multilingual)
+    theirs = measured[best]
     return EmbedderChoice("minilm", languages,
-                          f"{other:.0%} of the words are in languages other than English, but multilingual "
-                          f"{MULTILINGUAL} measured no better on such notes (MRR {theirs.multilingual:.3f} against "
+                          f"{other:.0%} of the words are in languages other than English, but no multilingual "
+                          f"embedder measured better on such notes ({best}: MRR {theirs.multilingual:.3f} against "
                           f"MiniLM's {mine.multilingual:.3f}; on English notes {theirs.english:.3f} against "
                           f"{mine.english:.3f}): MiniLM")
 
@@ -116,7 +128,7 @@ def choose_for_documents(config: MnemoConfig, root: Path, documents: "Callable[[
         ordered = sorted(documents(), key=lambda d: d.id)
         sample = ordered[::max(1, math.ceil(len(ordered) / PROFILED_DOCUMENTS))]
         profile = language_profile(f"{d.title}\n{d.body}" for d in sample)
-    choice = _choice_for(config, profile)
+    choice = replace(_choice_for(config, profile), stemmer=profile.stemmer())
     found_now = {"documents": stamp, "profile": asdict(profile)}
     if kept != {**asdict(choice), **found_now}:
         record_choice(root, choice, found_now)
@@ -140,9 +152,10 @@ def record_choice(namespace_root: Path, choice: EmbedderChoice, found: dict[str,
 def recorded_choice(namespace_root: Path) -> EmbedderChoice | None:
     """The choice kept by `record_choice`; None before init or ingest has made one."""
     kept = read_json_object(namespace_root / CHOICE_FILE)
-    if kept.get("kind") not in ("minilm", "e5", "hashing", "openai"):
+    if kept.get("kind") not in ("minilm", "e5", "minilm+e5", "hashing", "openai"):
         return None
-    return EmbedderChoice(str(kept["kind"]), str(kept.get("languages", "")), str(kept.get("reason", "")))
+    return EmbedderChoice(str(kept["kind"]), str(kept.get("languages", "")), str(kept.get("reason", "")),
+                          str(kept.get("stemmer", "English")))
 
 
 def current_choice(config: MnemoConfig, namespace_root: Path) -> EmbedderChoice:
@@ -150,7 +163,8 @@ def current_choice(config: MnemoConfig, namespace_root: Path) -> EmbedderChoice:
     recorded = recorded_choice(namespace_root)
     explicit = explicit_choice(config)
     if explicit is not None:
-        return EmbedderChoice(explicit.kind, recorded.languages if recorded else "", explicit.reason)
+        return EmbedderChoice(explicit.kind, recorded.languages if recorded else "", explicit.reason,
+                              recorded.stemmer if recorded else "English")
     return recorded or EmbedderChoice("minilm", "", "nothing ingested yet: MiniLM until ingest reads the notes")
 
 

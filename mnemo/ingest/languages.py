@@ -43,6 +43,9 @@ SCRIPTS = (  # (name, first code point, last code point): the scripts that name 
     ("ar", 0x0600, 0x06FF), ("el", 0x0370, 0x03FF), ("he", 0x0590, 0x05FF), ("hi", 0x0900, 0x097F),
     ("th", 0x0E00, 0x0E7F),
 )
+STEMMERS = {"en": "English", "es": "Spanish", "pt": "Portuguese", "fr": "French", "de": "German", "it": "Italian",
+            "nl": "Dutch", "ru": "Russian", "el": "Greek", "ar": "Arabic"}  # language -> its stemmer in LanceDB
+MOST_WORDS = 0.5  # a language with this share of the words gives the full-text index its stemmer
 WORD = re.compile(r"[^\W\d_]+")
 URL = re.compile(r"\w+://\S+")
 
@@ -63,6 +66,12 @@ class LanguageProfile:
         """E.g. `es 0.82, en 0.18`; `none told` when no text could be named."""
         named = sorted(self.shares.items(), key=lambda item: -item[1])
         return ", ".join(f"{lang} {share:.2f}" for lang, share in named if share >= 0.005) or "none told"
+
+    def stemmer(self) -> str:
+        """The stemmer (LanceDB's name) of the language most of the words are in, when it has one;
+        else English's."""
+        lang, share = max(self.shares.items(), key=lambda item: item[1], default=("en", 1.0))
+        return STEMMERS.get(lang, "English") if share >= MOST_WORDS else "English"
 
 
 SCRIPT_LETTERS = {name: re.compile(f"[{chr(low)}-{chr(high)}]") for name, low, high in SCRIPTS}

@@ -13,6 +13,7 @@ from mnemo.documents import Chunk
 from mnemo.extract.grounding import LanceEntityNeighbours
 from mnemo.extract.llm import LLMExtractor
 from mnemo.extract.llm_run import LLMRunStats
+from mnemo.ingest.embedder_choice import choose_for_documents
 from mnemo.ingest.memory_rows import pending_groups
 from mnemo.ingest.pipeline import (
     ChunkStats,
@@ -109,6 +110,8 @@ class IngestPipeline:
         """The passages' embeddings and full-text index (only new or changed passages embedded)."""
         late = pending_groups(self.files.root, self.files.namespace, self.settings.chunking.max_words)
         groups = chunk_groups(self.files.read_chunks())
+        choice = choose_for_documents(self.settings, self.files.root, self.files.read_documents)
+        self.vectors.stem_text_as(choice.stemmer)  # the full-text index in the notes' language
         return self.vectors.sync_groups("chunks", groups, self.embedder, late=late, progress=progress)
 
     def extractions(self) -> FactsSummary:

@@ -28,6 +28,7 @@ from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.linked import Themes, Weights, linked_round
 from mnemo.recall.passage_visibility import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.profiles import profile_round
+from mnemo.recall.query_language import notes_not_in_english
 from mnemo.recall.rank import Pool, Scored, diversified, salience_weights
 from mnemo.recall.results import RecalledItem, RecallResult
 from mnemo.recall.search import TimeWindow, reference, rows_by_id
@@ -79,7 +80,7 @@ class RecallEngine:
     def settings(self, settings: RecallSettings) -> None:
         """Settings choose the fusion strategy, once (`recall.fusion`); benchmarks set new ones between runs."""
         self._settings = settings
-        self.fusion = fusion_for(settings.ranking, self.embedder.name)
+        self.fusion = fusion_for(settings.ranking, self.embedder.name, notes_not_in_english(self.root))
         self.reads.settings = settings
 
     def recall(

@@ -16,13 +16,14 @@ of those days that the searches missed join the pool.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 from mnemo.documents import normalize_name
 from mnemo.recall.learned import between_people, fits, learned_scores
+from mnemo.recall.query_language import unread_by
 from mnemo.recall.rank import (
     Scored,
     Signals,
@@ -79,18 +80,24 @@ def _signals(hits: Hits, hops: int, rrf_k: int) -> Signals:
 
 @dataclass(frozen=True)
 class ScoredFusion:
-    """One linear score of each hit's signals (`recall.rank`)."""
+    """One linear score of each hit's signals (`recall.rank`); for a query the embedder (named
+    `embedder`) cannot read, BM25 weighs `unread_factor` times more (`recall.query_language`)."""
 
     weights: Weights
+    embedder: str = ""
+    unread_factor: float = 1.0
     name: str = "scored"
 
     def rank(self, hits: Hits) -> Ranked:
         found = _signals(hits, 2 if self.weights.second_neighbour_cosine else 1, self.weights.rrf_k)
-        return self.ranked(found)
+        return self.ranked(found, hits.query)
 
-    def ranked(self, found: Signals) -> Ranked:
+    def ranked(self, found: Signals, query: str = "") -> Ranked:
         """Hits whose signals are known, ranked; passages of named days join by their cosine term alone."""
-        return Ranked(linear_ranked(found, self.weights), dated_scale=self.weights.cosine)
+        weights = self.weights
+        if self.unread_factor != 1.0 and unread_by(self.embedder, query):
+            weights = replace(weights, bm25=weights.bm25 * self.unread_factor)
+        return Ranked(linear_ranked(found, weights), dated_scale=weights.cosine)
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ class LearnedFusion:
         if people * 2 > len(found.rows) and fits(self.ranker, self.embedder):
             scores = learned_scores(found, hits.vector, hits.query, hits.held, self.ranker)
             return Ranked(ranked_hits(found, scores), weighs_days=True)
-        return self.otherwise.ranked(found)
+        return self.otherwise.ranked(found, hits.query)
 
 
 def reciprocal_rank(hits: Hits, rrf_k: int) -> dict[str, Scored]:
@@ -140,13 +147,19 @@ class ReciprocalRankFusion:
         return Ranked(sorted(out, key=lambda s: (-s.score, s.row["id"])))
 
 
-STRATEGIES: dict[str, Callable[[Ranking, str], Fusion]] = {  # `Ranking.fusion` -> its strategy for an embedder
-    "learned": lambda r, embedder: LearnedFusion(r.ranker, embedder, ScoredFusion(weights_of(r))),
-    "scored": lambda r, _: ScoredFusion(weights_of(r)),
-    "rrf": lambda r, _: ReciprocalRankFusion(r.rrf_k),
+def _scored(r: Ranking, embedder: str, foreign_notes: bool) -> ScoredFusion:
+    return ScoredFusion(weights_of(r), embedder, r.unread_query_bm25_factor if foreign_notes else 1.0)
+
+
+STRATEGIES: dict[str, Callable[[Ranking, str, bool], Fusion]] = {  # `Ranking.fusion` -> its strategy
+    "learned": lambda r, embedder, foreign: LearnedFusion(r.ranker, embedder, _scored(r, embedder, foreign)),
+    "scored": lambda r, embedder, foreign: _scored(r, embedder, foreign),
+    "rrf": lambda r, _, __: ReciprocalRankFusion(r.rrf_k),
 }
 
 
-def fusion_for(ranking: Ranking, embedder: str) -> Fusion:
-    """The strategy `ranking.fusion` names, for an engine whose embedder is called `embedder`."""
-    return STRATEGIES[ranking.fusion](ranking, embedder)
+def fusion_for(ranking: Ranking, embedder: str, foreign_notes: bool = False) -> Fusion:
+    """The strategy `ranking.fusion` names, for an engine whose embedder is called `embedder`;
+    `foreign_notes`: most of the notes are in a language other than English, so a question in a
+    language the embedder cannot read leans on the words (`recall.query_language`)."""
+    return STRATEGIES[ranking.fusion](ranking, embedder, foreign_notes)

@@ -169,6 +169,10 @@ def build_embedder(settings: EmbedderConfig) -> Embedder:
         from mnemo.stores.e5 import E5Embedder
 
         return E5Embedder(settings.batch_size)
+    if settings.kind == "minilm+e5":
+        from mnemo.stores.paired import PairedEmbedder
+
+        return PairedEmbedder(settings.batch_size)
     if settings.kind == "openai":
         return OpenAIEmbedder(
             settings.base_url, settings.model, os.environ.get(settings.api_key_env, ""),

@@ -82,6 +82,7 @@ class VectorStore(VectorOps):
         self.index = index or VectorIndexConfig()
         self._connection: Any | None = None
         self.problems: dict[str, TableProblem] = {}  # tables found unreadable by `table`
+        self.text_language = "English"  # the stemmer of the full-text indexes (the notes' language)
 
     def _db(self) -> Any:
         """One LanceDB connection per store: tables are still opened afresh (so they show
@@ -268,11 +269,23 @@ class VectorStore(VectorOps):
         stats.embedded, stats.updated, stats.deleted = len(to_embed), len(to_update), len(doomed)
         return stats
 
+    @writer(lambda store: store.path.parent)
+    def stem_text_as(self, language: str, name: str = "chunks") -> bool:
+        """Build the table's full-text index (and later ones of this store) with `language`'s
+        stemmer (LanceDB's name), when its index has another; whether it was rebuilt."""
+        self.text_language = language
+        table = self.table(name)
+        if table is None or _fts_language(table) in (None, language):
+            return False
+        with write_lock(self.path, name):
+            table.create_fts_index(TEXT_COLUMN, replace=True, language=language)
+        return True
+
     def _build_text_indexes(self, name: str, table: Any) -> None:
         """The FTS and id indexes, built once; rows written later are folded in by `fold_new_rows`."""
-        if not _has_fts(table):
+        if _fts_language(table) is None:
             faults.point(f"vectors.fts_index:{name}")
-            table.create_fts_index(TEXT_COLUMN, replace=True)
+            table.create_fts_index(TEXT_COLUMN, replace=True, language=self.text_language)
         if not _has_id_index(table):
             _index_ids(table)
 
@@ -385,5 +398,9 @@ def fold_new_rows(table: Any) -> bool:
     return False
 
 
-def _has_fts(table: Any) -> bool:
-    return any(TEXT_COLUMN in getattr(index, "columns", []) for index in table.list_indices())
+def _fts_language(table: Any) -> str | None:
+    """The stemmer language of the table's full-text index; None when it has none."""
+    for index in table.list_indices():
+        if TEXT_COLUMN in getattr(index, "columns", []):
+            return str((getattr(index, "index_details", None) or {}).get("language", "English"))
+    return None

@@ -64,14 +64,14 @@ def _embedded_by(workspace: Workspace, name: str) -> bool:
 
 
 @pytest.mark.slow  # loads MiniLM, ingests through Dagster
-def test_spanish_notes_keep_minilm_while_e5_measures_worse_and_status_says_why(tmp_path: Path) -> None:
+def test_spanish_notes_keep_minilm_while_the_multilingual_embedders_measure_worse_and_status_says_why(tmp_path: Path) -> None:
     workspace, _ = _workspace(tmp_path, SPANISH_NOTES, None)
     result = workspace.ingest()
     assert workspace.metadata(result, "chunk_vectors")["embedder"] == "minilm-l6-v2"
     choice = recorded_choice(workspace.files().root)
     assert choice is not None and choice.kind == "minilm" and choice.languages.startswith("es 1.00")
     status = _status(workspace)
-    assert status["embedder"]["kind"] == "minilm" and "measured no better" in status["embedder"]["reason"]  # type: ignore[index]
+    assert status["embedder"]["kind"] == "minilm" and "no multilingual embedder measured better" in status["embedder"]["reason"]  # type: ignore[index]
     shown = " ".join(runner.invoke(app, ["status", "-n", "test", "--config", str(workspace.config_path)]).output.split())
     assert "embedder: minilm" in shown and "languages seen: es 1.00" in shown
     assert steady_client(workspace).embedder.name == "minilm-l6-v2"

@@ -64,15 +64,17 @@ def test_english_text_keeps_minilm_and_other_languages_get_e5_only_where_it_meas
     assert english.kind == "minilm" and "English" in english.reason
     assert choose_embedder(language_profile(["42", "Blade Runner"])).kind == "minilm"
     spanish = language_profile([SPANISH] * 3 + [ENGLISH])
-    shipped = choose_embedder(spanish)  # e5 measured worse on the multilingual questions
-    assert shipped.kind == "minilm" and "measured no better" in shipped.reason and shipped.languages.startswith("es")
-    assert f"{MEASURED['e5'].multilingual:.3f}" in shipped.reason
+    shipped = choose_embedder(spanish)  # e5 and the pair both measured worse on the multilingual questions
+    assert shipped.kind == "minilm" and "measured better" in shipped.reason and shipped.languages.startswith("es")
+    assert f"minilm+e5: MRR {MEASURED['minilm+e5'].multilingual:.3f}" in shipped.reason
     minilm = Measured(multilingual=0.40, english=0.90)
     better = {"minilm": minilm, "e5": Measured(multilingual=0.50, english=0.895)}
     assert choose_embedder(spanish, better).kind == "e5"
     worse_in_english = {"minilm": minilm, "e5": Measured(multilingual=0.50, english=0.885)}
     assert choose_embedder(spanish, worse_in_english).kind == "minilm"
     assert choose_embedder(language_profile([ENGLISH]), better).kind == "minilm"
+    both = {**better, "minilm+e5": Measured(multilingual=0.60, english=0.92)}  # the best that passes is chosen
+    assert choose_embedder(spanish, both).kind == "minilm+e5"
 
 
 def test_the_real_vaults_are_told_apart() -> None:
