@@ -1,8 +1,12 @@
-"""LanceDB's vector index: built once a table is large enough, refreshed as it grows, and how searches use it."""
+"""LanceDB's indexes of a table: the vector index (built once a table is large enough, refreshed as
+it grows, and how searches use it), the full-text index (its stemmer language, rows folded in) and
+the id index."""
 
+import warnings
 from typing import Any
 
 from mnemo.config import VectorIndexConfig
+from mnemo.stores.vector_rows import TEXT_COLUMN
 
 VECTOR_COLUMN = "vector"
 
@@ -56,3 +60,37 @@ def refresh_vector_index(table: Any, settings: VectorIndexConfig) -> str:
         table.optimize()
         return "updated"
     return "current"
+
+
+# -- the full-text and id indexes ---------------------------------------------------------
+
+def has_id_index(table: Any) -> bool:
+    return any(list(getattr(index, "columns", [])) == ["id"] for index in table.list_indices())
+
+
+def index_ids(table: Any) -> None:
+    """A BTree index on `id`: lookups by id (a hit's neighbouring turns, rows for hydration)
+    stay fast as the table grows instead of scanning it."""
+    with warnings.catch_warnings():  # the replacement API takes no scalar column in 0.40
+        warnings.simplefilter("ignore")
+        table.create_scalar_index("id", replace=True)
+
+
+def fold_new_rows(table: Any) -> bool:
+    """Fold rows written since the full-text index was built into it (and into the id and
+    vector indexes) once they pass 5 % of the table. Until then LanceDB searches them without
+    the index, and deleted rows are masked, so results stay complete; rebuilding the FTS index
+    on every change had cost 0.3 s at 22k rows and 8-36 s at 1M."""
+    for index in table.list_indices():
+        if index.index_type == "FTS" and table.index_stats(index.name).num_unindexed_rows > table.count_rows() // 20:
+            table.optimize()
+            return True
+    return False
+
+
+def fts_language(table: Any) -> str | None:
+    """The stemmer language of the table's full-text index; None when it has none."""
+    for index in table.list_indices():
+        if TEXT_COLUMN in getattr(index, "columns", []):
+            return str((getattr(index, "index_details", None) or {}).get("language", "English"))
+    return None

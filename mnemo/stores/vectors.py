@@ -10,7 +10,6 @@ its last run left it, makes and compares only the rows of groups that changed.
 import json
 import os
 import sys
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from mnemo.stores.embedders import Embedder
 from mnemo.stores.files import read_json_object, write_text_atomic
 from mnemo.stores.locks import WRITER_WAIT_SECONDS, writer
 from mnemo.stores.vector_filter import id_filter, sql_quote
-from mnemo.stores.vector_index import refresh_vector_index
+from mnemo.stores.vector_index import fold_new_rows, fts_language, has_id_index, index_ids, refresh_vector_index
 from mnemo.stores.vector_ops import VectorOps
 from mnemo.stores.vector_repair import (
     TableProblem,
@@ -275,7 +274,7 @@ class VectorStore(VectorOps):
         stemmer (LanceDB's name), when its index has another; whether it was rebuilt."""
         self.text_language = language
         table = self.table(name)
-        if table is None or _fts_language(table) in (None, language):
+        if table is None or fts_language(table) in (None, language):
             return False
         with write_lock(self.path, name):
             table.create_fts_index(TEXT_COLUMN, replace=True, language=language)
@@ -283,11 +282,11 @@ class VectorStore(VectorOps):
 
     def _build_text_indexes(self, name: str, table: Any) -> None:
         """The FTS and id indexes, built once; rows written later are folded in by `fold_new_rows`."""
-        if _fts_language(table) is None:
+        if fts_language(table) is None:
             faults.point(f"vectors.fts_index:{name}")
             table.create_fts_index(TEXT_COLUMN, replace=True, language=self.text_language)
-        if not _has_id_index(table):
-            _index_ids(table)
+        if not has_id_index(table):
+            index_ids(table)
 
     def _upsert(
         self, name: str, table: Any | None, rows: list[dict[str, Any]], vectors: np.ndarray, new: bool = False
@@ -372,35 +371,3 @@ def _vectors(table: Any, ids: list[str]) -> dict[str, np.ndarray]:
             vectors_by_id(table.search().where(id_filter(part)).select(["id", "vector"]).limit(None).to_arrow())
         )
     return found
-
-
-def _has_id_index(table: Any) -> bool:
-    return any(list(getattr(index, "columns", [])) == ["id"] for index in table.list_indices())
-
-
-def _index_ids(table: Any) -> None:
-    """A BTree index on `id`: lookups by id (a hit's neighbouring turns, rows for hydration)
-    stay fast as the table grows instead of scanning it."""
-    with warnings.catch_warnings():  # the replacement API takes no scalar column in 0.40
-        warnings.simplefilter("ignore")
-        table.create_scalar_index("id", replace=True)
-
-
-def fold_new_rows(table: Any) -> bool:
-    """Fold rows written since the full-text index was built into it (and into the id and
-    vector indexes) once they pass 5 % of the table. Until then LanceDB searches them without
-    the index, and deleted rows are masked, so results stay complete; rebuilding the FTS index
-    on every change had cost 0.3 s at 22k rows and 8-36 s at 1M."""
-    for index in table.list_indices():
-        if index.index_type == "FTS" and table.index_stats(index.name).num_unindexed_rows > table.count_rows() // 20:
-            table.optimize()
-            return True
-    return False
-
-
-def _fts_language(table: Any) -> str | None:
-    """The stemmer language of the table's full-text index; None when it has none."""
-    for index in table.list_indices():
-        if TEXT_COLUMN in getattr(index, "columns", []):
-            return str((getattr(index, "index_details", None) or {}).get("language", "English"))
-    return None
