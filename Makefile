@@ -40,8 +40,8 @@ $(VENV)/.scale-installed: $(STAMP) pyproject.toml
 test-shards: $(VENV)/.scale-installed ## many machines on this one: PostgreSQL, Redis, Celery workers as two shards (needs postgresql, redis-server)
 	$(BIN)/python -m pytest -m shards -s -rfE tests/shards
 
-# llama-cpp-python is compiled from source on Linux (about an hour at low priority on a busy 2-core
-# host, minutes on an idle one). `pip wheel` builds it once into LLM_WHEELS and afterwards finds it there.
+# llama-cpp-python is compiled from source on Linux (17 min at nice 19 on a 2-core host at load 10;
+# see docs/EXTRACTION.md). `pip wheel` builds it once into LLM_WHEELS and afterwards finds it there.
 LLM_WHEELS ?= $(HOME)/.cache/mnemo/wheels
 
 $(VENV)/.llm-installed: $(STAMP) pyproject.toml

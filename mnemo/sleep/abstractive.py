@@ -12,6 +12,7 @@ Nothing here is required for sleep mode to work offline.
 """
 
 import os
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -37,6 +38,10 @@ SYSTEM = (
 
 MAX_SUMMARY = 1500
 MAX_CONCEPT = 80
+MIN_SUMMARY_LETTERS = 12  # a placeholder ("0", "summary", as a 270M model answers) is not a summary
+_LETTER = re.compile(r"[^\W\d_]")
+ANSWER_FORMAT = ("Answer with summary: two to four sentences using only facts from the sources, and citations: "
+                 "the numbers of the sources those sentences rest on.")  # for templates that drop the tool's schema
 
 
 def _at_most(value: str | None, limit: int) -> str | None:
@@ -55,7 +60,9 @@ class CitedSummary(BaseModel):
 
     @field_validator("summary")
     @classmethod
-    def short(cls, value: str) -> str:
+    def a_few_sentences(cls, value: str) -> str:
+        if len(_LETTER.findall(value)) < MIN_SUMMARY_LETTERS:
+            raise ValueError(f"{value!r} is not a summary (fewer than {MIN_SUMMARY_LETTERS} letters)")
         return _at_most(value, MAX_SUMMARY) or value
 
     @field_validator("citations")
@@ -148,7 +155,7 @@ class SleepWriter:
         if not sources:
             return None
         numbered = "\n".join(f"[{n}] {s.text}" for n, s in enumerate(sources))
-        prompt = f"Summarize what these notes say about {topic}.\nSources:\n{numbered}"
+        prompt = f"Summarize what these notes say about {topic}.\nSources:\n{numbered}\n{ANSWER_FORMAT}"
         answer = self._ask(CitedSummary, prompt, {"sources": len(sources)})
         if answer is None:
             return None

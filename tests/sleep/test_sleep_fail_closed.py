@@ -23,6 +23,7 @@ SETTINGS = SleepConfig(month_after_days=14)  # September 2026 is summarized by N
 FAULTS: dict[str, Reply] = {
     "malformed": Reply(text="Here is a summary: the garden."),
     "empty": Reply(arguments={"summary": "", "citations": []}),
+    "placeholder": Reply(arguments={"summary": "0", "citations": [0]}),  # Gemma 3 270M's answer through llama.cpp
     "truncated": Reply(text='{"summary": "In short: the gar'),
     "slow": Reply(arguments={"summary": "Too late.", "citations": [0]}, delay=3),
     "server error": Reply(status=500),
