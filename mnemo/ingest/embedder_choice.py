@@ -18,6 +18,7 @@ searched by Spanish word stems), which ingest applies (`VectorStore.stem_text_as
 
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 CHOICE_FILE = "embedder.json"
 DOCUMENTS_FILE = "documents.parquet"  # the namespace's documents table (`NamespaceFiles.read_documents`)
+RETELL_SECONDS = 24 * 3600  # a profile kept through small changes is told afresh after this long
 PROFILED_DOCUMENTS = 300  # languages are told from this many documents at most: shares within a few points
 OTHER_LANGUAGES_MATTER = 0.10  # share of the words in languages other than English
 ENGLISH_TOLERANCE = 0.01  # MRR the multilingual embedder may lose on the English notes questions
@@ -115,24 +117,50 @@ def explicit_choice(config: MnemoConfig) -> EmbedderChoice | None:
 
 def choose_for_documents(config: MnemoConfig, root: Path, documents: "Callable[[], list[Document]]") -> EmbedderChoice:
     """The configured embedder when mnemo.yaml names one, else the one the languages of the namespace's
-    documents (its table at `root`) call for; recorded with the table's stamp and
-    the languages found: while the table is unchanged, they are not told again (an ingest with nothing
-    new reads no text). The languages are told from an even sample of at most PROFILED_DOCUMENTS
+    documents (its table at `root`) call for; recorded with the table's stamp and the languages
+    found. They are not told again (no text is read) while the table is unchanged, nor after small
+    changes (`_still_told`). They are told from an even sample of at most PROFILED_DOCUMENTS
     documents, so a large vault costs no more than a small one."""
     stamp = file_stamp(root / DOCUMENTS_FILE)
     kept = read_json_object(root / CHOICE_FILE)
     found = kept.get("profile")
-    if stamp is not None and kept.get("documents") == stamp and isinstance(found, dict):
+    if isinstance(found, dict) and stamp is not None and _still_told(kept, stamp, root / DOCUMENTS_FILE):
         profile = LanguageProfile(dict(found.get("shares", {})), int(found.get("texts", 0)), int(found.get("words", 0)))
+        told = kept.get("told")
     else:
         ordered = sorted(documents(), key=lambda d: d.id)
         sample = ordered[::max(1, math.ceil(len(ordered) / PROFILED_DOCUMENTS))]
         profile = language_profile(f"{d.title}\n{d.body}" for d in sample)
+        told = [len(ordered), time.time()]
     choice = replace(_choice_for(config, profile), stemmer=profile.stemmer())
-    found_now = {"documents": stamp, "profile": asdict(profile)}
+    found_now = {"documents": stamp, "profile": asdict(profile), "told": told}
     if kept != {**asdict(choice), **found_now}:
         record_choice(root, choice, found_now)
     return choice
+
+
+def _still_told(kept: dict[str, Any], stamp: list[int], table: Path) -> bool:
+    """Whether the kept profile still stands: the documents table is as it was told from, or it has
+    changed by less than a tenth of its documents (one note edited or added) since the languages
+    were told, and that was less than a day ago."""
+    if kept.get("documents") == stamp:
+        return True
+    told = kept.get("told")
+    count = _row_count(table)
+    if count is None or not isinstance(told, list) or len(told) != 2:
+        return False
+    told_count, told_at = told
+    return abs(count - told_count) * 10 < told_count and time.time() - told_at < RETELL_SECONDS
+
+
+def _row_count(table: Path) -> int | None:
+    """The rows of a Parquet table, from its footer (None when it is absent or unreadable)."""
+    try:
+        import pyarrow.parquet as pq
+
+        return int(pq.read_metadata(table).num_rows)
+    except (OSError, ValueError):
+        return None
 
 
 def _choice_for(config: MnemoConfig, profile: LanguageProfile) -> EmbedderChoice:

@@ -137,3 +137,35 @@ def test_a_large_namespace_is_told_from_a_bounded_sample(tmp_path: Path) -> None
     profile = json.loads((root / CHOICE_FILE).read_text(encoding="utf-8"))["profile"]
     assert profile["texts"] <= PROFILED_DOCUMENTS and {"es", "en"} <= set(profile["shares"])
     assert choice.kind == "minilm"
+
+
+def test_small_changes_keep_the_told_languages_until_a_tenth_of_the_notes_or_a_day(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config, root = load_config(_config(tmp_path, None)), tmp_path / "data" / "test"
+    root.mkdir(parents=True)
+    read: list[int] = []
+
+    def table_of(count: int) -> Callable[[], list[Document]]:
+        pq.write_table(pa.table({"id": [f"d{i:04}" for i in range(count)]}), root / DOCUMENTS_FILE)
+
+        def read_them() -> list[Document]:
+            read.append(count)
+            return [Document(f"d{i:04}", "test", "notes", f"{i}.md", f"nota {i}", "note", SPANISH, f"h{i}")
+                    for i in range(count)]
+        return read_them
+
+    assert choose_for_documents(config, root, table_of(100)).languages.startswith("es") and read == [100]
+    choose_for_documents(config, root, table_of(101))  # one note added: the languages stand
+    choose_for_documents(config, root, table_of(105))
+    assert read == [100]
+    choose_for_documents(config, root, table_of(110))  # a tenth more than when they were told
+    assert read == [100, 110]
+    choose_for_documents(config, root, table_of(111))
+    assert read == [100, 110]
+    record = json.loads((root / CHOICE_FILE).read_text(encoding="utf-8"))
+    record["told"][1] -= 2 * 24 * 3600  # told two days ago
+    (root / CHOICE_FILE).write_text(json.dumps(record), encoding="utf-8")
+    choose_for_documents(config, root, table_of(112))
+    assert read == [100, 110, 112]
