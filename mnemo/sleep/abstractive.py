@@ -44,10 +44,10 @@ ANSWER_FORMAT = ("Answer with summary: two to four sentences using only facts fr
                  "the numbers of the sources those sentences rest on.")  # for templates that drop the tool's schema
 
 
-def _at_most(value: str | None, limit: int) -> str | None:
+def _at_most(value: str, limit: int) -> str:
     """Lengths are checked here, not in the JSON schema: llama.cpp's server turns a schema's
     `maxLength` into a grammar rule nested that many times, and a large one crashes it."""
-    if value is not None and len(value) > limit:
+    if len(value) > limit:
         raise ValueError(f"longer than {limit} characters")
     return value
 
@@ -63,7 +63,7 @@ class CitedSummary(BaseModel):
     def a_few_sentences(cls, value: str) -> str:
         if len(_LETTER.findall(value)) < MIN_SUMMARY_LETTERS:
             raise ValueError(f"{value!r} is not a summary (fewer than {MIN_SUMMARY_LETTERS} letters)")
-        return _at_most(value, MAX_SUMMARY) or value
+        return _at_most(value, MAX_SUMMARY)
 
     @field_validator("citations")
     @classmethod
@@ -85,7 +85,7 @@ class Abstraction(BaseModel):
     @field_validator("concept")
     @classmethod
     def short_name(cls, value: str | None) -> str | None:
-        return _at_most(value, MAX_CONCEPT)
+        return None if value is None else _at_most(value, MAX_CONCEPT)
 
     @model_validator(mode="after")
     def members_are_listed(self, info: ValidationInfo) -> "Abstraction":
