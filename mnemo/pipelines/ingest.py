@@ -136,7 +136,7 @@ class IngestPipeline:
         nothing wrote it since it last got these facts)."""
         facts = canonical_facts(self.files, shared=True)
         written = GraphWrite(self.graph.apply_all(facts, run_id=self.run_id), facts.count())
-        graph_counts(self.graph.path, self.graph.counts)  # kept for `mnemo status` until the next write
+        graph_counts(self.graph.path, self.graph.counts)  # as the write kept them, else counted (for `mnemo status`)
         return written
 
     def run(self) -> IngestRun:

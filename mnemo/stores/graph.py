@@ -280,12 +280,15 @@ class GraphStore:
 
     def apply_all(self, facts: GraphFacts, run_id: str = "") -> ApplyStats:
         """`apply` all of `facts`, without opening the database when it is as the last `apply_all` of
-        the same facts (same engine and tables) left it: nothing has written it since."""
+        the same facts (same engine and tables) left it: nothing has written it since. The rows per
+        table are counted on the write's own opening, and kept for `mnemo status` with the digest."""
         digest = content_hash(self.engine, *sorted(self.edge_tables), facts.digest())
         if applied_before(self.path, digest):
             return ApplyStats()
-        stats = self.apply(facts, run_id=run_id)
-        keep_applied(self.path, digest)
+        with self.session():  # one opening for the write and the count; closing it checkpoints
+            stats = self.apply(facts, run_id=run_id)
+            counts = self.counts()
+        keep_applied(self.path, digest, counts)
         return stats
 
     def _edge_keys(self) -> list[tuple[str, str, str]]:

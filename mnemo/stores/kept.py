@@ -56,10 +56,7 @@ def kept(
             return figure
     counted = count()
     if counted is not None and before is not None and before == identity():
-        try:
-            durable.write_text(record, json.dumps({"identity": before, "figure": counted}), f"kept:{record.name}")
-        except OSError:
-            pass  # a read-only store is counted each time
+        _keep_record(record, {"identity": before, "figure": counted})  # a read-only store is counted each time
     return counted
 
 
@@ -75,7 +72,11 @@ def graph_counts(graph: Path, count: Callable[[], dict[str, int]]) -> dict[str, 
     def valid(figure: Any) -> bool:
         return isinstance(figure, dict) and all(isinstance(v, int) for v in figure.values())
 
-    return kept(graph.with_name("graph.counts.json"), lambda: graph_identity(graph), count, valid) or {}
+    return kept(_counts_record(graph), lambda: graph_identity(graph), count, valid) or {}
+
+
+def _counts_record(graph: Path) -> Path:
+    return graph.with_name("graph.counts.json")
 
 
 def _applied_record(graph: Path) -> Path:
@@ -90,12 +91,18 @@ def applied_before(graph: Path, digest: str) -> bool:
     return identity is not None and saved.get("digest") == digest and saved.get("identity") == identity
 
 
-def keep_applied(graph: Path, digest: str) -> None:
-    """Keep that the graph, as it is now, holds the facts with `digest` (after their write closed it)."""
+def keep_applied(graph: Path, digest: str, counts: dict[str, int]) -> None:
+    """Keep that the graph, as it is now, holds the facts with `digest` and `counts` rows per table
+    (counted by their write before it closed the database; kept after it closed it): the next write
+    of the same facts is skipped, and `mnemo status` shows the counts without opening the graph."""
     identity = graph_identity(graph)
     if identity is not None:
-        try:
-            durable.write_text(_applied_record(graph), json.dumps({"identity": identity, "digest": digest}),
-                               "kept:graph.applied.json")
-        except OSError:
-            pass  # a read-only store writes the facts each time
+        _keep_record(_applied_record(graph), {"identity": identity, "digest": digest})
+        _keep_record(_counts_record(graph), {"identity": identity, "figure": counts})
+
+
+def _keep_record(record: Path, content: dict[str, Any]) -> None:
+    try:
+        durable.write_text(record, json.dumps(content), f"kept:{record.name}")
+    except OSError:
+        pass  # a read-only store: the work is done again next time

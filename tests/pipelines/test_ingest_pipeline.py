@@ -7,11 +7,13 @@ import pytest
 
 from mnemo.config import EmbedderConfig, SleepConfig
 from mnemo.eval.notes import ingest_vault
+from mnemo.pipelines.ingest import STEPS
 from mnemo.recall.settings import RecallSettings
 from mnemo.sleep.consolidate import consolidate
 from mnemo.stores.embedders import build_embedder
+from mnemo.stores.kept import graph_counts
 from ontology import load_ontology
-from tests.support import EXAMPLE_VAULT, make_workspace
+from tests.support import EXAMPLE_VAULT, graph_openings, make_workspace
 
 NIGHT = datetime(2026, 11, 22, 3, tzinfo=UTC)
 NAMESPACE = "notes"  # the namespace `ingest_vault` ingests a vault into
@@ -54,3 +56,18 @@ def test_an_evaluation_says_which_steps_ran(tmp_path: Path) -> None:
     files = workspace.files()
     assert ran.counts["documents"] == len(files.read_documents())
     assert ran.counts["problems"] == len({p["path"] for p in files.read_problems()}) > 0  # the vault's broken files
+
+
+def test_the_graph_step_opens_the_graph_once_and_keeps_its_counts_for_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "w").mkdir()
+    workspace = make_workspace(tmp_path / "w", {"test": [{"kind": "obsidian", "path": str(EXAMPLE_VAULT)}]})
+    pipeline = workspace.pipeline()
+    for step in STEPS[:-1]:
+        getattr(pipeline, step)()
+    openings = graph_openings(monkeypatch)
+    written = pipeline.entity_graph()
+    assert written.stats.writes and openings == [False]  # written and counted on one opening
+    kept = graph_counts(pipeline.graph.path, lambda: pytest.fail("the graph was counted again"))
+    assert kept == pipeline.graph.counts() and kept["Note"] > 0

@@ -1,6 +1,7 @@
 """Units of work inside a graph session share one opening of the database, which stays locked
 against other processes (and the namespace against a backup or compaction) until the block ends;
-outside a session each unit opens its own; `apply_all` of facts the graph already got opens none."""
+outside a session each unit opens its own; `apply_all` of facts the graph already got opens none, and
+one of new facts counts the graph (for `mnemo status`) on the opening it wrote with."""
 
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 
 from mnemo.facts import GraphFacts
 from mnemo.stores.graph import GraphStore
+from mnemo.stores.kept import graph_counts
 from ontology import load_ontology
 from tests.support import REPO, graph_engine, graph_openings
 
@@ -135,3 +137,17 @@ def test_a_replaced_database_gets_the_facts_again(tmp_path: Path) -> None:
         path.unlink()  # removed, as a restore or a rebuild replaces it
     assert store.apply_all(_days("2024-01-01")).writes == 1
     assert _days_held(store) == ["2024-01-01"]
+
+
+def test_a_write_of_new_facts_keeps_the_graphs_counts_from_its_own_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = _store(tmp_path)
+    openings = graph_openings(monkeypatch)
+    store.apply_all(_days("2024-01-01", "2024-01-02"))
+    assert openings == [False]  # the write's opening, and no other to count
+    kept = graph_counts(store.path, lambda: {"counted afresh": 1})
+    assert kept == store.counts() and kept["Day"] == 2
+    store.apply_all(_days("2024-01-01"))
+    assert graph_counts(store.path, lambda: {"counted afresh": 1}) == store.counts()
+    assert store.counts()["Day"] == 1
