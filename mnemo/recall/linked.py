@@ -9,8 +9,11 @@ question that matches no theme strongly and whose best notes link nowhere near t
 ranks as before. A theme is confirmed when its lead note is already among the `KEPT` best notes
 (`confirmed_theme`), and so is the hub whose own note is the search's best note, when that note
 links with at most `LED_LINKS` notes (`led_theme`; a note linked with more is an index of
-everything, not a theme): the question is about it, so its notes, nearest the question first,
-take the places right after them. Nothing changes before sleep mode has written its themes.
+everything, not a theme), and, when neither holds, the theme that the search's own best notes
+share (`shared_theme`: at least `SHARED` of the first `SHARED_AMONG` notes are its notes, and its
+lead note is among the first `SHARED_LEAD`): the question is about it, so its notes, nearest the
+question first, take the places right after them. Nothing changes before sleep mode has written
+its themes.
 """
 
 import json
@@ -39,6 +42,9 @@ CONFIRMING = 3  # the best-matched themes whose lead note may confirm the questi
 CONFIRMED_STEP = 0.002  # a confirmed theme's notes each weigh this share less than the one before (0: off)
 CONFIRMED_NEAR = 0.25  # a confirmed theme's note is at least this share as near the question as its lead note
 LED_LINKS = 24  # a hub whose note is the best note is confirmed when it links with at most this many notes (0: off)
+SHARED = 3  # a theme this many of the search's first SHARED_AMONG notes belong to is confirmed (0: off)
+SHARED_AMONG = 10
+SHARED_LEAD = 15  # ... when its lead note is among the search's first this many notes
 JOINED = 30  # linked and theme notes that join at most, the best first (more cannot reach the k items)
 BELOW = 0.999  # a linked note stays under the KEPT-th note's score by this factor
 THEME_REASON, LINK_REASON = "theme", "linked"
@@ -56,6 +62,13 @@ class Themes:
     vectors: np.ndarray
     named_by: dict[str, list[int]] = field(default_factory=dict)  # a word of a theme's names -> the themes
     hub_of: dict[str, dict[str, Any]] = field(default_factory=dict)  # a hub's own note -> its theme
+    led_by: dict[str, list[dict[str, Any]]] = field(init=False)  # a lead note -> the themes it leads
+
+    def __post_init__(self) -> None:
+        self.led_by = {}
+        for theme in self.themes:
+            if theme["notes"]:
+                self.led_by.setdefault(theme["notes"][0], []).append(theme)
 
     @classmethod
     def load(cls, session: NamespaceSession) -> "Themes | None":
@@ -135,7 +148,7 @@ def confirmed_theme(matched: list[tuple[dict[str, Any], float]], best: list[str]
 
 
 def _confirmed(themes: Themes, matched: list[tuple[dict[str, Any], float]], ranked: list[str]) -> dict[str, Any] | None:
-    return confirmed_theme(matched, ranked[:KEPT]) or led_theme(themes, ranked[0])
+    return confirmed_theme(matched, ranked[:KEPT]) or led_theme(themes, ranked[0]) or shared_theme(themes, ranked)
 
 
 def led_theme(themes: Themes, best: str) -> dict[str, Any] | None:
@@ -143,6 +156,30 @@ def led_theme(themes: Themes, best: str) -> dict[str, Any] | None:
     LED_LINKS notes (an index of everything, too general to say what the question is about)."""
     theme = themes.hub_of.get(best)
     return theme if theme is not None and _direct_links(themes, best) <= LED_LINKS else None
+
+
+def shared_theme(themes: Themes, ranked: list[str]) -> dict[str, Any] | None:
+    """The theme most of the search's first SHARED_AMONG notes belong to (its notes and its lead
+    note's links), at least SHARED of them, led by a note among the first SHARED_LEAD; of equals,
+    the one whose lead note ranks first. Several of the best notes sharing a theme say the question
+    is about it even when its names never matched. An index (a note linked with more than
+    LED_LINKS notes) shares every theme: it counts for none and leads none."""
+    if not SHARED:
+        return None
+    best_notes = {d for d in ranked[:SHARED_AMONG] if _direct_links(themes, d) <= LED_LINKS}
+    found, most = None, SHARED - 1
+    for lead in (d for d in ranked[:SHARED_LEAD] if _direct_links(themes, d) <= LED_LINKS):
+        for theme in themes.led_by.get(lead, ()):
+            shared = len(best_notes & _offered(themes, theme))
+            if shared > most:
+                found, most = theme, shared
+    return found
+
+
+def _offered(themes: Themes, theme: dict[str, Any]) -> set[str]:
+    """A theme's notes and the notes its lead note links with directly."""
+    lead = theme["notes"][0]
+    return {*theme["notes"], *(n for n, w in themes.links.get(lead, {}).items() if w >= 1.0)}
 
 
 def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, float], ceiling: float,
@@ -153,7 +190,7 @@ def _confirmed_notes(themes: Themes, theme: dict[str, Any], near: dict[str, floa
     more, and with as many as the lead note or more: more general than the theme) nor those less
     than CONFIRMED_NEAR as near the question as the lead note."""
     lead = theme["notes"][0]
-    offered = [*theme["notes"], *(n for n, w in themes.links.get(lead, {}).items() if w >= 1.0)]
+    offered = _offered(themes, theme)
     broad = max(HUB_LINKS, _direct_links(themes, lead))
     specific = {n for n in offered if n in themes.notes and (n == lead or _direct_links(themes, n) < broad)}
     floor = CONFIRMED_NEAR * near[lead]

@@ -114,3 +114,29 @@ def test_no_hub_is_confirmed_when_themes_weigh_nothing() -> None:
     pool = _pool(HUB)
     linked_round(pool, _unmatched_hub(), QUESTION, "what have I got", Weights(0.0, 0.0), None)
     assert _order(pool) == [HUB, *OTHERS]
+
+
+def _shared_pool(lead_rank: int, members_in_pool: int) -> Pool:
+    """Six other notes, with the hub's note at `lead_rank` and its first `members_in_pool` members
+    after the other notes (each a little lower)."""
+    pool = Pool(60)
+    order = [*OTHERS]
+    order.insert(lead_rank, HUB)
+    order += MEMBERS[:members_in_pool]
+    for rank, doc in enumerate(order):
+        pool.add(f"{doc}#0", 10.0 - rank * 0.2, "semantic", {"id": f"{doc}#0", "doc_id": doc})
+    return pool
+
+
+def test_a_theme_that_several_of_the_best_notes_share_is_confirmed_though_its_lead_is_not_among_the_first() -> None:
+    pool = _shared_pool(lead_rank=5, members_in_pool=2)  # the hub's note fifth, two members eighth and ninth
+    linked_round(pool, _unmatched_hub(), QUESTION, "what have I got", Weights(0.0, 1.0), None)
+    order = _order(pool)
+    assert order[:3] == ["other0", "other1", "other2"]  # the best notes keep their places
+    assert order[3:8] == [MEMBERS[3], HUB, *MEMBERS[:3][::-1]]  # then the theme's notes, nearest the question first
+
+
+def test_a_theme_that_only_two_of_the_best_notes_share_confirms_nothing() -> None:
+    pool = _shared_pool(lead_rank=5, members_in_pool=1)
+    linked_round(pool, _unmatched_hub(), QUESTION, "what have I got", Weights(0.0, 1.0), None)
+    assert _order(pool) == [*OTHERS[:5], HUB, *OTHERS[5:], MEMBERS[0]]
