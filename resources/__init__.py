@@ -3,9 +3,10 @@
 
 import os
 from pathlib import Path
+from typing import cast
 
 import dagster as dg
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 from mnemo.config import ConfigFile, EmbedderConfig, LLMConfig, MnemoConfig, resolve_config_path
 from mnemo.extract.llm import LLMExtractor
@@ -13,11 +14,16 @@ from mnemo.ingest.embedder_choice import choose_for_documents, embedder_settings
 from mnemo.stores.embedders import Embedder, build_embedder
 from mnemo.stores.files import NamespaceFiles
 from mnemo.stores.graph import GraphStore
-from mnemo.stores.session import NamespaceSession
+from mnemo.stores.session import Sessions
 from mnemo.stores.vectors import VectorStore
 from mnemo.writeback.run import WritebackPlan, WritebackReport, writeback_namespace
 from mnemo_dagster.resources.run_recovery import end_guard, guard_run
 from ontology import Ontology, load_ontology
+
+
+def _new_sessions() -> dg.ResourceDependency[Sessions]:
+    """A registry of sessions, as the resource's field holds it (Dagster hands the value out as is)."""
+    return cast(dg.ResourceDependency[Sessions], Sessions())
 
 
 class MnemoConfigResource(dg.ConfigurableResource):
@@ -25,8 +31,10 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     config_path: str = ""
     ontology_path: str = ""
+    # what the runs of this resource's process read, by namespace (a field, so every run of the
+    # definitions shares it; a private attribute starts empty in each run)
+    sessions: dg.ResourceDependency[Sessions] = Field(default_factory=_new_sessions)
     _file: ConfigFile | None = PrivateAttr(default=None)
-    _sessions: dict[str, NamespaceSession] = PrivateAttr(default_factory=dict)
 
     def path(self) -> Path:
         return resolve_config_path(self.config_path or None)
@@ -42,12 +50,10 @@ class MnemoConfigResource(dg.ConfigurableResource):
 
     def files(self, namespace: str) -> NamespaceFiles:
         """The namespace's files, on its shard's data root; a worker of another shard refuses it. The
-        steps of a run share one session of the namespace (what they read, parsed once)."""
+        steps of a run, and the runs after it in this process, share one session of the namespace
+        (what they read, parsed once per version of its files)."""
         files = namespace_files(self.load(), namespace)
-        session = self._sessions.get(namespace)
-        if session is not None and session.root == files.root:
-            files.session = session
-        self._sessions[namespace] = files.session
+        files.session = self.sessions.of(files.root)
         return files
 
 

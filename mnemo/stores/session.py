@@ -18,6 +18,7 @@ so the full collections an eager recall or an ingest step triggers do not walk i
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -94,3 +95,31 @@ class NamespaceSession:
         """Forget everything kept (an ingest or sleep run in this process wrote the namespace)."""
         with self.lock:
             self._kept.clear()
+
+
+class Sessions:
+    """The sessions of the namespaces one long-lived owner works on, one per namespace folder: the
+    `limit` most recently used are kept, the others dropped with all they hold. The Dagster config
+    resource holds one, so the runs a process executes one after another (an evaluation, a test,
+    a benchmark executing jobs in process) read what the last run read or wrote only when its
+    files changed; a run launched in a process of its own starts with none."""
+
+    def __init__(self, limit: int = 8) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._sessions: OrderedDict[Path, NamespaceSession] = OrderedDict()
+
+    def of(self, root: Path) -> NamespaceSession:
+        """The session of the namespace whose folder is `root` (a new one the first time)."""
+        root = Path(root)
+        with self._lock:
+            session = self._sessions.pop(root, None) or NamespaceSession(root)
+            self._sessions[root] = session
+            while len(self._sessions) > self.limit:
+                self._sessions.popitem(last=False)
+            return session
+
+    def drop(self, root: Path) -> None:
+        """Forget the namespace's session (its folder was deleted or replaced)."""
+        with self._lock:
+            self._sessions.pop(Path(root), None)

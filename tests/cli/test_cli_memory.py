@@ -65,16 +65,18 @@ def test_inbox_sensor_requests_one_run_per_change(workspace: Workspace) -> None:
 
     resource = MnemoConfigResource(config_path=str(workspace.config_path))
     instance = workspace.instance
-    context = dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource})
-    assert isinstance(memory_inbox_sensor(context), dg.SkipReason)
+    with dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource}) as context:
+        assert isinstance(memory_inbox_sensor(context), dg.SkipReason)
     settings = yaml.safe_load(workspace.config_path.read_text(encoding="utf-8"))
     settings["namespaces"]["newbie"] = {"sources": []}  # a namespace exists once configured
     workspace.config_path.write_text(yaml.safe_dump(settings), encoding="utf-8")
     MemoryClient("newbie", workspace.config_path).remember("first memory")
-    result = memory_inbox_sensor(dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource}))
+    with dg.build_sensor_context(instance=instance, resources={"mnemo_config": resource}) as context:
+        result = memory_inbox_sensor(context)
     assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("newbie", "newbie")]
     assert result.dynamic_partitions_requests[0].partition_keys == ["newbie"]
-    again = memory_inbox_sensor(dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"mnemo_config": resource}))
+    with dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"mnemo_config": resource}) as context:
+        again = memory_inbox_sensor(context)
     assert isinstance(again, dg.SkipReason)
 
 

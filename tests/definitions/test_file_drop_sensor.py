@@ -41,10 +41,10 @@ class Harness:
         self.cursor: str | None = None
 
     def evaluate(self) -> list[dg.RunRequest]:
-        context = dg.build_sensor_context(
+        with dg.build_sensor_context(
             cursor=self.cursor, instance=self.instance, resources={"mnemo_config": MnemoConfigResource(config_path=str(self.config))},
-        )
-        result = file_drop_sensor(context)
+        ) as context:
+            result = file_drop_sensor(context)
         assert isinstance(result, dg.SensorResult)
         self.cursor = result.cursor
         return list(result.run_requests or [])

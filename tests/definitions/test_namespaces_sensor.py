@@ -10,18 +10,20 @@ from tests.support import Workspace
 
 def test_new_namespace_gets_a_partition_and_a_run(workspace: Workspace) -> None:
     resource = MnemoConfigResource(config_path=str(workspace.config_path))
-    context = dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource})
-    result = namespaces_sensor(context)
+    with dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}) as context:
+        result = namespaces_sensor(context)
     assert [(r.partition_key, r.tags[NAMESPACE_TAG]) for r in result.run_requests] == [("test", "test")]
     assert result.dynamic_partitions_requests[0].partition_keys == ["test"]
     workspace.instance.add_dynamic_partitions("namespace", ["test"])
-    again = namespaces_sensor(dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}))
+    with dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}) as context:
+        again = namespaces_sensor(context)
     assert isinstance(again, dg.SkipReason)
 
 
 def test_bad_config_skips_with_the_reason(workspace: Workspace) -> None:
     workspace.config_path.write_text("namespaces: [not, a, mapping]\n", encoding="utf-8")
     resource = MnemoConfigResource(config_path=str(workspace.config_path))
-    result = namespaces_sensor(dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}))
+    with dg.build_sensor_context(instance=workspace.instance, resources={"mnemo_config": resource}) as context:
+        result = namespaces_sensor(context)
     assert isinstance(result, dg.SkipReason)
     assert "invalid configuration" in result.skip_message
