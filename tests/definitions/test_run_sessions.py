@@ -2,19 +2,27 @@
 
 from pathlib import Path
 
+import dagster as dg
+
 from mnemo.stores.session import Sessions
 from mnemo_dagster.definitions import build_defs
 from mnemo_dagster.resources import MnemoConfigResource, default_resources
 from tests.support import Workspace
 
 
-def test_a_second_run_in_the_process_reuses_the_documents_the_first_one_parsed(workspace: Workspace) -> None:
+def _ingested(workspace: Workspace) -> tuple[dg.JobDefinition, MnemoConfigResource]:
+    """The ingest job of one set of definitions, run once, and their config resource."""
     workspace.instance.add_dynamic_partitions("namespace", ["test"])
     resources = default_resources(str(workspace.config_path))
     job = build_defs(resources).resolve_job_def("ingest_job")
     assert job.execute_in_process(partition_key="test", instance=workspace.instance).success
     config = resources["mnemo_config"]
     assert isinstance(config, MnemoConfigResource)
+    return job, config
+
+
+def test_a_second_run_in_the_process_reuses_the_documents_the_first_one_parsed(workspace: Workspace) -> None:
+    job, config = _ingested(workspace)
     root = workspace.files().root
     kept = config.sessions.of(root).entry(root / "documents.parquet")
     assert kept is not None  # what the run parsed and wrote is kept by the definitions' resource
@@ -24,12 +32,7 @@ def test_a_second_run_in_the_process_reuses_the_documents_the_first_one_parsed(w
 
 
 def test_a_changed_file_is_read_again_by_the_next_run(workspace: Workspace, vault: Path) -> None:
-    workspace.instance.add_dynamic_partitions("namespace", ["test"])
-    resources = default_resources(str(workspace.config_path))
-    job = build_defs(resources).resolve_job_def("ingest_job")
-    assert job.execute_in_process(partition_key="test", instance=workspace.instance).success
-    config = resources["mnemo_config"]
-    assert isinstance(config, MnemoConfigResource)
+    job, config = _ingested(workspace)
     note = vault / "People" / "Dana Kim.md"
     note.write_text(note.read_text(encoding="utf-8") + "\nDana now keeps bees.\n", encoding="utf-8")
     assert job.execute_in_process(partition_key="test", instance=workspace.instance).success
