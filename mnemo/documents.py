@@ -13,6 +13,7 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 
 from mnemo.note_dates import UNDATED, folder_day, name_day, passage_day, property_date
+from mnemo.note_names import shown_name
 
 DocumentKind = Literal["note", "journal", "chat"]
 # Block structure only: chunking needs headings and block line ranges, not inline markup.
@@ -130,6 +131,12 @@ class Document:
     # where `created` came from (`mnemo.note_dates`); "" in documents stored before it was recorded
     date_source: str = ""
 
+    @property
+    def shown_title(self) -> str:
+        """What the document is called where mnemo shows or embeds its name: a note whose file name
+        is an identifier by the name it gives itself (`note_names`), else its title."""
+        return self.title if self.kind == "chat" else shown_name(self.title, self.properties)
+
     def to_row(self) -> dict[str, Any]:
         row = _fields(self)
         row["properties"] = json.dumps(self.properties, sort_keys=True, ensure_ascii=False, default=str)
@@ -150,7 +157,8 @@ class Document:
 
 @dataclass
 class Chunk:
-    """A passage of a document: the unit of embedding and retrieval."""
+    """A passage of a document: the unit of embedding and retrieval. Its `title` is what its
+    document is called (`Document.shown_title`); its `path` says which file it is."""
 
     id: str
     namespace: str
@@ -300,7 +308,7 @@ def chunk_document(doc: Document, max_words: int = 180) -> list[Chunk]:
         chunks.append(
             Chunk(
                 id=chunk_id, namespace=doc.namespace, doc_id=doc.id, position=position,
-                heading=section.heading, text=section.text, path=doc.path, title=doc.title,
+                heading=section.heading, text=section.text, path=doc.path, title=doc.shown_title,
                 kind=doc.kind, timestamp=written(doc, section.heading, section.text),
             )
         )

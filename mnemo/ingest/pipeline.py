@@ -72,8 +72,9 @@ class ChunkStats:
 
 # How a chat's turns become chunks: a change to it (the dates resolved in a turn) chunks every chat again.
 TURN_CHUNKS_FORMAT = "turns:dates"
-# How a note's passages are dated (`documents.written`): a change to it chunks every note again.
-NOTE_CHUNKS_FORMAT = "notes:written"
+# How a note's passages are dated (`documents.written`) and named (`Document.shown_title`): a change
+# to it chunks every note again (passage ids stay; only passages whose text changed are embedded again).
+NOTE_CHUNKS_FORMAT = "notes:written:named"
 
 
 def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
