@@ -33,6 +33,7 @@ def _vault(root: Path) -> Path:
     vault.mkdir()
     for stem, (front, body) in SLUGGED.items():
         (vault / f"{stem}.md").write_text(f"---\n{front}\n---\n{body}\n", encoding="utf-8")
+    (vault / "1716491732-elipse.md").write_text("---\naliases: [Elipse]\nforma: cónica\n---\n", encoding="utf-8")
     (vault / "Telescopio.md").write_text("---\naliases: [Anteojo]\n---\nPara mirar [[Órbitas de cometas]].\n",
                                          encoding="utf-8")
     return vault
@@ -60,6 +61,7 @@ def test_passages_are_embedded_under_the_name_the_note_gives_itself(comets: Work
     assert chunks[f"{COMET}.md"].context_text.startswith("Órbitas de cometas\nLos cometas siguen")
     assert chunks[f"{KEPLER}.md"].title == "Leyes de Kepler"
     assert chunks["Telescopio.md"].context_text.startswith("Telescopio\nPara mirar")  # named by its file
+    assert chunks["1716491732-elipse.md"].context_text.startswith("Elipse\n")  # a note of properties only
     rows = {r["path"]: r for r in comets.vectors().table("chunks").to_arrow().to_pylist()}
     assert rows[f"{COMET}.md"]["embed_text"].startswith("Órbitas de cometas\n")
     assert rows[f"{COMET}.md"]["id"] == chunks[f"{COMET}.md"].id
