@@ -157,8 +157,7 @@ class Document:
 
 @dataclass
 class Chunk:
-    """A passage of a document: the unit of embedding and retrieval. Its `title` is what its
-    document is called (`Document.shown_title`); its `path` says which file it is."""
+    """A passage of a document: the unit of embedding and retrieval."""
 
     id: str
     namespace: str
@@ -308,7 +307,7 @@ def chunk_document(doc: Document, max_words: int = 180) -> list[Chunk]:
         chunks.append(
             Chunk(
                 id=chunk_id, namespace=doc.namespace, doc_id=doc.id, position=position,
-                heading=section.heading, text=section.text, path=doc.path, title=doc.shown_title,
+                heading=section.heading, text=section.text, path=doc.path, title=doc.title,
                 kind=doc.kind, timestamp=written(doc, section.heading, section.text),
             )
         )

@@ -29,7 +29,7 @@ def property_card(doc: Document) -> Chunk | None:
     text = " ".join([f"{doc.title}."] + lines)
     return Chunk(
         id="chunk_" + content_hash(doc.namespace, doc.id, "", text, "0"), namespace=doc.namespace,
-        doc_id=doc.id, position=0, heading="", text=text, path=doc.path, title=doc.shown_title, kind=doc.kind,
+        doc_id=doc.id, position=0, heading="", text=text, path=doc.path, title=doc.title, kind=doc.kind,
         timestamp=written(doc, "", text), metadata={"card": CARD},
     )
 

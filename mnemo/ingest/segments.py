@@ -61,7 +61,7 @@ def _new_chunk(
 ) -> Chunk:
     return Chunk(
         id="chunk_" + content_hash(doc.namespace, doc.id, key, heading, text), namespace=doc.namespace,
-        doc_id=doc.id, position=0, heading=heading, text=text, path=doc.path, title=doc.shown_title, kind=doc.kind,
+        doc_id=doc.id, position=0, heading=heading, text=text, path=doc.path, title=doc.title, kind=doc.kind,
         timestamp=timestamp or written(doc, heading, text), metadata=metadata,
     )
 

@@ -1,7 +1,7 @@
 """Notes whose file names are identifiers (`1716491727-orbitas-de-cometas.md`) and whose front
-matter names them: passages are embedded and searched under that name, sleep mode names themes by
-it and recall shows it, while links by file name or by alias resolve as before and a note named by
-its file name is unchanged."""
+matter names them: recall shows that name and sleep mode names communities and themes by it, while
+links by file name or by alias resolve as before, ids stay, and a note named by its file name is
+unchanged."""
 
 import json
 from pathlib import Path
@@ -12,7 +12,7 @@ from mnemo.documents import entity_id
 from mnemo.eval.sleep_run import consolidate_for_eval
 from mnemo.note_names import own_name
 from mnemo.sleep.themes import themes_paths
-from tests.support import Workspace, make_workspace
+from tests.support import Workspace, make_workspace, steady_client
 
 COMET = "1716491727-orbitas-de-cometas"
 KEPLER = "1716491728-leyes-de-kepler"
@@ -56,15 +56,20 @@ def test_the_file_name_is_a_name_unless_it_is_an_identifier() -> None:
     assert own_name(COMET, {}) is None
 
 
-def test_passages_are_embedded_under_the_name_the_note_gives_itself(comets: Workspace) -> None:
+def test_recall_shows_the_name_the_note_gives_itself(comets: Workspace) -> None:
+    """A passage keeps its note's file name in what is embedded (measured: embedding the name instead
+    answered the Spanish vault's questions no better) and carries the note's own name, which recall
+    shows as its title; a note named by its file is unchanged."""
     chunks = {c.path: c for c in comets.files().read_chunks()}
-    assert chunks[f"{COMET}.md"].context_text.startswith("Órbitas de cometas\nLos cometas siguen")
-    assert chunks[f"{KEPLER}.md"].title == "Leyes de Kepler"
-    assert chunks["Telescopio.md"].context_text.startswith("Telescopio\nPara mirar")  # named by its file
-    assert chunks["1716491732-elipse.md"].context_text.startswith("Elipse\n")  # a note of properties only
-    rows = {r["path"]: r for r in comets.vectors().table("chunks").to_arrow().to_pylist()}
-    assert rows[f"{COMET}.md"]["embed_text"].startswith("Órbitas de cometas\n")
-    assert rows[f"{COMET}.md"]["id"] == chunks[f"{COMET}.md"].id
+    assert chunks[f"{COMET}.md"].metadata["name"] == "Órbitas de cometas"
+    assert chunks[f"{COMET}.md"].context_text.startswith(f"{COMET}\nLos cometas siguen")
+    assert chunks[f"{KEPLER}.md"].metadata["name"] == "Leyes de Kepler"
+    assert chunks["1716491732-elipse.md"].metadata["name"] == "Elipse"  # a note of properties only
+    assert "name" not in chunks["Telescopio.md"].metadata and chunks["Telescopio.md"].title == "Telescopio"
+    items = steady_client(comets).recall("los cometas siguen elipses excéntricas", limit=10).items
+    titles = {i.path: i.title for i in items if i.kind == "chunk"}
+    assert titles[f"{COMET}.md"] == "Órbitas de cometas"
+    assert titles.get("Telescopio.md", "Telescopio") == "Telescopio"
 
 
 def test_links_and_ids_keep_the_file_name(comets: Workspace) -> None:
@@ -81,7 +86,7 @@ def test_links_and_ids_keep_the_file_name(comets: Workspace) -> None:
     assert ("1716491730-afelio.md", f"{KEPLER}.md") in links  # [[title property]]
     assert ("Telescopio.md", f"{COMET}.md") in links
     chunks = {c.path: c for c in comets.files().read_chunks()}
-    assert chunks[f"{COMET}.md"].title == "Órbitas de cometas"
+    assert chunks[f"{COMET}.md"].metadata["name"] == "Órbitas de cometas"
 
 
 def test_sleep_names_communities_and_themes_as_the_owner_does(comets: Workspace) -> None:
