@@ -133,8 +133,8 @@ class Document:
 
     @property
     def shown_title(self) -> str:
-        """What the document is called where mnemo shows or embeds its name: a note whose file name
-        is an identifier by the name it gives itself (`note_names`), else its title."""
+        """What the document is called where mnemo shows its name: a note whose file name is an
+        identifier by the name it gives itself (`note_names`), else its title."""
         return self.title if self.kind == "chat" else shown_name(self.title, self.properties)
 
     def to_row(self) -> dict[str, Any]:

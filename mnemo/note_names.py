@@ -1,12 +1,13 @@
-"""What a note is called where mnemo shows or embeds its name.
+"""What a note is called where mnemo shows its name.
 
 Most vaults name a file by its title, and the file name is what the note is called. Some name
 every file by an identifier — a long number or timestamp and a separator
 (`1716491727-grupo-fundamental.md`, `202405141230 idea.md`), or the note's own `id` property —
 and keep the human title in the front matter (`title:` or the first of `aliases:`). For those,
-the name the note gives itself is what a passage is embedded and searched under and what sleep
-mode names a theme by. The file name stays the note's identity: links by file name or by alias
-resolve as before, and document, passage and entity ids do not change.
+the name the note gives itself is what recall titles its passages by (`metadata.name`) and what
+sleep mode names communities, summaries and themes by. The file name stays the note's identity
+and what its passages are embedded under: links by file name or by alias resolve as before, and
+document, passage and entity ids do not change.
 """
 
 import re
