@@ -13,6 +13,7 @@ from typing import Any, Literal
 from markdown_it import MarkdownIt
 
 from mnemo.note_dates import UNDATED, folder_day, name_day, passage_day, property_date
+from mnemo.note_names import shown_name
 
 DocumentKind = Literal["note", "journal", "chat"]
 # Block structure only: chunking needs headings and block line ranges, not inline markup.
@@ -129,6 +130,12 @@ class Document:
     former_titles: list[str] = field(default_factory=list)  # titles before a rename, first one first
     # where `created` came from (`mnemo.note_dates`); "" in documents stored before it was recorded
     date_source: str = ""
+
+    @property
+    def shown_title(self) -> str:
+        """What the document is called where mnemo shows its name: a note whose file name is an
+        identifier by the name it gives itself (`note_names`), else its title."""
+        return self.title if self.kind == "chat" else shown_name(self.title, self.properties)
 
     def to_row(self) -> dict[str, Any]:
         row = _fields(self)

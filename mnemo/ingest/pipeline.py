@@ -72,8 +72,9 @@ class ChunkStats:
 
 # How a chat's turns become chunks: a change to it (the dates resolved in a turn) chunks every chat again.
 TURN_CHUNKS_FORMAT = "turns:dates"
-# How a note's passages are dated (`documents.written`): a change to it chunks every note again.
-NOTE_CHUNKS_FORMAT = "notes:written"
+# How a note's passages are dated (`documents.written`) and named (`metadata.name`): a change to it
+# chunks every note again (passage ids stay; only passages whose embedded text changed are embedded again).
+NOTE_CHUNKS_FORMAT = "notes:written:named"
 
 
 def _doc_key(doc: Document, blocks: dict[str, str]) -> str:
@@ -124,6 +125,9 @@ def document_chunks(doc: Document, max_words: int, blocks: dict[str, str]) -> li
     # a memory's expiry and scope, which recall reads from its passages (`recall.passage_visibility`)
     memory = "memory_id" in doc.properties
     kept = {k: doc.properties[k] for k in MEMORY_METADATA if k in doc.properties} if memory else {}
+    # what a note named by an identifier calls itself, shown by recall in place of its title (`note_names`)
+    if doc.shown_title != doc.title:
+        kept["name"] = doc.shown_title
     for chunk in fresh:
         chunk.metadata.update({"doc_key": key, "max_words": max_words, **kept})
     return fresh

@@ -26,9 +26,11 @@ class RecalledItem:
 
     @classmethod
     def from_row(cls, row: dict[str, Any], score: float, reasons: list[str]) -> "RecalledItem":
-        """A passage from its row in the chunks table."""
-        return cls(row["id"], "chunk", row["text"], score, row["path"], row["title"], row["heading"],
-                   row["timestamp"], row["doc_id"], reasons, json.loads(row["metadata"] or "{}"))
+        """A passage from its row in the chunks table, titled by what its note calls itself (`name`
+        in its metadata, for a note named by an identifier; `note_names`), else by its note's title."""
+        metadata = json.loads(row["metadata"] or "{}")
+        return cls(row["id"], "chunk", row["text"], score, row["path"], metadata.get("name") or row["title"],
+                   row["heading"], row["timestamp"], row["doc_id"], reasons, metadata)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

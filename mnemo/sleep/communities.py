@@ -122,11 +122,12 @@ def cohesion(view: FactsView, members: frozenset[str], center: str) -> float:
 
 
 def _inputs(view: FactsView, members: frozenset[str], central: list[str]) -> str:
-    """A digest of what `_summary` reads: the members' rows (their names), the central members and
-    the chunks it takes sentences from. A member's chunk that no summary sentence can come from
-    does not make the summary again."""
+    """A digest of what `_summary` reads: the members' rows (their names, and a name shown in place
+    of one), the central members and the chunks it takes sentences from. A member's chunk that no
+    summary sentence can come from does not make the summary again."""
     entities, chunks = view.entities, view.chunks
     parts = [entities[e]["h"] for e in sorted(members)]
+    parts += [f"{e}={shown}" for e in sorted(members) if (shown := view.shown_name(e)) != entities[e]["name"]]
     for eid in central:
         parts.append(eid)
         parts.extend(chunks[c]["h"] if c in chunks else c for c in view.entity_chunks(eid)[:SOURCE_CHUNKS])
@@ -153,13 +154,13 @@ def _summary(
 ) -> tuple[str, list[str], list[str], str]:
     """(text, key entity ids, cited chunk ids, who wrote it): the `central` entities and their
     most on-topic sentences, written by the LLM when there is one, else extracted."""
-    hits = name_hits([n for n in (view.entities[e]["name"].lower() for e in members) if n])
+    hits = name_hits([n for n in (view.shown_name(e).lower() for e in members) if n])
     pool: list[Sentence] = []
     for eid in central:
         for chunk_id in view.entity_chunks(eid)[:SOURCE_CHUNKS]:
             for s in sentences(view.chunks[chunk_id]["text"], chunk_id):
                 pool.append(Sentence(s.text, chunk_id, float(hits(s.text.lower()))))
-    titles = ", ".join(view.entities[e]["name"] for e in central)
+    titles = ", ".join(view.shown_name(e) for e in central)
     if writer is not None:
         written = writer.summary(titles, pool, names)
         if written is not None:
@@ -240,7 +241,7 @@ def _remade(
     text, key, cited, wrote = _summary(view, members, central, writer, names)
     if writer is not None and wrote == EXTRACTIVE and old is not None:
         return {**old, "members": json.dumps(sorted(members)), "member_count": len(members)}, False
-    return {"id": cid, "level": level, "title": view.entities[key[0]]["name"] if key else cid,
+    return {"id": cid, "level": level, "title": view.shown_name(key[0]) if key else cid,
             "summary": text, "key_entities": key, "members": json.dumps(sorted(members)),
             "member_count": len(members), "sources": cited, "digest": content_hash(digest, wrote)}, True
 

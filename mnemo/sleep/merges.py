@@ -223,8 +223,9 @@ UNREAD_BY_SLEEP = frozenset(
 # the columns the sleep steps read; no extraction edge and none of these node tables is a sleep table,
 # so rows read with only these are never written to the graph (a sync of every table reads every column)
 SLEEP_EDGE_COLUMNS = ("id", "src", "dst", "role", "surface", "props", "h")  # props: the weight of REFERS_TO
-SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "h"), "Chunk": ("id", "position", "text", "timestamp", "h"),
-                      "Day": ("id", "h"), "Episode": ("id", "h")}
+# (a note's title and properties: what its page's entity is called, `FactsView.shown_name`)
+SLEEP_NODE_COLUMNS = {"Note": ("id", "kind", "title", "properties", "h"),
+                      "Chunk": ("id", "position", "text", "timestamp", "h"), "Day": ("id", "h"), "Episode": ("id", "h")}
 
 
 # edge tables the sleep steps read only for their ends (the largest two, those that place notes

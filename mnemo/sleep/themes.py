@@ -113,7 +113,7 @@ def _community_themes(view: FactsView, communities: dict[str, dict[str, Any]]) -
         central = list(row["key_entities"])
         members = central + sorted(set(json.loads(row["members"])) - set(central), key=lambda e: -view.degree(e))
         notes = list(dict.fromkeys(pages[e] for e in members if e in pages))[:THEME_NOTES]
-        names = [view.entities[e]["name"] for e in central if e in view.entities]
+        names = [view.shown_name(e) for e in central if e in view.entities]
         if len(notes) >= 2:
             themes.append({"id": cid, "title": row["title"], "kind": "community", "words": names,
                            "notes": notes, "entities": members})
@@ -129,8 +129,9 @@ def _hub_themes(view: FactsView, links: dict[str, dict[str, float]]) -> list[dic
         if len(direct) >= HUB_LINKS and note in entity_of:
             entity = entity_of[note]
             ranked = sorted(direct, key=lambda o: -len(links.get(o, {})))[: THEME_NOTES - 1]
-            themes.append({"id": f"hub:{note}", "title": view.entities[entity]["name"], "kind": "hub",
-                           "words": [view.entities[entity]["name"]], "notes": [note, *ranked], "entities": [entity]})
+            name = view.shown_name(entity)
+            themes.append({"id": f"hub:{note}", "title": name, "kind": "hub",
+                           "words": [name], "notes": [note, *ranked], "entities": [entity]})
     return themes
 
 

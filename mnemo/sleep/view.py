@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mnemo.documents import content_hash
 from mnemo.facts import GraphFacts, edge_columns
+from mnemo.note_names import own_name
 
 if TYPE_CHECKING:
     import igraph as ig  # imported when a graph is built: a re-run that reuses Leiden and PageRank never loads it
@@ -49,6 +50,7 @@ class FactsView:
         self._relation_degree: dict[str, int] | None = None
         self._community: tuple[ig.Graph, list[str]] | None = None
         self._adjacency: dict[str, dict[str, float]] | None = None
+        self._shown: dict[str, str] = {}
         self.entities: dict[str, dict[str, Any]] = facts.nodes["Entity"]
         self.chunks: dict[str, dict[str, Any]] = facts.nodes["Chunk"]
         self.notes: dict[str, dict[str, Any]] = facts.nodes["Note"]
@@ -83,6 +85,18 @@ class FactsView:
             pages = self.pages
             for note, entity in zip(*edge_columns(rows, "src", "dst")):
                 pages[entity].add(note)
+
+    def shown_name(self, eid: str) -> str:
+        """What the owner calls the entity: when it is named by its note's file name and that name
+        is an identifier, the name the note gives itself (`note_names`); else its name."""
+        if eid not in self._shown:
+            name = self.entities[eid]["name"]
+            notes = sorted(self.pages.get(eid, ()))
+            note = self.notes.get(notes[0]) if notes else None
+            named = note is not None and note.get("title") == name
+            own = own_name(name, json.loads(note.get("properties") or "{}")) if named and note else None
+            self._shown[eid] = own or name
+        return self._shown[eid]
 
     def entity_chunks(self, eid: str) -> list[str]:
         """Chunks that mention the entity, then the chunks of its own page(s)."""

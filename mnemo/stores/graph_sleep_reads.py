@@ -8,11 +8,11 @@ from mnemo.stores.cypher import Reads
 
 class SleepReads(Reads):
     def communities(self, cohesion_floor: float) -> list[list[Any]]:
-        """(id, level, title, summary) of each community at or above the cohesion floor (every one
-        when the graph holds no cohesion)."""
+        """(id, level, title, summary, key entities) of each community at or above the cohesion floor
+        (every one when the graph holds no cohesion); the first key entity is the one it is named after."""
         cohesive = f"WHERE c.cohesion IS NULL OR c.cohesion >= {cohesion_floor} " \
             if "cohesion" in self.columns_of("Community") else ""
-        return self._ordered(f"MATCH (c:Community) {cohesive}RETURN c.id, c.level, c.title, c.summary")
+        return self._ordered(f"MATCH (c:Community) {cohesive}RETURN c.id, c.level, c.title, c.summary, c.key_entities")
 
     def community_members(self) -> list[list[Any]]:
         """(community, entity) of each member."""

@@ -69,8 +69,7 @@ class PageFacts:
         kept = []
         for row in self.communities:
             members = self.members.get(row["id"], [])
-            listed = [e for e in members if note_of.get(e) not in self.index_pages
-                      or self.entities.get(e, ("", None))[0] == row["title"]]
+            listed = [e for e in members if note_of.get(e) not in self.index_pages or e == row.get("named_after")]
             trimmed = trim_members(listed, measured, meanings)
             self.members[row["id"]] = list(trimmed.kept)
             self.far[row["id"]] = {n for e in members if e not in trimmed.kept and (n := note_of.get(e))}
@@ -86,8 +85,9 @@ def read_page_facts(graph: GraphReader, key: str = "mnemo") -> PageFacts:
     profile in the graph (`key`: mnemo's property prefix, whose dates are not the note's own).
     Communities below the cohesion floor are left out."""
     facts = PageFacts(written=read_written(graph, key))
-    for cid, level, title, summary in graph.communities(COHESION_FLOOR):
-        facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or ""})
+    for cid, level, title, summary, key in graph.communities(COHESION_FLOOR):
+        facts.communities.append({"id": cid, "level": level or 0, "title": title or "", "summary": summary or "",
+                                  "named_after": (key or [None])[0]})
     for cid, eid in graph.community_members():
         facts.members[cid].append(eid)
     for cid, note in graph.community_citing_notes():

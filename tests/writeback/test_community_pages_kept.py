@@ -103,10 +103,21 @@ def test_an_index_page_is_listed_only_when_the_community_is_named_after_it() -> 
     facts.entities["e_recipes"] = ("Recipes", "n_recipes")
     facts.entities["e_tart"] = ("Tart", "n_tart")
     facts.members["c2"] = ["e_tart", "e_post1", "e_recipes"]
-    facts.communities[1]["title"] = "Recipes"
+    facts.communities[1].update(title="Recipes", named_after="e_recipes")
     facts.index_pages = {"n_recipes"}
     facts.keep_alike(_meanings())
     assert "e_recipes" not in facts.members["c1"] and "n_recipes" in facts.far["c1"]
+    assert "e_recipes" in facts.members["c2"]
+
+
+def test_an_index_page_a_community_is_named_after_stays_though_its_title_is_the_notes_own_name() -> None:
+    facts = _facts()
+    facts.entities["e_recipes"] = ("1716491727-recetas", "n_recipes")  # a note named by an identifier
+    facts.entities["e_tart"] = ("Tart", "n_tart")
+    facts.members["c2"] = ["e_tart", "e_post1", "e_recipes"]
+    facts.communities[1].update(title="Recetas", named_after="e_recipes")  # the note's alias
+    facts.index_pages = {"n_recipes"}
+    facts.keep_alike(_meanings())
     assert "e_recipes" in facts.members["c2"]
 
 
