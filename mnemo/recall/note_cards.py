@@ -98,10 +98,11 @@ def _first_passage(table: VectorTable, doc: str) -> str | None:
 
 
 def card_encoder() -> CardEncoder:
-    """The multilingual model the cards are embedded by (packaged, offline)."""
+    """The multilingual model the cards are embedded by (packaged, offline), on one thread: it runs
+    beside MiniLM, at ingest and recall alike (`E5Embedder`)."""
     from mnemo.stores.e5 import E5Embedder
 
-    return E5Embedder()
+    return E5Embedder(threads=1)
 
 
 def has_cards(vectors: VectorStore) -> bool:
