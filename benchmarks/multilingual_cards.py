@@ -2,12 +2,12 @@
 half of the questions and reported on the other.
 
 Usage: .venv/bin/python -m benchmarks.multilingual_cards [--vault DIR] [--qa FILE] [--work DIR]
-           [--weights 0 0.5 1 2] [--json OUT]
+           [--weights 0.5 1 2] [--decays 1 0.5] [--json OUT]
 
 The vault is ingested once as `mnemo eval notes` ingests it (MiniLM; the notes' stemmer; the
 cards embedded by e5); `--work DIR` keeps the namespace there, so a later run reads it again.
-Each question is asked by eager recall at every `Ranking.card_weight` (0: no cards, recall as it
-was) and by BM25 over whole notes in the same run. The weight is fitted on the odd-numbered
+Each question is asked by eager recall without cards (`Ranking.card_weight` 0: recall as it
+was), at every card weight and `card_decay`, and by BM25 over whole notes in the same run. The setting is fitted on the odd-numbered
 questions (first, third, ...) and reported on the even-numbered ones, and the other way round;
 every figure is also given per half and for the questions asked in another language than their
 note's (`cross`) and in the same (`same`).
@@ -29,7 +29,7 @@ from mnemo.stores.embedders import MiniLMEmbedder
 from ontology import load_ontology
 
 
-def ask(vault: Path, qa: Path, work: Path | None, weights: list[float]) -> dict[str, Any]:
+def ask(vault: Path, qa: Path, work: Path | None, weights: list[float], decays: list[float]) -> dict[str, Any]:
     questions = load_questions(qa)
     with tempfile.TemporaryDirectory(prefix="mnemo-cards-") as tmp:
         root = work or Path(tmp)
@@ -39,21 +39,21 @@ def ask(vault: Path, qa: Path, work: Path | None, weights: list[float]) -> dict[
         notes = NoteIndex(ingested.pipeline.files, Path(tmp) / "bm25")
         ranks = {"bm25": [rank_of(notes.search(q.text, DEPTH), q.gold) for q in questions]}
         engine, shipped = ingested.engine, ingested.engine.settings
-        for weight in weights:
-            engine.settings = replace(shipped, ranking=replace(shipped.ranking, card_weight=weight))
+        for weight, decay in [(0.0, 1.0)] + [(w, d) for w in weights if w for d in decays]:
+            engine.settings = replace(shipped, ranking=replace(shipped.ranking, card_weight=weight, card_decay=decay))
+            label = f"{weight:g}" if not weight else f"{weight:g} ÷ place^{decay:g}"
             start = time.perf_counter()
-            ranks[f"{weight:g}"] = [rank_of(distinct_notes(engine.recall(q.text, k=DEPTH, mode="eager")), q.gold)
-                                    for q in questions]
+            ranks[label] = [rank_of(distinct_notes(engine.recall(q.text, k=DEPTH, mode="eager")), q.gold)
+                            for q in questions]
             took = (time.perf_counter() - start) / len(questions)
-            print(f"card weight {weight:g}: {note_figures(ranks[f'{weight:g}'])} ({took * 1000:.0f} ms a question)",
-                  flush=True)
+            print(f"cards {label}: {note_figures(ranks[label])} ({took * 1000:.0f} ms a question)", flush=True)
     return {"questions": [q.id for q in questions], "ranks": ranks}
 
 
 def fitted_on(ranks: dict[str, list[int]], fit: list[bool]) -> str:
-    """The weight that did best (hit@5, then MRR, then the smaller weight) on the questions in `fit`."""
-    weights = [w for w in ranks if w != "bm25"]
-    return max(weights, key=lambda w: (*quality([r for r, f in zip(ranks[w], fit) if f]), -float(w)))
+    """The setting that did best (hit@5, then MRR, then the first listed) on the questions in `fit`."""
+    settings = [s for s in ranks if s != "bm25"]
+    return max(settings, key=lambda s: (*quality([r for r, f in zip(ranks[s], fit) if f]), -settings.index(s)))
 
 
 def report(asked: dict[str, Any], cross: dict[str, bool]) -> dict[str, Any]:
@@ -74,10 +74,12 @@ def main() -> None:
     parser.add_argument("--vault", type=Path, default=VAULT)
     parser.add_argument("--qa", type=Path, default=QA)
     parser.add_argument("--work", type=Path, default=None, help="keep the ingested namespace here")
-    parser.add_argument("--weights", type=float, nargs="+", default=[0.0, 0.25, 0.5, 1.0, 2.0])
+    parser.add_argument("--weights", type=float, nargs="+", default=[0.25, 0.5, 1.0, 2.0])
+    parser.add_argument("--decays", type=float, nargs="+", default=[1.0],
+                        help="Ranking.card_decay values: the card at place p gains weight × best ÷ p ** decay")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    result = report(ask(args.vault, args.qa, args.work, args.weights), cross_language([args.qa]))
+    result = report(ask(args.vault, args.qa, args.work, args.weights, args.decays), cross_language([args.qa]))
     print(f"chosen: {result['chosen']}")
     for system, parts in result["figures"].items():
         print(f"{system:<10} " + "  ".join(f"{p} {f['hit@5']:.3f}/{f['MRR']:.3f} ({f['questions']})"

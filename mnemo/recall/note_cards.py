@@ -79,9 +79,9 @@ class NoteCards:
         return [self.doc_ids[n] for n in order]
 
 
-def add_card_notes(table: VectorTable, pool: Pool, docs: list[str], weight: float) -> None:
+def add_card_notes(table: VectorTable, pool: Pool, docs: list[str], weight: float, decay: float = 1.0) -> None:
     """Each note in `docs` (nearest card first) gains weight × the best candidate's score ÷ its
-    place: on its best passage already in the pool, else on its first passage."""
+    place ** decay: on its best passage already in the pool, else on its first passage."""
     best = weight * max(pool.scores.values(), default=1.0)
     in_pool: dict[str, str] = {}
     for row_id in pool.best():
@@ -89,7 +89,7 @@ def add_card_notes(table: VectorTable, pool: Pool, docs: list[str], weight: floa
     for place, doc in enumerate(docs, 1):
         row_id = in_pool.get(doc) or _first_passage(table, doc)
         if row_id is not None:
-            pool.add(row_id, best / place, "card")
+            pool.add(row_id, best / place ** decay, "card")
 
 
 def _first_passage(table: VectorTable, doc: str) -> str | None:
