@@ -7,14 +7,13 @@ Usage: .venv/bin/python -m benchmarks.multilingual_cards [--vault DIR] [--qa FIL
 The vault is ingested once as `mnemo eval notes` ingests it (MiniLM; the notes' stemmer; the
 cards embedded by e5); `--work DIR` keeps the namespace there, so a later run reads it again.
 Each question is asked by eager recall without cards (`Ranking.card_weight` 0: recall as it
-was), at every card weight and `card_decay`, and by BM25 over whole notes in the same run. The setting is fitted on the odd-numbered
-questions (first, third, ...) and reported on the even-numbered ones, and the other way round;
-every figure is also given per half and for the questions asked in another language than their
-note's (`cross`) and in the same (`same`).
+was), at every card weight and `card_decay`, and by BM25 over whole notes in the same run. The
+setting is fitted on the odd-numbered questions (first, third, ...) and reported on the
+even-numbered ones, and the other way round; every figure is also given per half and for the
+questions asked in another language than their note's (`cross`) and in the same (`same`).
 """
 
 import argparse
-import json
 import tempfile
 import time
 from dataclasses import replace
@@ -22,22 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fitting.notes_cv import cross_language, note_figures
-from benchmarks.multilingual_pair import QA, VAULT, quality, rank_of
-from mnemo.eval.notes import DEPTH, NoteIndex, distinct_notes, ingest_vault, load_questions
-from mnemo.recall.settings import RecallSettings
-from mnemo.stores.embedders import MiniLMEmbedder
-from ontology import load_ontology
+from benchmarks.multilingual_lexical import ingested_with_bm25
+from benchmarks.multilingual_pair import QA, VAULT, quality, rank_of, show
+from mnemo.eval.notes import DEPTH, distinct_notes, load_questions
 
 
 def ask(vault: Path, qa: Path, work: Path | None, weights: list[float], decays: list[float]) -> dict[str, Any]:
     questions = load_questions(qa)
     with tempfile.TemporaryDirectory(prefix="mnemo-cards-") as tmp:
-        root = work or Path(tmp)
-        start = time.perf_counter()
-        ingested = ingest_vault(vault, "obsidian", root, MiniLMEmbedder(), load_ontology(), RecallSettings())
-        print(f"ingested in {time.perf_counter() - start:.0f} s", flush=True)
-        notes = NoteIndex(ingested.pipeline.files, Path(tmp) / "bm25")
-        ranks = {"bm25": [rank_of(notes.search(q.text, DEPTH), q.gold) for q in questions]}
+        ingested, ranks = ingested_with_bm25(vault, work or Path(tmp), Path(tmp), questions)
         engine, shipped = ingested.engine, ingested.engine.settings
         for weight, decay in [(0.0, 1.0)] + [(w, d) for w in weights if w for d in decays]:
             engine.settings = replace(shipped, ranking=replace(shipped.ranking, card_weight=weight, card_decay=decay))
@@ -81,11 +73,7 @@ def main() -> None:
     args = parser.parse_args()
     result = report(ask(args.vault, args.qa, args.work, args.weights, args.decays), cross_language([args.qa]))
     print(f"chosen: {result['chosen']}")
-    for system, parts in result["figures"].items():
-        print(f"{system:<10} " + "  ".join(f"{p} {f['hit@5']:.3f}/{f['MRR']:.3f} ({f['questions']})"
-                                          for p, f in parts.items()))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    show(result, args.json, 20)
 
 
 if __name__ == "__main__":
