@@ -28,7 +28,7 @@ from mnemo.stores.vector_table import VectorTable
 from mnemo.stores.vectors import SyncStats, VectorStore
 
 CARDS = "note_cards"  # the vector table of the cards
-OPENING_CHARS = 200  # of a note's body, after its names
+OPENING_CHARS = 400  # of a note's body, after its names (200 placed the note in the first five for fewer questions)
 CARD_NOTES = 5  # nearest cards whose notes join a query's pool
 _LINK = re.compile(r"!?\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
 _MARKUP = re.compile(r"[#*>`$\\{}^_|]+")

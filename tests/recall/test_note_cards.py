@@ -59,8 +59,8 @@ def test_a_card_is_the_notes_names_and_opening_words() -> None:
     note = Document("n1", "notes", "vault", "1708533902-depth-first-search.md", "1708533902-depth-first-search",
                     "note", "# Búsqueda\nVer [[1708534329-bfs|la búsqueda en anchura]] y **[[Grafo]]**.", "h")
     assert card_text(note) == "depth first search. Búsqueda Ver la búsqueda en anchura y Grafo ."
-    named = Document("n2", "notes", "vault", "n2.md", "n2", "note", "x" * 500, "h", aliases=["Uno", "Dos", "Uno"])
-    assert card_text(named) == "Uno; Dos. " + "x" * 200
+    named = Document("n2", "notes", "vault", "n2.md", "n2", "note", "x" * 900, "h", aliases=["Uno", "Dos", "Uno"])
+    assert card_text(named) == "Uno; Dos. " + "x" * 400
     assert [r["doc_id"] for r in card_rows([note, named])] == ["n1", "n2"]
 
 
