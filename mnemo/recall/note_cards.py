@@ -8,7 +8,7 @@ note a card: its names (aliases, else the title) and its opening words, embedded
 multilingual model (`CardEncoder`; e5 by default) into the `note_cards` vector table, one short
 text per note (a note's card is embedded again only when its text changes). Recall asks the
 cards with the query and the first passages of the `CARD_NOTES` nearest notes join the pool, the
-nearest with `Ranking.card_weight` times the best candidate's score, the next ones less
+card at place p with `Ranking.card_weight` times the best candidate's score ÷ p ** `card_decay`
 (`add_card_notes`), as the pages of named entities join it (`recall.gathering.add_pages`).
 Namespaces with no cards table (English notes, or a multilingual embedder) are untouched.
 (benchmarks/multilingual_cards.py; docs/EVALUATION.md, "Notes in other languages")."""
