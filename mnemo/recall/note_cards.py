@@ -5,7 +5,7 @@ MiniLM, the English model, cannot carry a question's meaning into Spanish notes 
 question's into anything). Where the notes are mostly in a language other than English and the
 passages are embedded by an English-only model (`recall.query_language`), ingest also gives every
 note a card: its names (aliases, else the title) and its opening words, embedded by a
-multilingual model (`CardEncoder`; e5 by default) into the `note_cards` vector table, one short
+multilingual model (`card_encoder`: e5) into the `note_cards` vector table, one short
 text per note (a note's card is embedded again only when its text changes). Recall asks the
 cards with the query and the first passages of the `CARD_NOTES` nearest notes join the pool, the
 card at place p with `Ranking.card_weight` times the best candidate's score ÷ p ** `card_decay`
@@ -15,13 +15,14 @@ Namespaces with no cards table (English notes, or a multilingual embedder) are u
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from mnemo.documents import Document
 from mnemo.recall.query_language import ENGLISH_ONLY
 from mnemo.recall.rank import Pool
+from mnemo.stores.embedders import Embedder
 from mnemo.stores.vector_filter import Filter
 from mnemo.stores.vector_rows import vector_matrix
 from mnemo.stores.vector_table import VectorTable
@@ -34,16 +35,6 @@ _LINK = re.compile(r"!?\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
 _MARKUP = re.compile(r"[#*>`$\\{}^_|]+")
 _SPACE = re.compile(r"\s+")
 _STAMP = re.compile(r"^\d{8,}-")  # a Zettelkasten id before a slug title: 1708533902-depth-first-search
-
-
-class CardEncoder(Protocol):
-    """A multilingual embedder: passages and queries as unit vectors."""
-
-    name: str
-
-    def encode(self, texts: list[str]) -> np.ndarray: ...
-
-    def encode_query(self, texts: list[str]) -> np.ndarray: ...
 
 
 def card_text(doc: Document) -> str:
@@ -84,8 +75,8 @@ def add_card_notes(table: VectorTable, pool: Pool, docs: list[str], weight: floa
     place ** decay: on its best passage already in the pool, else on its first passage."""
     best = weight * max(pool.scores.values(), default=1.0)
     in_pool: dict[str, str] = {}
-    for row_id in pool.best():
-        in_pool.setdefault(pool.rows.get(row_id, {}).get("doc_id", ""), row_id)
+    for candidate in pool.best():
+        in_pool.setdefault(pool.rows.get(candidate, {}).get("doc_id", ""), candidate)
     for place, doc in enumerate(docs, 1):
         row_id = in_pool.get(doc) or _first_passage(table, doc)
         if row_id is not None:
@@ -97,7 +88,7 @@ def _first_passage(table: VectorTable, doc: str) -> str | None:
     return min(rows, key=lambda r: r["position"])["id"] if rows else None
 
 
-def card_encoder() -> CardEncoder:
+def card_encoder() -> Embedder:
     """The multilingual model the cards are embedded by (packaged, offline), on one thread: it runs
     beside MiniLM, at ingest and recall alike (`E5Embedder`)."""
     from mnemo.stores.e5 import E5Embedder
@@ -117,7 +108,7 @@ def wants_cards(embedder: str, stemmer: str) -> bool:
 
 
 def update_cards(vectors: VectorStore, docs: Callable[[], Iterable[Document]], wanted: bool,
-                 encoder: CardEncoder | None = None) -> SyncStats | None:
+                 encoder: Embedder | None = None) -> SyncStats | None:
     """One card per note of `docs()` when `wanted` (only new or changed cards embedded); when not,
     a cards table left from before is emptied. None when there was nothing to do."""
     if not wanted and not has_cards(vectors):
@@ -128,7 +119,7 @@ def update_cards(vectors: VectorStore, docs: Callable[[], Iterable[Document]], w
 class CardReads:
     """Recall's side of the cards: the table's current version held, and the query encoder."""
 
-    def __init__(self, vectors: VectorStore, encoder: CardEncoder | None = None) -> None:
+    def __init__(self, vectors: VectorStore, encoder: Embedder | None = None) -> None:
         self.vectors = vectors
         self.encoder = encoder
         self.held: NoteCards | None = None
