@@ -26,6 +26,7 @@ from mnemo.recall.gathering import (
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.linked import Themes, Weights, linked_round
+from mnemo.recall.note_cards import CardReads, add_card_notes
 from mnemo.recall.passage_visibility import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.profiles import profile_round
 from mnemo.recall.query_language import notes_not_in_english
@@ -69,6 +70,7 @@ class RecallEngine:
         self.random = random.Random(seed)
         settings = settings or RecallSettings()
         self.reads = TableReads(vectors, embedder, settings)
+        self.cards = CardReads(vectors)  # notes in another language than the query's (`recall.note_cards`)
         self.settings = settings
         self.inbox = InboxScopes(self.root)
 
@@ -133,6 +135,8 @@ class RecallEngine:
             entities = [e for e in entities if e not in hydration.hidden]
         add_entity_chunks(pool, hydration, entities, not (query and query.strip()), s.ranking.entity_weight)
         add_pages(table, pool, hydration, named_shares(context, index.coverage(query or "")), s.ranking.entity_weight)
+        if query and query.strip() and s.ranking.card_weight:
+            add_card_notes(table, pool, self.cards.nearest(query), s.ranking.card_weight, s.ranking.card_decay)
         fill_rows(table, pool)
         if vector is not None and (s.ranking.neighbour_weight or s.ranking.theme_weight):
             self._add_linked(table, pool, vector, query or "")
