@@ -24,11 +24,11 @@ from mnemo.recall.query_language import ENGLISH_ONLY
 from mnemo.recall.rank import Pool
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_purge import CARDS  # the vector table of the cards
 from mnemo.stores.vector_rows import vector_matrix
 from mnemo.stores.vector_table import VectorTable
 from mnemo.stores.vectors import SyncStats, VectorStore
 
-CARDS = "note_cards"  # the vector table of the cards
 OPENING_CHARS = 400  # of a note's body, after its names (200 placed the note in the first five for fewer questions)
 CARD_NOTES = 5  # nearest cards whose notes join a query's pool
 _LINK = re.compile(r"!?\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
