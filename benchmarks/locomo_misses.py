@@ -35,7 +35,7 @@ from mnemo.stores.embedders import MiniLMEmbedder  # noqa: E402
 from ontology import load_ontology  # noqa: E402
 
 DEFAULT_FILE = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "locomo" / "locomo_dev.json"
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parent / "out"  # not results/: the report quotes the conversations (CC BY-NC)
 DEPTH = 50
 _DIA = re.compile(r"D(\d+):(\d+)")
 

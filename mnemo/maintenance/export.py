@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from mnemo.config import ArchivesConfig, validate_namespace
 from mnemo.facts import GraphFacts
+from mnemo.ingest.embedder_choice import recorded_choice
 from mnemo.maintenance.archive_guard import DEFAULT_LIMITS, UnsafeArchive, check_inbox_files, check_written
 from mnemo.maintenance.export_check import (
     ExportError,
@@ -188,9 +189,12 @@ def _read_facts(folder: Path, graph: GraphStore) -> GraphFacts:
     return facts
 
 
-def _load_vectors(folder: Path, store: VectorStore) -> None:
+def _load_vectors(folder: Path, store: VectorStore, root: Path) -> None:
+    """The export's vector tables, their full-text indexes stemmed in the notes' language (as the
+    namespace's recorded embedder choice names it)."""
+    choice = recorded_choice(root)
     for path in sorted((folder / "vectors").glob("*.parquet")):
-        store.restore(path)
+        store.restore(path, choice.stemmer if choice else "English")
 
 
 def import_namespace(
@@ -238,7 +242,7 @@ def _build(folder: Path, members: list[str], files: NamespaceFiles, ontology: On
         refused = _first_line(exc)
         raise ExportError(f"{folder / 'graph'}: the graph refused its rows ({refused}); nothing was imported") from None
     files.vectors_path.mkdir(parents=True, exist_ok=True)
-    _load_vectors(folder, VectorStore(files.vectors_path))
+    _load_vectors(folder, VectorStore(files.vectors_path), files.root)
 
 
 def _first_line(exc: Exception) -> str:

@@ -166,9 +166,11 @@ def shared_theme(themes: Themes, ranked: list[str]) -> dict[str, Any] | None:
     LED_LINKS notes) shares every theme: it counts for none and leads none."""
     if not SHARED:
         return None
-    best_notes = {d for d in ranked[:SHARED_AMONG] if _direct_links(themes, d) <= LED_LINKS}
+    first = ranked[:max(SHARED_AMONG, SHARED_LEAD)]
+    narrow = {d for d in first if _direct_links(themes, d) <= LED_LINKS}
+    best_notes = narrow.intersection(ranked[:SHARED_AMONG])
     found, most = None, SHARED - 1
-    for lead in (d for d in ranked[:SHARED_LEAD] if _direct_links(themes, d) <= LED_LINKS):
+    for lead in (d for d in ranked[:SHARED_LEAD] if d in narrow):
         for theme in themes.led_by.get(lead, ()):
             shared = len(best_notes & _offered(themes, theme))
             if shared > most:

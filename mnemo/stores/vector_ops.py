@@ -102,11 +102,11 @@ class VectorOps:
         table.optimize(cleanup_older_than=keep_versions_for)
         return before, fragment_count(table)
 
-    def restore(self, parquet: Path) -> None:
+    def restore(self, parquet: Path, language: str = "English") -> None:
         """Make the table named after the Parquet file hold exactly its rows, with a full-text index
-        when it has text."""
+        (stemmed in `language`, LanceDB's name) when it has text."""
         import pyarrow.parquet as pq
 
         table = self._db().create_table(parquet.stem, data=pq.read_table(parquet), mode="overwrite")
         if TEXT_COLUMN in table.schema.names:
-            table.create_fts_index(TEXT_COLUMN, replace=True)
+            table.create_fts_index(TEXT_COLUMN, replace=True, language=language)

@@ -19,6 +19,7 @@ from typing import Any
 
 from mnemo.stores import faults
 from mnemo.stores.vector_filter import Filter
+from mnemo.stores.vector_index import fts_language
 from mnemo.stores.vector_ops import fragment_count
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
@@ -99,10 +100,12 @@ def remove_old_versions(table: Any, name: str) -> None:
 
 
 def _rebuild_text_indexes(table: Any, name: str) -> None:
+    """The table's full-text index (with the stemmer it had: the notes' language) and id index, built again."""
+    language = fts_language(table) or "English"
     for index in table.list_indices():
         faults.point(f"vectors.reindex:{name}")
         if index.index_type == "FTS":
-            table.create_fts_index(TEXT_COLUMN, replace=True)
+            table.create_fts_index(TEXT_COLUMN, replace=True, language=language)
         elif list(index.columns) == ["id"]:
             table.create_scalar_index("id", replace=True)
 

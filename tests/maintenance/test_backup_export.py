@@ -1,5 +1,6 @@
 """Backup/restore and export/import round trips compare canonical dumps; locks and damage are refused."""
 
+import json
 import shutil
 import threading
 import time
@@ -185,3 +186,18 @@ def test_restore_and_import_refuse_a_namespace_mnemo_yaml_does_not_list(ingested
         expected = f"{source}: holds namespace 'test', which {unlisting.config_path} does not list (configured: me)"
         assert "".join(expected.split()) in said and "mnemoinitPATH--nametest" in said
         assert not (unlisting.config.data_dir / "test").exists()
+
+
+def test_an_import_stems_the_full_text_index_in_the_notes_language(ingested: Workspace, other: Workspace,
+                                                                    tmp_path: Path) -> None:
+    from mnemo.ingest.embedder_choice import CHOICE_FILE
+    from mnemo.stores.vector_index import fts_language
+
+    choice = ingested.files().root / CHOICE_FILE  # as ingest records it for a namespace of Spanish notes
+    choice.write_text(json.dumps({**json.loads(choice.read_text(encoding="utf-8")), "stemmer": "Spanish"}),
+                      encoding="utf-8")
+    folder = tmp_path / "export"
+    export_namespace(ingested.config.data_dir, "test", load_ontology(), folder)
+    import_namespace(folder, other.config.data_dir, load_ontology())
+    table = other.vectors().table("chunks")
+    assert table is not None and fts_language(table) == "Spanish"
