@@ -7,19 +7,23 @@ passages are embedded by an English-only model (`recall.query_language`), ingest
 note a card: its names (aliases, else the title) and its opening words, embedded by a
 multilingual model (`card_encoder`: e5) into the `note_cards` vector table, one short
 text per note (a note's card is embedded again only when its text changes). Recall asks the
-cards with the query and the first passages of the `CARD_NOTES` nearest notes join the pool, the
+cards with the query (on a worker thread, while the passages are searched: `CardReads`) and the
+first passages of the `CARD_NOTES` nearest notes join the pool, the
 card at place p with `Ranking.card_weight` times the best candidate's score ÷ p ** `card_decay`
 (`add_card_notes`), as the pages of named entities join it (`recall.gathering.add_pages`).
 Namespaces with no cards table (English notes, or a multilingual embedder) are untouched.
 (benchmarks/multilingual_cards.py; docs/EVALUATION.md, "Notes in other languages")."""
 
+import logging
 import re
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from mnemo.documents import Document
+from mnemo.errors import MnemoError
 from mnemo.recall.query_language import ENGLISH_ONLY
 from mnemo.recall.rank import Pool
 from mnemo.stores.embedders import Embedder
@@ -29,6 +33,8 @@ from mnemo.stores.vector_rows import vector_matrix
 from mnemo.stores.vector_table import VectorTable
 from mnemo.stores.vectors import SyncStats, VectorStore
 
+LOG = logging.getLogger(__name__)
+CARDS_THREAD = "mnemo-cards"  # the name of the worker thread a query's cards are looked up on
 OPENING_CHARS = 400  # of a note's body, after its names (200 placed the note in the first five for fewer questions)
 CARD_NOTES = 5  # nearest cards whose notes join a query's pool
 _LINK = re.compile(r"!?\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
@@ -116,17 +122,48 @@ def update_cards(vectors: VectorStore, docs: Callable[[], Iterable[Document]], w
     return vectors.sync(CARDS, card_rows(docs()) if wanted else [], encoder or card_encoder())
 
 
+CARD_FAILURES = (MnemoError, ImportError, OSError, RuntimeError, ValueError)  # the model or the table unusable
+
+
 class CardReads:
-    """Recall's side of the cards: the table's current version held, and the query encoder."""
+    """Recall's side of the cards: the notes of the cards nearest a query, looked up on a worker
+    thread of their own while the query is searched on the calling thread (the e5 engine and
+    LanceDB release the GIL). The worker alone holds the table's current version and the encoder,
+    so the encoder runs one query at a time; no worker is started for a namespace without cards."""
 
     def __init__(self, vectors: VectorStore, encoder: Embedder | None = None) -> None:
         self.vectors = vectors
         self.encoder = encoder
         self.held: NoteCards | None = None
+        self._worker: ThreadPoolExecutor | None = None
 
-    def nearest(self, query: str, limit: int = CARD_NOTES) -> list[str]:
-        """The documents of the cards nearest the query; none when the namespace has no cards."""
-        table = self.vectors.open(CARDS) if has_cards(self.vectors) else None
+    def ask(self, query: str, limit: int = CARD_NOTES) -> Future[list[str]] | None:
+        """Start looking up the cards nearest the query; None when the namespace has no cards."""
+        if not has_cards(self.vectors):
+            return None
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=CARDS_THREAD)
+        return self._worker.submit(self._nearest, query, limit)
+
+    def answer(self, asked: Future[list[str]] | None) -> list[str]:
+        """The documents of the nearest cards, nearest first; none when the lookup failed (the
+        reason logged: recall goes on without the cards)."""
+        if asked is None:
+            return []
+        try:
+            return asked.result()
+        except CARD_FAILURES as error:
+            LOG.warning("note cards left out of recall in %s: %s", self.vectors.path, error)
+            return []
+
+    def close(self) -> None:
+        """End the worker thread (a later `ask` starts another)."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.shutdown(wait=True, cancel_futures=True)
+
+    def _nearest(self, query: str, limit: int) -> list[str]:
+        table = self.vectors.open(CARDS)
         if table is None:
             return []
         if self.held is None or self.held.version != table.version:
