@@ -95,11 +95,12 @@ def _first_passage(table: VectorTable, doc: str) -> str | None:
 
 
 def card_encoder() -> Embedder:
-    """The multilingual model the cards are embedded by (packaged, offline), on one thread: it runs
-    beside MiniLM, at ingest and recall alike (`E5Embedder`)."""
+    """The multilingual model the cards are embedded by (packaged, offline), each engine on one
+    thread: a query's runs beside MiniLM's; at ingest the cards are shared between two engines on
+    two threads, with nothing else running (`E5Embedder`)."""
     from mnemo.stores.e5 import E5Embedder
 
-    return E5Embedder(threads=1)
+    return E5Embedder(threads=1, engines=2)
 
 
 def has_cards(vectors: VectorStore) -> bool:

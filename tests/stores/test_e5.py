@@ -84,3 +84,11 @@ def test_an_engine_on_one_thread_gives_the_same_vectors_and_leaves_the_environme
     one = E5Embedder(threads=1).encode_query(TEXTS[:3])
     assert os.environ.get("OMP_NUM_THREADS") == before
     assert np.allclose(one, E5Embedder().encode_query(TEXTS[:3]), atol=1e-4)
+
+
+def test_texts_shared_between_two_engines_get_the_vectors_one_engine_gives() -> None:
+    texts = [f"{n}. {t}" for n, t in enumerate(TEXTS * 3)]
+    one = E5Embedder(batch_size=2, threads=1).encode(texts)
+    shared = E5Embedder(batch_size=2, threads=1, engines=2)
+    assert np.array_equal(shared.encode(texts), one)
+    assert np.array_equal(shared.encode(texts[:2]), one[:2])  # one batch: one engine
