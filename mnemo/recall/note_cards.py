@@ -16,6 +16,7 @@ Namespaces with no cards table (English notes, or a multilingual embedder) are u
 
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -37,6 +38,7 @@ LOG = logging.getLogger(__name__)
 CARDS_THREAD = "mnemo-cards"  # the name of the worker thread a query's cards are looked up on
 OPENING_CHARS = 400  # of a note's body, after its names (200 placed the note in the first five for fewer questions)
 CARD_NOTES = 5  # nearest cards whose notes join a query's pool
+CARD_FAILURES = (MnemoError, ImportError, OSError, RuntimeError, ValueError)  # e5 or the cards table unusable
 _LINK = re.compile(r"!?\[\[([^\[\]\n|]+?)(?:\|([^\[\]\n]+?))?\]\]")
 _MARKUP = re.compile(r"[#*>`$\\{}^_|]+")
 _SPACE = re.compile(r"\s+")
@@ -123,9 +125,6 @@ def update_cards(vectors: VectorStore, docs: Callable[[], Iterable[Document]], w
     return vectors.sync(CARDS, card_rows(docs()) if wanted else [], encoder or card_encoder())
 
 
-CARD_FAILURES = (MnemoError, ImportError, OSError, RuntimeError, ValueError)  # the model or the table unusable
-
-
 class CardReads:
     """Recall's side of the cards: the notes of the cards nearest a query, looked up on a worker
     thread of their own while the query is searched on the calling thread (the e5 engine and
@@ -137,14 +136,16 @@ class CardReads:
         self.encoder = encoder
         self.held: NoteCards | None = None
         self._worker: ThreadPoolExecutor | None = None
+        self._starting = threading.Lock()  # recalls on several threads start one worker
 
     def ask(self, query: str, limit: int = CARD_NOTES) -> Future[list[str]] | None:
         """Start looking up the cards nearest the query; None when the namespace has no cards."""
         if not has_cards(self.vectors):
             return None
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=CARDS_THREAD)
-        return self._worker.submit(self._nearest, query, limit)
+        with self._starting:
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=CARDS_THREAD)
+            return self._worker.submit(self._nearest, query, limit)
 
     def answer(self, asked: Future[list[str]] | None) -> list[str]:
         """The documents of the nearest cards, nearest first; none when the lookup failed (the
@@ -159,7 +160,8 @@ class CardReads:
 
     def close(self) -> None:
         """End the worker thread (a later `ask` starts another)."""
-        worker, self._worker = self._worker, None
+        with self._starting:
+            worker, self._worker = self._worker, None
         if worker is not None:
             worker.shutdown(wait=True, cancel_futures=True)
 
