@@ -21,22 +21,28 @@ from typing import Any
 
 from benchmarks.fitting.notes_cv import cross_language
 from benchmarks.multilingual_pair import QA, VAULT, left_out, note_figures, rank_of
-from mnemo.eval.notes import DEPTH, NoteIndex, distinct_notes, ingest_vault, load_questions
+from mnemo.eval.notes import DEPTH, NoteIndex, NoteQuestion, Vault, distinct_notes, ingest_vault, load_questions
 from mnemo.recall.settings import RecallSettings
 from mnemo.stores.embedders import MiniLMEmbedder
 from ontology import load_ontology
+
+
+def ingested_with_bm25(vault: Path, root: Path, scratch: Path,
+                       questions: list[NoteQuestion]) -> tuple[Vault, dict[str, list[int]]]:
+    """The vault ingested under `root` as `mnemo eval notes` ingests it (MiniLM), and the rank of
+    each question's note by BM25 over whole notes (its index under `scratch`)."""
+    start = time.perf_counter()
+    ingested = ingest_vault(vault, "obsidian", root, MiniLMEmbedder(), load_ontology(), RecallSettings())
+    print(f"ingested in {time.perf_counter() - start:.0f} s", flush=True)
+    notes = NoteIndex(ingested.pipeline.files, scratch / "bm25")
+    return ingested, {"bm25": [rank_of(notes.search(q.text, DEPTH), q.gold) for q in questions]}
 
 
 def ask(vault: Path, qa: Path, work: Path | None, language: str, weights: list[float],
         factors: list[float]) -> dict[str, Any]:
     questions = load_questions(qa)
     with tempfile.TemporaryDirectory(prefix="mnemo-lexical-") as tmp:
-        root = work or Path(tmp)
-        start = time.perf_counter()
-        ingested = ingest_vault(vault, "obsidian", root, MiniLMEmbedder(), load_ontology(), RecallSettings())
-        print(f"ingested in {time.perf_counter() - start:.0f} s", flush=True)
-        notes = NoteIndex(ingested.pipeline.files, Path(tmp) / "bm25")
-        ranks = {"bm25": [rank_of(notes.search(q.text, DEPTH), q.gold) for q in questions]}
+        ingested, ranks = ingested_with_bm25(vault, work or Path(tmp), Path(tmp), questions)
         engine, shipped = ingested.engine, ingested.engine.settings
         for stemmer in ("English", language):
             ingested.pipeline.vectors.stem_text_as(stemmer)

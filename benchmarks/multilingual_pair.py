@@ -104,11 +104,16 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     result = report(ask(args.vault, args.qa, args.shares, args.work, args.fts_language), cross_language([args.qa]))
+    show(result, args.json)
+
+
+def show(result: dict[str, Any], path: Path | None, width: int = 14) -> None:
+    """Each system's hit@5 / MRR per part of the questions; all of it as JSON to `path` when given."""
     for system, parts in result["figures"].items():
-        print(f"{system:<14} " + "  ".join(f"{p} {f['hit@5']:.3f}/{f['MRR']:.3f} ({f['questions']})"
-                                          for p, f in parts.items()))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+        print(f"{system:<{width}} " + "  ".join(f"{p} {f['hit@5']:.3f}/{f['MRR']:.3f} ({f['questions']})"
+                                               for p, f in parts.items()))
+    if path:
+        path.write_text(json.dumps(result, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from mnemo.ingest.pipeline import (
 )
 from mnemo.maintenance.figures import keep_memory_ids
 from mnemo.maintenance.forget import ForgetStores, resume_forget
+from mnemo.recall.note_cards import update_cards, wants_cards
 from mnemo.sleep.merges import canonical_entities, canonical_facts
 from mnemo.sources.scan import ScanResult
 from mnemo.stores.embed_progress import Report
@@ -112,7 +113,9 @@ class IngestPipeline:
         groups = chunk_groups(self.files.read_chunks())
         choice = choose_for_documents(self.settings, self.files.root, self.files.read_documents)
         self.vectors.stem_text_as(choice.stemmer)  # the full-text index in the notes' language
-        return self.vectors.sync_groups("chunks", groups, self.embedder, late=late, progress=progress)
+        synced = self.vectors.sync_groups("chunks", groups, self.embedder, late=late, progress=progress)
+        update_cards(self.vectors, self.files.read_documents, wants_cards(self.embedder.name, choice.stemmer))
+        return synced
 
     def extractions(self) -> FactsSummary:
         """The structural facts (skipped when their inputs are those of the last run)."""

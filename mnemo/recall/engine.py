@@ -4,6 +4,7 @@ query, their mentions, notes and relations), weighted by salience, shaped by sle
 overlay, and degraded to the searches alone when the graph is locked by another process."""
 
 import random
+from concurrent.futures import Future
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -26,6 +27,7 @@ from mnemo.recall.gathering import (
 from mnemo.recall.graph import Hydration
 from mnemo.recall.graph_view import hydrate, visible_entities
 from mnemo.recall.linked import Themes, Weights, linked_round
+from mnemo.recall.note_cards import CardReads, add_card_notes
 from mnemo.recall.passage_visibility import GLOBAL_ONLY, hidden_row, now_iso
 from mnemo.recall.profiles import profile_round
 from mnemo.recall.query_language import notes_not_in_english
@@ -69,6 +71,7 @@ class RecallEngine:
         self.random = random.Random(seed)
         settings = settings or RecallSettings()
         self.reads = TableReads(vectors, embedder, settings)
+        self.cards = CardReads(vectors)  # notes in another language than the query's (`recall.note_cards`)
         self.settings = settings
         self.inbox = InboxScopes(self.root)
 
@@ -114,6 +117,7 @@ class RecallEngine:
         until: str | None, scopes: frozenset[str], floor: float | None,
     ) -> RecallResult:
         _check_request(query, context, mode)
+        cards = self._ask_cards(query)  # e5 encodes the query on the cards' thread while it is searched here
         table = self.vectors.open("chunks")
         if table is None:
             problem = self.vectors.problems.get("chunks")
@@ -133,6 +137,8 @@ class RecallEngine:
             entities = [e for e in entities if e not in hydration.hidden]
         add_entity_chunks(pool, hydration, entities, not (query and query.strip()), s.ranking.entity_weight)
         add_pages(table, pool, hydration, named_shares(context, index.coverage(query or "")), s.ranking.entity_weight)
+        if cards is not None:
+            add_card_notes(table, pool, self.cards.answer(cards), s.ranking.card_weight, s.ranking.card_decay)
         fill_rows(table, pool)
         if vector is not None and (s.ranking.neighbour_weight or s.ranking.theme_weight):
             self._add_linked(table, pool, vector, query or "")
@@ -147,6 +153,18 @@ class RecallEngine:
         grounding = self._grounding(entities, items, hydration, index.kinds)
         relations = profiles + self._relation_items(hydration) if mode == "deliberate" else []
         return self._shaped(table, RecallResult("", grounding, items + relations, mode, degraded), hidden)
+
+    def _ask_cards(self, query: str | None) -> Future[list[str]] | None:
+        """The lookup of the notes whose cards are nearest the query, started (`recall.note_cards`);
+        None when the cards are off or the namespace has none."""
+        if not (query and query.strip() and self.settings.ranking.card_weight):
+            return None
+        return self.cards.ask(query)
+
+    def close(self) -> None:
+        """End the worker threads recall started (a later recall starts them again)."""
+        self.cards.close()
+        self.reads.close()
 
     def _size(self, mode: Mode) -> int:
         """Candidates each search contributes in this mode."""

@@ -30,6 +30,8 @@ class Ranking:
     cosine_weight: float = 9.0
     bm25_weight: float = 2.5
     unread_query_bm25_factor: float = 4.0  # BM25 × this for a query the embedder cannot read (recall.query_language)
+    card_weight: float = 2.0  # notes whose multilingual card is nearest the query (recall.note_cards; 0: none)
+    card_decay: float = 0.5  # the card at place p gains card_weight × best ÷ p ** this (both fitted)
     speaker_bonus: float = 3.0
     neighbour_cosine_weight: float = 2.0
     neighbour_bm25_weight: float = 1.5

@@ -53,6 +53,12 @@ class TableReads:
             self._worker = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mnemo-recall")
         return self._worker
 
+    def close(self) -> None:
+        """End the worker threads (a later search starts them again)."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.shutdown(wait=True)
+
     def hits(self, table: VectorTable, query: str, size: int, window: TimeWindow) -> Hits:
         """The query's vector, then its full-text and vector hits, best first: the full-text search
         runs on a worker thread while the query is embedded and searched by vector here."""

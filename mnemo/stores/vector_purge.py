@@ -110,13 +110,32 @@ def _rebuild_text_indexes(table: Any, name: str) -> None:
             table.create_scalar_index("id", replace=True)
 
 
+CARDS = "note_cards"  # one row per note, holding its names and opening words (`recall.note_cards`)
+
+
 def purge_vectors(store: VectorStore, chunks: list[str], docs: list[str], entities: list[str],
                   whole: bool = False) -> VectorPurge:
     """Purge forgotten chunks (by id or document) and entities from the vector tables (`whole`: see
-    `purge_rows`)."""
+    `purge_rows`), and the cards of the notes they came from: a card holds a note's opening words,
+    which a forgotten passage may be among (the next ingest makes the card again from what is left)."""
     report = VectorPurge()
-    for name, where in (("chunks", forgotten_filter(chunks, docs)), ("entities", forgotten_filter(entities, []))):
+    carded = _carded_docs(store, chunks, docs, whole)
+    for name, where in (("chunks", forgotten_filter(chunks, docs)), ("entities", forgotten_filter(entities, [])),
+                        (CARDS, forgotten_filter([], carded))):
         rows, fragments = purge_rows(store, name, where, whole)
         if rows:
             report.rows[name], report.fragments[name] = rows, fragments
     return report
+
+
+def _carded_docs(store: VectorStore, chunks: list[str], docs: list[str], whole: bool) -> list[str]:
+    """The notes whose cards go with a forget: the forgotten notes and those of the forgotten
+    passages; every carded note after a run that was cut off (its passages may be gone already)."""
+    cards = store.open(CARDS) if chunks or docs else None
+    if cards is None:
+        return []
+    if whole:
+        return sorted(set(cards.select(["doc_id"])["doc_id"].to_pylist()))
+    passages = store.open("chunks")
+    held = passages.select(["doc_id"], Filter.ids(chunks))["doc_id"].to_pylist() if passages and chunks else []
+    return sorted({*docs, *held})

@@ -75,3 +75,20 @@ def test_recall_with_e5_end_to_end_answers_across_languages(tmp_path: Path) -> N
     assert isinstance(client.embedder, E5Embedder)
     assert client.recall("how do I bake bread at home", k=3).items[0].path == "Notas/Receita de pão.md"
     assert client.recall("train trip to see wine cellars", k=3).items[0].path == "Notas/Viagem ao Porto.md"
+
+
+def test_an_engine_on_one_thread_gives_the_same_vectors_and_leaves_the_environment_as_it_was() -> None:
+    import os
+
+    before = os.environ.get("OMP_NUM_THREADS")
+    one = E5Embedder(threads=1).encode_query(TEXTS[:3])
+    assert os.environ.get("OMP_NUM_THREADS") == before
+    assert np.allclose(one, E5Embedder().encode_query(TEXTS[:3]), atol=1e-4)
+
+
+def test_texts_shared_between_two_engines_get_the_vectors_one_engine_gives() -> None:
+    texts = [f"{n}. {t}" for n, t in enumerate(TEXTS * 3)]
+    one = E5Embedder(batch_size=2, threads=1).encode(texts)
+    shared = E5Embedder(batch_size=2, threads=1, engines=2)
+    assert np.array_equal(shared.encode(texts), one)
+    assert np.array_equal(shared.encode(texts[:2]), one[:2])  # one batch: one engine
