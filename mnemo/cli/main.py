@@ -58,6 +58,8 @@ def status(
     else:
         _print_status(namespace, rows, problems, list(figures.degraded))
         console.print(embedder.line(), soft_wrap=True, markup=False)
+        if cards := figures.cards_line():
+            console.print(cards, soft_wrap=True, markup=False)
     if figures.degraded:
         raise typer.Exit(code=DEGRADED_EXIT)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnemo.stores.kept import GRAPH_FILE, INBOX_FOLDER, VECTORS_FOLDER, file_stamp, graph_counts, kept
+from mnemo.stores.kept import GRAPH_FILE, INBOX_FOLDER, NOTE_CARDS, VECTORS_FOLDER, file_stamp, graph_counts, kept
 from mnemo.stores.vector_counts import counted_rows
 
 if TYPE_CHECKING:  # polars loads with the files, only when a figure is counted afresh
@@ -28,11 +28,21 @@ class NamespaceFigures:
     problems: list[dict[str, Any]]  # one per problem of a file: path, reason
     pending_memories: int
     degraded: list[str] = field(default_factory=list)  # a store that could not be read, and why
+    note_cards: int = 0  # the notes' e5 cards, where the notes are not in English (`recall.note_cards`)
 
     def rows(self) -> list[tuple[str, int]]:
-        """(what, count) in the order status shows them."""
+        """(what, count) in the order status shows them (note cards only where a namespace has them)."""
+        cards = [("note cards", self.note_cards)] if self.note_cards else []
         return [*self.graph.items(), ("chunk vectors", self.chunk_vectors), ("entity vectors", self.entity_vectors),
-                ("problem files", len({p["path"] for p in self.problems})), ("pending memories", self.pending_memories)]
+                *cards, ("problem files", len({p["path"] for p in self.problems})),
+                ("pending memories", self.pending_memories)]
+
+    def cards_line(self) -> str | None:
+        """What status says of the note cards, when the namespace has them."""
+        if not self.note_cards:
+            return None
+        return (f"note cards: {self.note_cards}, one multilingual e5 vector per note (its names and opening "
+                f"words), so a question in another language than a note still finds it")
 
 
 def namespace_figures(root: Path, namespace: str, engine: str) -> NamespaceFigures:
@@ -44,10 +54,16 @@ def namespace_figures(root: Path, namespace: str, engine: str) -> NamespaceFigur
         graph=graph_counts(graph, lambda: _count_graph(graph, engine)) if graph.exists() else {},
         chunk_vectors=_vector_rows(root / VECTORS_FOLDER, "chunks", degraded),
         entity_vectors=_vector_rows(root / VECTORS_FOLDER, "entities", degraded),
+        note_cards=_vector_rows(root / VECTORS_FOLDER, NOTE_CARDS, degraded) if _has(root, NOTE_CARDS) else 0,
         problems=json.loads(problems.read_text(encoding="utf-8")) if problems.exists() else [],
         pending_memories=_pending(root, namespace),
         degraded=list(degraded.values()),
     )
+
+
+def _has(root: Path, table: str) -> bool:
+    """Whether the namespace has the vector table (one look at its folder: nothing loads)."""
+    return (root / VECTORS_FOLDER / f"{table}.lance").is_dir()
 
 
 def _count_graph(path: Path, engine: str) -> dict[str, int]:

@@ -18,6 +18,7 @@ from mnemo.stores import durable
 T = TypeVar("T")
 GRAPH_FILE = "graph.kuzu"  # a namespace's graph database, in its folder
 VECTORS_FOLDER = "lance"  # a namespace's vector tables, in its folder
+NOTE_CARDS = "note_cards"  # the vector table of the notes' cards, one row per note (`recall.note_cards`)
 INBOX_FOLDER = "inbox"  # a namespace's remembered memories, one JSON file each, in its folder
 
 

@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from mnemo.stores import faults
+from mnemo.stores.kept import NOTE_CARDS
 from mnemo.stores.vector_filter import Filter
 from mnemo.stores.vector_index import fts_language
 from mnemo.stores.vector_ops import fragment_count
@@ -110,7 +111,7 @@ def _rebuild_text_indexes(table: Any, name: str) -> None:
             table.create_scalar_index("id", replace=True)
 
 
-CARDS = "note_cards"  # one row per note, holding its names and opening words (`recall.note_cards`)
+CARDS = NOTE_CARDS  # one row per note, holding its names and opening words (`recall.note_cards`)
 
 
 def purge_vectors(store: VectorStore, chunks: list[str], docs: list[str], entities: list[str],

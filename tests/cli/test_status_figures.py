@@ -79,3 +79,18 @@ def test_status_shows_fresh_counts_after_every_write_and_opens_no_store_when_unc
     workspace.ingest()
     assert status(workspace) == fresh_counts(workspace)
     assert status_in_a_new_process(workspace) == (fresh_counts(workspace), [])
+
+
+def test_status_counts_the_note_cards_and_says_what_they_are_for_where_a_namespace_has_them(
+    workspace: Workspace,
+) -> None:
+    from mnemo.recall.note_cards import update_cards
+    from mnemo.stores.embedders import HashingEmbedder
+
+    workspace.ingest()
+    assert "note cards" not in status(workspace)  # the example's notes are English: no cards
+    update_cards(workspace.vectors(), workspace.files().read_documents, True, HashingEmbedder())
+    cards = len(workspace.vectors().rows("note_cards", ["id"]))
+    assert cards > 0 and status(workspace)["note cards"] == cards
+    shown = runner.invoke(app, ["status", "-n", "test", "--config", str(workspace.config_path)])
+    assert shown.exit_code == 0 and f"note cards: {cards}, one multilingual e5 vector per note" in shown.output
