@@ -7,7 +7,8 @@ and keep the human title in the front matter (`title:` or the first of `aliases:
 the name the note gives itself is what recall titles its passages by (`metadata.name`) and what
 sleep mode names communities, summaries and themes by. The file name stays the note's identity
 and what its passages are embedded under: links by file name or by alias resolve as before, and
-document, passage and entity ids do not change.
+document, passage and entity ids do not change. Property values are read as strings by
+`as_strings`, which the Markdown readers share.
 """
 
 import re
@@ -18,19 +19,26 @@ _ID_STEM = re.compile(r"^\d{8,}[-_ .]")  # a timestamp or long number, then a se
 _NAME_KEYS = ("title", "aliases", "alias")
 
 
-def _strings(value: Any) -> list[str]:
-    """A property value as non-empty strings, a `[[link]]` read as its text."""
-    if isinstance(value, (list, tuple)):
-        return [s for v in value for s in _strings(v)]
-    if value is None or isinstance(value, dict):
+def as_strings(value: Any) -> list[str]:
+    """A property value as a list of non-empty strings (`a, b` / [a, b] / a)."""
+    if value is None:
         return []
-    text = str(value).strip().removeprefix("[[").removesuffix("]]").strip()
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in as_strings(v)]
+    if isinstance(value, dict):
+        return []
+    text = str(value).strip()
     return [text] if text else []
+
+
+def _names(value: Any) -> list[str]:
+    """A property value as names, a `[[link]]` read as its text."""
+    return [n for s in as_strings(value) if (n := s.removeprefix("[[").removesuffix("]]").strip())]
 
 
 def names_by_identifier(stem: str, properties: Mapping[str, Any]) -> bool:
     """Whether a file name is an identifier rather than a title (see the module's docstring)."""
-    return bool(_ID_STEM.match(stem)) or stem in _strings(properties.get("id"))
+    return bool(_ID_STEM.match(stem)) or stem in _names(properties.get("id"))
 
 
 def own_name(stem: str, properties: Mapping[str, Any]) -> str | None:
@@ -39,7 +47,7 @@ def own_name(stem: str, properties: Mapping[str, Any]) -> str | None:
     if not names_by_identifier(stem, properties):
         return None
     for key in _NAME_KEYS:
-        for name in _strings(properties.get(key)):
+        for name in _names(properties.get(key)):
             if name != stem:
                 return name
     return None

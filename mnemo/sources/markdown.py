@@ -10,6 +10,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from mnemo.documents import Link
+from mnemo.note_names import as_strings
 
 _MD = MarkdownIt("commonmark")
 _MD_BLOCKS = MarkdownIt("commonmark").disable("inline")  # code blocks need only the block rules
@@ -85,18 +86,6 @@ def split_frontmatter(text: str) -> Frontmatter:
     if not isinstance(data, dict):
         return Frontmatter({}, body, f"frontmatter is a {type(data).__name__}, not a mapping")
     return Frontmatter(_plain(data), body)
-
-
-def as_strings(value: Any) -> list[str]:
-    """A property value as a list of non-empty strings (`a, b` / [a, b] / a)."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [s for v in value for s in as_strings(v)]
-    if isinstance(value, dict):
-        return []
-    text = str(value).strip()
-    return [text] if text else []
 
 
 def tag_list(value: Any) -> list[str]:
