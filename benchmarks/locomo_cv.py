@@ -1,7 +1,7 @@
 """LoCoMo recall by leave-one-conversation-out cross-validation, per embedder, in one run.
 
 Usage: .venv/bin/python -m benchmarks.locomo_cv [FILE] [--embedders minilm e5] [--out benchmarks/results]
-           [--stem NAME] [--write-ranker mnemo/recall/ranker.json]
+           [--stem NAME] [--write-ranker mnemo/recall/ranker.json] [--work DIR]
 
 Each conversation of FILE (default: the dev split in ../shared/corpora/locomo) is ingested
 once per embedder; the ranking weights are then fitted on all conversations but one and
@@ -79,11 +79,14 @@ def main() -> None:
     parser.add_argument("--write-ranker", type=Path, metavar="PATH",
                         help="write the learned ranking fitted on every conversation there (the first embedder's), "
                              "e.g. mnemo/recall/ranker.json")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="keep the ingested conversations here; a later run with the same folder ingests only "
+                             "what changed (default: a temporary folder)")
     args = parser.parse_args()
     reports: dict[str, Any] = {"file": str(args.file), "date": date.today().isoformat(), "embedders": {}}
     with tempfile.TemporaryDirectory(prefix="mnemo-locomo-cv-") as tmp:
         for kind in args.embedders:
-            reports["embedders"][kind] = run_embedder(args.file, kind, Path(tmp))
+            reports["embedders"][kind] = run_embedder(args.file, kind, args.work or Path(tmp))
     questions = next(iter(reports["embedders"].values()))["shipped"]["questions"]
     lines = [f"## LoCoMo leave-one-conversation-out, {reports['date']}", "",
              f"{args.file.name}: {questions} questions of categories 1-4; recall@k over evidence turns.", ""]
