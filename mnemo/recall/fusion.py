@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mnemo.documents import normalize_name
-from mnemo.recall.learned import between_people, fits, learned_scores
+from mnemo.recall.learned import between_people, fits, learned_scores, packaged_for
 from mnemo.recall.query_language import unread_by
 from mnemo.recall.rank import (
     Scored,
@@ -102,8 +102,9 @@ class ScoredFusion:
 
 @dataclass(frozen=True)
 class LearnedFusion:
-    """The learned ranking's trees (`ranker`: their file, empty for the packaged one) for
-    conversations between people, when fitted with `embedder`; the scored fusion otherwise."""
+    """The learned ranking's trees (`ranker`: their file, empty for the packaged ones fitted with
+    `embedder`) for conversations between people, when fitted with `embedder`; the scored fusion
+    otherwise."""
 
     ranker: str
     embedder: str
@@ -113,8 +114,9 @@ class LearnedFusion:
     def rank(self, hits: Hits) -> Ranked:
         found = _signals(hits, 2, self.otherwise.weights.rrf_k)
         people = sum(between_people(row) for row in found.rows)
-        if people * 2 > len(found.rows) and fits(self.ranker, self.embedder):
-            scores = learned_scores(found, hits.vector, hits.query, hits.held, self.ranker)
+        ranker = self.ranker or packaged_for(self.embedder)
+        if people * 2 > len(found.rows) and fits(ranker, self.embedder):
+            scores = learned_scores(found, hits.vector, hits.query, hits.held, ranker)
             return Ranked(ranked_hits(found, scores), weighs_days=True)
         return self.otherwise.ranked(found, hits.query)
 

@@ -84,6 +84,13 @@ def trees_from_json(data: dict[str, Any]) -> Trees:
                  tuple(data["features"]), str(data.get("embedder") or ""))
 
 
+def packaged_for(embedder: str) -> str:
+    """The packaged trees fitted on this embedder's cosines (`ranker-<embedder>.json` beside
+    `ranker.json`, which holds MiniLM's), or "" for `ranker.json` itself."""
+    own = PACKAGED.with_name(f"ranker-{embedder}.json")
+    return str(own) if embedder and own.is_file() else ""
+
+
 @lru_cache(maxsize=8)
 def load_trees(path: str = "") -> Trees:
     """The packaged ranker, or the one at `path`."""

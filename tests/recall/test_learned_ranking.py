@@ -17,6 +17,7 @@ from mnemo.recall.learned import (
     fits,
     learned_scores,
     load_trees,
+    packaged_for,
     trees_from_json,
 )
 from mnemo.recall.rank import SIGNALS, signals_of
@@ -72,6 +73,17 @@ def test_the_packaged_ranker_reads_the_features_recall_computes() -> None:
 def test_the_packaged_ranker_ranks_only_with_the_embedder_it_was_fitted_on() -> None:
     assert load_trees().embedder == "minilm-l6-v2"
     assert fits("", "minilm-l6-v2") and not fits("", "hashing-384") and not fits("", "e5-small-q4")
+
+
+@pytest.mark.parametrize("embedder", ["minilm-l6-v2", "e5-small-q4"])
+def test_every_shipped_embedder_has_packaged_trees_fitted_on_its_own_cosines(embedder: str) -> None:
+    trees = load_trees(packaged_for(embedder))
+    assert trees.embedder == embedder and trees.features == FEATURES
+    assert fits(packaged_for(embedder), embedder)
+
+
+def test_an_embedder_without_trees_of_its_own_is_ranked_by_the_scored_fusion() -> None:
+    assert packaged_for("hashing-384") == "" and not fits(packaged_for("hashing-384"), "hashing-384")
 
 
 def test_only_turns_said_by_named_people_count_as_conversations_between_people() -> None:
