@@ -87,6 +87,12 @@ def variants(docs: list[Document], chunks: list[dict[str, Any]]) -> dict[str, Ca
         "names+links": [(d.id, f"{'; '.join(names(d))}. {', '.join(linked.get(d.id, [])[:12])}") for d in notes],
         "base+links": [(d.id, f"{'; '.join(names(d))}. {opening(d, 300)} {', '.join(linked.get(d.id, [])[:8])}")
                        for d in notes],
+        "base400+links": [(d.id, f"{'; '.join(names(d))}. {opening(d, 400)} {', '.join(linked.get(d.id, [])[:8])}")
+                          for d in notes],
+        "base+links16": [(d.id, f"{'; '.join(names(d))}. {opening(d, 300)} {', '.join(linked.get(d.id, [])[:16])}")
+                         for d in notes],
+        "base200+links": [(d.id, f"{'; '.join(names(d))}. {opening(d, 200)} {', '.join(linked.get(d.id, [])[:8])}")
+                          for d in notes],
         "clean400": [(d.id, f"{'; '.join(names(d))}. {clean_opening(d, 400)}") for d in notes],
         "clean800": [(d.id, f"{'; '.join(names(d))}. {clean_opening(d, 800)}") for d in notes],
         "clean300+links": [(d.id, f"{'; '.join(names(d))}. {clean_opening(d, 300)} {', '.join(linked.get(d.id, [])[:8])}")
