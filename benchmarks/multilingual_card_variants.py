@@ -1,12 +1,14 @@
 """What the note cards are made of, and how a question asks them, measured from one ingest.
 
 Usage: .venv/bin/python -m benchmarks.multilingual_card_variants --work DIR [--vault DIR] [--qa FILE]
-           [--json OUT]
+           [--only VARIANT ...] [--sweep VARIANT ...] [--json OUT]
 
 The vault is ingested once as `mnemo eval notes` ingests it (kept under `--work`). Every card
 variant's texts are embedded by e5 once (cached under `--work`/card-variants); each question's
 nearest notes by each variant are then handed to eager recall in place of the stored cards, at
-the shipped card weight and decay, so the figures differ from recall's only in the cards.
+the shipped card weight and decay, so the figures differ from recall's only in the cards
+(`--sweep`: also at several numbers of card notes, weights and decays). `alone`: the order of the
+cards' first five notes by itself. Results: benchmarks/results/multilingual-card-variants-2026-11-29.md.
 """
 
 import argparse
@@ -35,10 +37,6 @@ Cards = list[tuple[str, str]]  # (doc id, text), one per card
 _SPACE = re.compile(r"\s+")
 
 
-def names(doc: Document) -> list[str]:
-    return list(dict.fromkeys(doc.aliases)) or [note_cards._STAMP.sub("", doc.title).replace("-", " ")]
-
-
 def opening(doc: Document, chars: int) -> str:
     body = note_cards._LINK.sub(lambda m: m.group(2) or m.group(1), doc.body)
     return _SPACE.sub(" ", note_cards._MARKUP.sub(" ", body)).strip()[:chars]
@@ -50,52 +48,35 @@ _MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
 def clean_opening(doc: Document, chars: int) -> str:
     """The opening words with formulas dropped and the heading that repeats the note's name."""
     body = _MATH.sub(" ", note_cards._LINK.sub(lambda m: m.group(2) or m.group(1), doc.body))
-    lines = [ln for ln in body.splitlines() if not (ln.startswith("# ") and ln[2:].strip() in names(doc))]
+    lines = [ln for ln in body.splitlines() if not (ln.startswith("# ") and ln[2:].strip() in note_cards.note_names(doc))]
     return _SPACE.sub(" ", note_cards._MARKUP.sub(" ", "\n".join(lines))).strip()[:chars]
-
-
-def linked_names(docs: list[Document]) -> dict[str, list[str]]:
-    """Each note's neighbours' names: the notes it links to and that link to it."""
-    by_key: dict[str, Document] = {}
-    for d in docs:
-        for key in [d.title, d.path.rsplit("/", 1)[-1].removesuffix(".md"), *d.aliases]:
-            by_key.setdefault(key.lower(), d)
-    out: dict[str, list[str]] = defaultdict(list)
-    for d in docs:
-        for link in d.links:
-            target = by_key.get(link.target.lower().removesuffix(".md"))
-            if target is None or target.id == d.id:
-                continue
-            out[d.id].extend(names(target)[:1])
-            out[target.id].extend(names(d)[:1])
-    return {k: list(dict.fromkeys(v)) for k, v in out.items()}
 
 
 def variants(docs: list[Document], chunks: list[dict[str, Any]]) -> dict[str, Cards]:
     notes = [d for d in docs if d.path.endswith(".md")]
-    linked = linked_names(notes)
+    linked = note_cards.linked_names(notes)
     by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in chunks:
         by_doc[c["doc_id"]].append(c)
     passages: Cards = []
     for d in notes:
         for c in sorted(by_doc.get(d.id, []), key=lambda c: c["position"])[1:]:
-            passages.append((d.id, f"{'; '.join(names(d))}. {c['heading'] or ''} {_SPACE.sub(' ', c['text'])[:300]}"))
+            passages.append((d.id, f"{'; '.join(note_cards.note_names(d))}. {c['heading'] or ''} {_SPACE.sub(' ', c['text'])[:300]}"))
     return {
         "base": [(d.id, note_cards.card_text(d)) for d in notes],
-        "names": [(d.id, "; ".join(names(d))) for d in notes],
-        "names+links": [(d.id, f"{'; '.join(names(d))}. {', '.join(linked.get(d.id, [])[:12])}") for d in notes],
-        "base+links": [(d.id, f"{'; '.join(names(d))}. {opening(d, 300)} {', '.join(linked.get(d.id, [])[:8])}")
+        "names": [(d.id, "; ".join(note_cards.note_names(d))) for d in notes],
+        "names+links": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {', '.join(linked.get(d.id, [])[:12])}") for d in notes],
+        "base+links": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {opening(d, 300)} {', '.join(linked.get(d.id, [])[:8])}")
                        for d in notes],
-        "base400+links": [(d.id, f"{'; '.join(names(d))}. {opening(d, 400)} {', '.join(linked.get(d.id, [])[:8])}")
+        "base400+links": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {opening(d, 400)} {', '.join(linked.get(d.id, [])[:8])}")
                           for d in notes],
-        "base+links16": [(d.id, f"{'; '.join(names(d))}. {opening(d, 300)} {', '.join(linked.get(d.id, [])[:16])}")
+        "base+links16": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {opening(d, 300)} {', '.join(linked.get(d.id, [])[:16])}")
                          for d in notes],
-        "base200+links": [(d.id, f"{'; '.join(names(d))}. {opening(d, 200)} {', '.join(linked.get(d.id, [])[:8])}")
+        "base200+links": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {opening(d, 200)} {', '.join(linked.get(d.id, [])[:8])}")
                           for d in notes],
-        "clean400": [(d.id, f"{'; '.join(names(d))}. {clean_opening(d, 400)}") for d in notes],
-        "clean800": [(d.id, f"{'; '.join(names(d))}. {clean_opening(d, 800)}") for d in notes],
-        "clean300+links": [(d.id, f"{'; '.join(names(d))}. {clean_opening(d, 300)} {', '.join(linked.get(d.id, [])[:8])}")
+        "clean400": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {clean_opening(d, 400)}") for d in notes],
+        "clean800": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {clean_opening(d, 800)}") for d in notes],
+        "clean300+links": [(d.id, f"{'; '.join(note_cards.note_names(d))}. {clean_opening(d, 300)} {', '.join(linked.get(d.id, [])[:8])}")
                            for d in notes],
         "passages": passages,
     }
@@ -176,6 +157,27 @@ def swept(engine: Any, shipped: Any, questions: list[Any], path_of: dict[str, st
     return ranks
 
 
+def card_scores(texts: dict[str, Cards], queries: np.ndarray, work: Path, encoder: E5Embedder,
+                pick: Callable[[str], bool]) -> dict[str, list[dict[str, float]]]:
+    """Per card variant (and feedback and two-card combination), each question's notes' scores."""
+    scores: dict[str, list[dict[str, float]]] = {}
+    for name, cards in texts.items():
+        if pick(name):
+            vectors = embedded(cards, work, encoder)
+            scores[name] = [note_scores(cards, vectors, v) for v in queries]
+            if name in ("base", "base+links", "clean300+links"):
+                for top, alpha in ((3, 0.5), (3, 1.0), (5, 1.0), (1, 0.5)):
+                    scores[f"{name} prf{top}x{alpha:g}"] = [
+                        note_scores(cards, vectors, fed_back(vectors, v, top, alpha)) for v in queries]
+    if "passages" in scores:  # a note's first passage is its base card
+        scores["passages"] = [{**b, **{d: max(v, b.get(d, -2.0)) for d, v in p.items()}}
+                              for p, b in zip(scores["passages"], scores["base"])]
+    for combo, members in COMBOS.items():
+        if all(m in scores for m in members):
+            scores[combo] = [summed(list(per)) for per in zip(*(scores[m] for m in members))]
+    return scores
+
+
 def ask(vault: Path, qa: Path, work: Path, pick: Callable[[str], bool], sweep: list[str]) -> dict[str, Any]:
     questions = load_questions(qa)
     with tempfile.TemporaryDirectory(prefix="mnemo-card-variants-") as tmp:
@@ -183,28 +185,14 @@ def ask(vault: Path, qa: Path, work: Path, pick: Callable[[str], bool], sweep: l
         engine, shipped = ingested.engine, ingested.engine.settings
         docs = ingested.pipeline.files.read_documents()
         path_of = {d.id: d.path for d in docs}
-        chunks = ingested.pipeline.vectors.open("chunks").select(["doc_id", "position", "heading", "text"]).to_pylist()
+        chunks = ingested.pipeline.vectors.must_open("chunks").select(["doc_id", "position", "heading", "text"]).to_pylist()
         encoder = E5Embedder(threads=1, engines=2)
         queries = encoder.encode_query([q.text for q in questions])
         engine.settings = replace(shipped, ranking=replace(shipped.ranking, card_weight=0.0))
         ranks["no cards"] = [rank_of(distinct_notes(engine.recall(q.text, k=DEPTH, mode="eager")), q.gold)
                              for q in questions]
         engine.settings = shipped
-        scores: dict[str, list[dict[str, float]]] = {}
-        for name, cards in variants(docs, chunks).items():
-            if pick(name):
-                vectors = embedded(cards, work, encoder)
-                scores[name] = [note_scores(cards, vectors, v) for v in queries]
-                if name in ("base", "base+links", "clean300+links"):
-                    for top, alpha in ((3, 0.5), (3, 1.0), (5, 1.0), (1, 0.5)):
-                        scores[f"{name} prf{top}x{alpha:g}"] = [
-                            note_scores(cards, vectors, fed_back(vectors, v, top, alpha)) for v in queries]
-        if "passages" in scores:  # a note's first passage is its base card
-            scores["passages"] = [{**b, **{d: max(v, b.get(d, -2.0)) for d, v in p.items()}}
-                                  for p, b in zip(scores["passages"], scores["base"])]
-        for combo, members in COMBOS.items():
-            if all(m in scores for m in members):
-                scores[combo] = [summed(list(per)) for per in zip(*(scores[m] for m in members))]
+        scores = card_scores(variants(docs, chunks), queries, work, encoder, pick)
         for name in sweep:
             ranks.update(swept(engine, shipped, questions, path_of, scores[name], name))
         for name, per_question in scores.items():
