@@ -22,6 +22,7 @@ from mnemo.stores.kept import NOTE_CARDS
 from mnemo.stores.vector_filter import Filter
 from mnemo.stores.vector_index import fts_language
 from mnemo.stores.vector_ops import fragment_count
+from mnemo.stores.vector_table import VectorTable
 from mnemo.stores.vectors import TEXT_COLUMN, VectorStore
 
 FRAGMENT_SHIFT = 32  # a row id is its fragment's id shifted left this far, plus its offset in the fragment
@@ -111,14 +112,15 @@ def _rebuild_text_indexes(table: Any, name: str) -> None:
             table.create_scalar_index("id", replace=True)
 
 
-CARDS = NOTE_CARDS  # one row per note, holding its names and opening words (`recall.note_cards`)
+CARDS = NOTE_CARDS  # one row per note: its names, opening words and linked notes' names (`recall.note_cards`)
 
 
 def purge_vectors(store: VectorStore, chunks: list[str], docs: list[str], entities: list[str],
                   whole: bool = False) -> VectorPurge:
     """Purge forgotten chunks (by id or document) and entities from the vector tables (`whole`: see
     `purge_rows`), and the cards of the notes they came from: a card holds a note's opening words,
-    which a forgotten passage may be among (the next ingest makes the card again from what is left)."""
+    which a forgotten passage may be among, and the names of the notes it is linked with, a
+    forgotten note's among them (the next ingest makes the cards again from what is left)."""
     report = VectorPurge()
     carded = _carded_docs(store, chunks, docs, whole)
     for name, where in (("chunks", forgotten_filter(chunks, docs)), ("entities", forgotten_filter(entities, [])),
@@ -139,4 +141,14 @@ def _carded_docs(store: VectorStore, chunks: list[str], docs: list[str], whole: 
         return sorted(set(cards.select(["doc_id"])["doc_id"].to_pylist()))
     passages = store.open("chunks")
     held = passages.select(["doc_id"], Filter.ids(chunks))["doc_id"].to_pylist() if passages and chunks else []
-    return sorted({*docs, *held})
+    return sorted({*docs, *held, *_naming(cards, docs)})
+
+
+def _naming(cards: VectorTable, docs: list[str]) -> set[str]:
+    """The notes whose cards name a forgotten note among the notes they are linked with: every card
+    holding the forgotten note's first name (the text before its card's first `; ` or `. `)."""
+    if not docs:
+        return set()
+    rows = cards.select(["doc_id", "embed_text"]).to_pylist()
+    gone = {r["embed_text"].split(". ", 1)[0].split("; ", 1)[0] for r in rows if r["doc_id"] in set(docs)}
+    return {r["doc_id"] for r in rows if any(name and name in r["embed_text"] for name in gone)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.documents import Document
+from mnemo.documents import Document, Link
 from mnemo.eval.notes import distinct_notes, ingest_vault
 from mnemo.recall.engine import RecallEngine
 from mnemo.recall.note_cards import CARDS, card_rows, card_text, has_cards
@@ -60,8 +60,35 @@ def test_a_card_is_the_notes_names_and_opening_words() -> None:
                     "note", "# Búsqueda\nVer [[1708534329-bfs|la búsqueda en anchura]] y **[[Grafo]]**.", "h")
     assert card_text(note) == "depth first search. Búsqueda Ver la búsqueda en anchura y Grafo ."
     named = Document("n2", "notes", "vault", "n2.md", "n2", "note", "x" * 900, "h", aliases=["Uno", "Dos", "Uno"])
-    assert card_text(named) == "Uno; Dos. " + "x" * 400
+    assert card_text(named) == "Uno; Dos. " + "x" * 300
     assert [r["doc_id"] for r in card_rows([note, named])] == ["n1", "n2"]
+
+
+def test_a_card_names_the_notes_it_is_linked_with_both_ways() -> None:
+    grafo = Document("g", "notes", "vault", "1706782930-grafo.md", "1706782930-grafo", "note",
+                     "Un grafo es un par de vértices y aristas.", "h", aliases=["Grafo"])
+    grado = Document("d", "notes", "vault", "1706783001-grado.md", "1706783001-grado", "note",
+                     "El grado de un vértice de un [[1706782930-grafo|grafo]] cuenta sus aristas.", "h",
+                     aliases=["Grado de un vértice"], links=[Link("1706782930-grafo", "grafo")])
+    lone = Document("l", "notes", "vault", "lone.md", "lone", "note", "Sin enlaces.", "h")
+    texts = {r["doc_id"]: r["embed_text"] for r in card_rows([grafo, grado, lone])}
+    assert texts == {"g": "Grafo. Un grafo es un par de vértices y aristas. Grado de un vértice",
+                     "d": "Grado de un vértice. El grado de un vértice de un grafo cuenta sus aristas. Grafo",
+                     "l": "lone. Sin enlaces."}
+
+
+@pytest.mark.slow
+def test_ingest_writes_the_linked_names_into_the_cards(tmp_path: Path) -> None:
+    vault = _vault(tmp_path / "vault", {
+        "1706782930-grafo": ("Grafo", "Un grafo es un par formado por vértices y aristas."),
+        "1710247784-excentricidad": ("Excentricidad de un vértice",
+                                     "La máxima distancia a otro vértice del [[1706782930-grafo|grafo]]."),
+    })
+    ingested = ingest_vault(vault, "obsidian", tmp_path / "work", MiniLMEmbedder(), load_ontology(), RecallSettings())
+    rows = ingested.pipeline.vectors.must_open(CARDS).select(["path", "embed_text"]).to_pylist()
+    texts = {r["path"]: r["embed_text"] for r in rows}
+    assert texts["1706782930-grafo.md"].endswith(" Excentricidad de un vértice")
+    assert texts["1710247784-excentricidad.md"].endswith(" Grafo")
 
 
 @pytest.mark.slow

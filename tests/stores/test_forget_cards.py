@@ -1,6 +1,6 @@
 """A note's card (its names and opening words, `recall.note_cards`) goes with a forget of the note
 or of any of its passages: no file of the vector tables holds the card's text afterwards, and the
-other notes' cards stay."""
+other notes' cards stay; so do the cards that name a forgotten note among their linked notes."""
 
 from pathlib import Path
 
@@ -51,3 +51,17 @@ def test_a_forget_resumed_after_a_cut_takes_every_card(tmp_path: Path) -> None:
     purge_vectors(store, ["d1#0"], [], [], whole=True)  # the passages may be gone: which notes is not known
     assert holders(store.path, NEEDLE) == []
     assert _cards(store) == []
+
+
+def test_forgetting_a_note_takes_the_cards_naming_it_as_a_linked_note(tmp_path: Path) -> None:
+    store, embedder = VectorStore(tmp_path / "vectors"), HashingEmbedder()
+    store.sync("chunks", [{"id": f"{d}#0", "doc_id": d, "position": 0, "embed_text": "Texto."} for d in "abc"],
+               embedder)
+    store.sync(CARDS, [
+        {"id": "card_a", "doc_id": "a", "path": "a.md", "embed_text": "Lince ibérico; Lince. Un felino."},
+        {"id": "card_b", "doc_id": "b", "path": "b.md", "embed_text": "Felinos. Gatos grandes. Lince ibérico, Puma"},
+        {"id": "card_c", "doc_id": "c", "path": "c.md", "embed_text": "Puma. Otro felino. Felinos"},
+    ], embedder)
+    purge_vectors(store, [], ["a"], [])
+    assert holders(store.path, "Lince ib") == []
+    assert _cards(store) == ["c"]
