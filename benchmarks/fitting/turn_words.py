@@ -84,7 +84,7 @@ class WordVectors:
 
     def of(self, text: str) -> np.ndarray:
         words = [self.vectors[w] for w in dict.fromkeys(own_words(text)) if w in self.vectors]
-        return np.asarray(words, dtype=np.float32).reshape(-1, 384 if not words else len(words[0]))
+        return np.asarray(words, dtype=np.float32) if words else np.zeros((0, 1), dtype=np.float32)
 
     def best(self, text: str, unit: np.ndarray | None) -> tuple[float, float]:
         """The best cosine of the text's words to `unit`, and the mean of the best two."""
@@ -147,7 +147,7 @@ def _asked(query: str, speakers: dict[str, np.ndarray], embedder: Embedder, word
     asked = [words.vectors[w] for w in own_words("x: " + query) if w not in parts and w in words.vectors]
     own = np.unique(np.concatenate([speakers[n] for n in names])) if names else np.zeros(0, dtype=np.int64)
     return Asked(query, names, own, vectors[0], _unit(vectors[1]), _unit(vectors[2]) if phrase else None,
-                 np.asarray(asked, dtype=np.float32).reshape(len(asked), -1))
+                 np.asarray(asked, dtype=np.float32).reshape(len(asked), len(vectors[0])))
 
 
 def _ranks(held: HeldChunks, offsets: np.ndarray, scores: np.ndarray) -> dict[str, int]:
