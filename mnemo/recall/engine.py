@@ -138,7 +138,8 @@ class RecallEngine:
         add_entity_chunks(pool, hydration, entities, not (query and query.strip()), s.ranking.entity_weight)
         add_pages(table, pool, hydration, named_shares(context, index.coverage(query or "")), s.ranking.entity_weight)
         if cards is not None:
-            add_card_notes(table, pool, self.cards.answer(cards), s.ranking.card_weight, s.ranking.card_decay)
+            add_card_notes(table, pool, self.cards.answer(cards), s.ranking.card_weight, s.ranking.card_decay,
+                           self.reads.held(table))
         fill_rows(table, pool)
         if vector is not None and (s.ranking.neighbour_weight or s.ranking.theme_weight):
             self._add_linked(table, pool, vector, query or "")

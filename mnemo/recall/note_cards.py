@@ -28,6 +28,7 @@ from mnemo.documents import Document
 from mnemo.errors import MnemoError
 from mnemo.recall.query_language import ENGLISH_ONLY
 from mnemo.recall.rank import Pool
+from mnemo.recall.search import HeldChunks
 from mnemo.stores.embedders import Embedder
 from mnemo.stores.vector_filter import Filter
 from mnemo.stores.vector_purge import CARDS  # the vector table of the cards
@@ -105,22 +106,35 @@ class NoteCards:
         return [self.doc_ids[n] for n in order]
 
 
-def add_card_notes(table: VectorTable, pool: Pool, docs: list[str], weight: float, decay: float = 1.0) -> None:
+def add_card_notes(table: VectorTable, pool: Pool, docs: list[str], weight: float, decay: float = 1.0,
+                   held: HeldChunks | None = None) -> None:
     """Each note in `docs` (nearest card first) gains weight × the best candidate's score ÷ its
-    place ** decay: on its best passage already in the pool, else on its first passage."""
+    place ** decay: on its best passage already in the pool, else on its first passage (from the
+    `held` rows of a small table, else one lookup for all of them)."""
     best = weight * max(pool.scores.values(), default=1.0)
     in_pool: dict[str, str] = {}
     for candidate in pool.best():
         in_pool.setdefault(pool.rows.get(candidate, {}).get("doc_id", ""), candidate)
+    first = first_passages(table, [d for d in docs if d not in in_pool], held)
     for place, doc in enumerate(docs, 1):
-        row_id = in_pool.get(doc) or _first_passage(table, doc)
+        row_id = in_pool.get(doc) or first.get(doc)
         if row_id is not None:
             pool.add(row_id, best / place ** decay, "card")
 
 
-def _first_passage(table: VectorTable, doc: str) -> str | None:
-    rows = table.select(["id", "position"], Filter.doc(doc)).to_pylist()
-    return min(rows, key=lambda r: r["position"])["id"] if rows else None
+def first_passages(table: VectorTable, docs: list[str], held: HeldChunks | None = None) -> dict[str, str]:
+    """Document id -> the id of its first passage, for the given documents the table holds."""
+    if not docs:
+        return {}
+    if held is not None:
+        positions = held.data.column("position").to_numpy()
+        return {doc: held.ids[offsets[np.argmin(positions[offsets])]]
+                for doc, offsets in held.of_documents(docs).items()}
+    first: dict[str, tuple[int, str]] = {}
+    for row in table.select(["id", "doc_id", "position"], Filter.docs(docs)).to_pylist():
+        if row["doc_id"] not in first or row["position"] < first[row["doc_id"]][0]:
+            first[row["doc_id"]] = (row["position"], row["id"])
+    return {doc: row_id for doc, (_, row_id) in first.items()}
 
 
 def card_encoder() -> Embedder:

@@ -10,7 +10,7 @@ import pytest
 from mnemo.documents import Document, Link
 from mnemo.eval.notes import distinct_notes, ingest_vault
 from mnemo.recall.engine import RecallEngine
-from mnemo.recall.note_cards import CARDS, card_rows, card_text, has_cards
+from mnemo.recall.note_cards import CARDS, card_rows, card_text, first_passages, has_cards
 from mnemo.recall.settings import Ranking, RecallSettings
 from mnemo.stores.embedders import MiniLMEmbedder
 from ontology import load_ontology
@@ -120,3 +120,22 @@ def test_english_notes_get_no_cards(tmp_path: Path) -> None:
     ingested = ingest_vault(vault, "obsidian", tmp_path / "work", MiniLMEmbedder(), load_ontology(), RecallSettings())
     assert not has_cards(ingested.pipeline.vectors)
     assert distinct_notes(ingested.engine.recall("how do I halve an interval to find a root?", k=2))[0] == "bisection.md"
+
+
+def test_a_card_notes_first_passage_is_found_alike_in_held_rows_and_by_one_lookup(tmp_path: Path) -> None:
+    long = " ".join(f"palabra{n}" for n in range(150))
+    vault = _vault(tmp_path / "vault", {
+        "1706782930-grafo": ("Grafo", f"Un grafo es un par.\n\n## Vértices\n{long}\n\n## Aristas\n{long}"),
+        "1706783161-multigrafo": ("Multigrafo", f"Un multigrafo admite aristas repetidas.\n\n## Lazos\n{long}"),
+    })
+    ingested = ingest_vault(vault, "obsidian", tmp_path / "work", MiniLMEmbedder(), load_ontology(), RecallSettings())
+    chunks = ingested.pipeline.files.read_chunks()
+    expected = {c.doc_id: c.id for c in chunks if c.position == 0}
+    assert len(chunks) > len(expected) == 2  # every note has more than one passage
+    table = ingested.pipeline.vectors.must_open("chunks")
+    held = ingested.engine.reads.held(table)
+    assert held is not None
+    docs = [*expected, "no-such-note"]
+    assert first_passages(table, docs, held) == expected
+    assert first_passages(table, docs) == expected
+    assert first_passages(table, []) == {}
