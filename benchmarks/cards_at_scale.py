@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import random
-import re
 import resource
 import tempfile
 import time
@@ -29,9 +28,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from benchmarks.multilingual_cards_cost import QA, VAULT, WARM_UP, cpu_ticks, percentile  # noqa: E402
-
-_FRONT = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-_ALIAS = re.compile(r"^\s*-\s*(.+)$", re.MULTILINE)
+from mnemo.note_names import as_strings  # noqa: E402
+from mnemo.sources.markdown import split_frontmatter  # noqa: E402
 
 
 def _paragraphs(vault: Path) -> tuple[list[str], list[str], list[str]]:
@@ -39,13 +37,10 @@ def _paragraphs(vault: Path) -> tuple[list[str], list[str], list[str]]:
     bodies that holds more than a few words."""
     stems, names, paragraphs = [], [], []
     for path in sorted(vault.rglob("*.md")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        front = _FRONT.match(text)
-        alias = _ALIAS.search(front.group(0)) if front else None
+        note = split_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
         stems.append(path.stem)
-        names.append(alias.group(1).strip().strip("\"'") if alias else path.stem)
-        body = text[front.end():] if front else text
-        paragraphs += [p.strip() for p in body.split("\n\n") if len(p.split()) >= 6]
+        names.append(next(iter(as_strings(note.properties.get("aliases"))), path.stem))
+        paragraphs += [p.strip() for p in note.body.split("\n\n") if len(p.split()) >= 6]
     return stems, names, paragraphs
 
 

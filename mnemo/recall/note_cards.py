@@ -26,6 +26,7 @@ import numpy as np
 
 from mnemo.documents import Document
 from mnemo.errors import MnemoError
+from mnemo.extract.notes import NoteIndex
 from mnemo.recall.query_language import ENGLISH_ONLY
 from mnemo.recall.rank import Pool
 from mnemo.recall.search import HeldChunks
@@ -65,15 +66,13 @@ def note_names(doc: Document) -> list[str]:
 
 def linked_names(notes: list[Document]) -> dict[str, list[str]]:
     """For each note (by id), the first name of every note it links to or that links to it, in
-    the order the links are met: the owner's own glossary of what the note is about."""
-    by_key: dict[str, Document] = {}
-    for note in notes:
-        for key in (note.title, note.path.rsplit("/", 1)[-1].removesuffix(".md"), *note.aliases):
-            by_key.setdefault(key.lower(), note)
+    the order the links are met (targets resolved as Obsidian resolves them: `NoteIndex`): the
+    owner's own glossary of what the note is about."""
+    index = NoteIndex(notes)
     linked: dict[str, list[str]] = {}
     for note in notes:
         for link in note.links:
-            target = by_key.get(link.target.rsplit("/", 1)[-1].lower().removesuffix(".md"))
+            target = index.find(link.target)
             if target is not None and target.id != note.id:
                 linked.setdefault(note.id, []).append(note_names(target)[0])
                 linked.setdefault(target.id, []).append(note_names(note)[0])
